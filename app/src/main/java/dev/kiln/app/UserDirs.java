@@ -1,0 +1,33 @@
+package dev.kiln.app;
+
+import java.nio.file.Path;
+import java.util.Map;
+
+/** The user's data and state directories, XDG first with the usual fallbacks. */
+public final class UserDirs {
+    private UserDirs() {
+    }
+
+    /** {@code $XDG_DATA_HOME/kiln}, else {@code ~/.local/share/kiln}. */
+    public static Path data(Map<String, String> env) {
+        return base(env, "XDG_DATA_HOME", ".local/share").resolve("kiln");
+    }
+
+    /** {@code $XDG_STATE_HOME/kiln}, else {@code ~/.local/state/kiln}. */
+    public static Path state(Map<String, String> env) {
+        return base(env, "XDG_STATE_HOME", ".local/state").resolve("kiln");
+    }
+
+    /** Where {@code ./kiln} with no arguments puts the demo workspace. */
+    public static Path demoWorkspace(Map<String, String> env) {
+        return data(env).resolve("demo");
+    }
+
+    private static Path base(Map<String, String> env, String variable, String fallback) {
+        String v = env.get(variable);
+        if (v != null && !v.isBlank() && Path.of(v).isAbsolute()) {
+            return Path.of(v);
+        }
+        return Path.of(System.getProperty("user.home")).resolve(fallback);
+    }
+}

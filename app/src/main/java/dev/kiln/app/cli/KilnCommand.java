@@ -1,0 +1,61 @@
+package dev.kiln.app.cli;
+
+import dev.kiln.app.UserDirs;
+import dev.kiln.core.demo.DemoWorkspace;
+import dev.kiln.core.workspace.WorkspaceException;
+import dev.kiln.core.workspace.WorkspaceLayout;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
+
+/** {@code kiln [WORKSPACE]} opens the console; sub-commands run headless. */
+@Command(name = "kiln", mixinStandardHelpOptions = true, versionProvider = KilnCommand.Version.class,
+        description = {"Operations console for fast-starting, observable sandboxed tool runtimes.",
+            "With no sub-command, opens the console on WORKSPACE (default: the built-in demo workspace)."},
+        subcommands = {DemoCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
+public final class KilnCommand implements Callable<Integer> {
+
+    @Parameters(index = "0", arity = "0..1", paramLabel = "WORKSPACE", description = "Workspace directory to open.")
+    Path workspace;
+
+    /** The configured command line, with Kiln's error handling. */
+    public static CommandLine commandLine() {
+        CommandLine cl = new CommandLine(new KilnCommand());
+        cl.setExecutionExceptionHandler((ex, cmd, parsed) -> {
+            if (ex instanceof WorkspaceException || ex instanceof IllegalArgumentException || ex instanceof CliException) {
+                cmd.getErr().println("kiln: " + ex.getMessage());
+                return 2;
+            }
+            throw ex;
+        });
+        return cl;
+    }
+
+    @Override
+    public Integer call() {
+        Path ws = workspace;
+        if (ws == null) {
+            ws = UserDirs.demoWorkspace(System.getenv());
+            if (!WorkspaceLayout.of(ws).isWorkspace()) {
+                System.err.println("kiln: creating the demo workspace in " + ws);
+                new DemoWorkspace().write(ws, DemoWorkspace.DEFAULT_CONTRACTS, DemoCommand.DEFAULT_SEED, false);
+            }
+        } else if (!WorkspaceLayout.of(ws).isWorkspace()) {
+            throw new CliException(ws.toAbsolutePath() + " is not a Kiln workspace (no kiln.json or tasks/)."
+                    + " Create one with: kiln demo " + ws);
+        }
+        Console.open(ws);
+        return 0;
+    }
+
+    /** The version from the jar manifest, or the build's when run from classes. */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String v = KilnCommand.class.getPackage().getImplementationVersion();
+            return new String[] {"kiln " + (v == null ? "0.1.0" : v) + " (Java " + Runtime.version() + ")"};
+        }
+    }
+}

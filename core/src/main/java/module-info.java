@@ -1,0 +1,20 @@
+/**
+ * Kiln's engine: one package per capability, each with a small public face. Never imports JavaFX.
+ */
+module dev.kiln.core {
+    requires transitive com.fasterxml.jackson.databind;
+    requires com.fasterxml.jackson.dataformat.toml;
+    requires org.slf4j;
+    requires directory.watcher;
+    requires com.github.benmanes.caffeine;
+    requires org.apache.commons.compress;
+    requires jdk.httpserver;
+
+    exports dev.kiln.core.telemetry;
+    exports dev.kiln.core.workspace;
+    exports dev.kiln.core.snapshot;
+    exports dev.kiln.core.contract;
+    exports dev.kiln.core.demo;
+
+    opens dev.kiln.core.demo to com.fasterxml.jackson.databind;
+}

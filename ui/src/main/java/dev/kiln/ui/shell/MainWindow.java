@@ -1,0 +1,110 @@
+package dev.kiln.ui.shell;
+
+import dev.kiln.ui.contracts.ContractsView;
+import dev.kiln.ui.contracts.ContractsViewModel;
+import dev.kiln.ui.util.Background;
+import java.util.EnumMap;
+import java.util.Map;
+import javafx.geometry.Insets;
+import javafx.scene.Node;
+import javafx.scene.Scene;
+import javafx.scene.control.Label;
+import javafx.scene.control.ToggleButton;
+import javafx.scene.control.ToggleGroup;
+import javafx.scene.layout.BorderPane;
+import javafx.scene.layout.HBox;
+import javafx.scene.layout.Priority;
+import javafx.scene.layout.Region;
+import javafx.scene.layout.StackPane;
+import javafx.scene.layout.VBox;
+
+/** The console's frame: sidebar, the current page, status bar. Pages are made on first visit and kept. */
+public final class MainWindow {
+    private final MainViewModel model;
+    private final Background background;
+    private final Map<Page, Node> pages = new EnumMap<>(Page.class);
+    private final StackPane content = new StackPane();
+    private final BorderPane root = new BorderPane();
+
+    public MainWindow(MainViewModel model, Background background) {
+        this.model = model;
+        this.background = background;
+        root.setLeft(sidebar());
+        root.setCenter(content);
+        root.setBottom(statusBar());
+        root.getStyleClass().add("kiln-root");
+        content.getStyleClass().add("kiln-content");
+        content.setPadding(new Insets(20, 24, 16, 24));
+        model.pageProperty().addListener((obs, old, now) -> show(now));
+        show(model.pageProperty().get());
+    }
+
+    public Scene scene() {
+        Scene scene = new Scene(root, 1180, 740);
+        scene.getStylesheets().add(MainWindow.class.getResource("kiln.css").toExternalForm());
+        return scene;
+    }
+
+    private Node sidebar() {
+        VBox bar = new VBox(4);
+        bar.getStyleClass().add("kiln-sidebar");
+        bar.setPadding(new Insets(16, 10, 16, 10));
+        Label brand = new Label("Kiln");
+        brand.getStyleClass().add("kiln-brand");
+        Label ws = new Label(model.workspace().name());
+        ws.getStyleClass().add("kiln-brand-sub");
+        VBox head = new VBox(2, brand, ws);
+        head.setPadding(new Insets(0, 8, 14, 8));
+        bar.getChildren().add(head);
+        ToggleGroup group = new ToggleGroup();
+        for (Page p : Page.values()) {
+            ToggleButton b = new ToggleButton(p.title());
+            b.setId(p.navId());
+            b.setToggleGroup(group);
+            b.setMaxWidth(Double.MAX_VALUE);
+            b.getStyleClass().add("kiln-nav");
+            b.setSelected(p == model.pageProperty().get());
+            b.setOnAction(e -> {
+                b.setSelected(true); // a second click keeps the page selected
+                model.navigate(p);
+            });
+            model.pageProperty().addListener((obs, old, now) -> b.setSelected(now == p));
+            bar.getChildren().add(b);
+        }
+        bar.setPrefWidth(196);
+        bar.setMinWidth(196);
+        return bar;
+    }
+
+    private Node statusBar() {
+        Label path = new Label(model.workspace().root().toString());
+        path.setId("status-workspace");
+        Label status = new Label();
+        status.setId("status-text");
+        status.textProperty().bind(model.statusProperty());
+        Region grow = new Region();
+        HBox.setHgrow(grow, Priority.ALWAYS);
+        HBox bar = new HBox(12, path, grow, status);
+        bar.getStyleClass().add("kiln-status");
+        bar.setPadding(new Insets(5, 12, 5, 12));
+        return bar;
+    }
+
+    private void show(Page page) {
+        Node node = pages.computeIfAbsent(page, this::create);
+        content.getChildren().setAll(node);
+    }
+
+    private Node create(Page page) {
+        return switch (page) {
+            case CONTRACTS -> {
+                ContractsViewModel vm = new ContractsViewModel(model.workspace(), background);
+                vm.summaryProperty().addListener((o, a, b) -> model.setStatus(b));
+                ContractsView view = new ContractsView(vm);
+                vm.refresh();
+                yield view;
+            }
+            default -> new PlaceholderPage(page);
+        };
+    }
+}

@@ -1,0 +1,31 @@
+package dev.kiln.ui.util;
+
+import java.util.concurrent.Callable;
+import java.util.function.Consumer;
+
+/**
+ * Runs work off the FX thread and hands the result back on it. View models take one of these, so their tests
+ * run the work inline ({@link #inline()}) and need no window.
+ */
+public interface Background {
+
+    /** Runs {@code work}; then {@code onResult} or {@code onError} on the UI thread. */
+    <T> void run(Callable<T> work, Consumer<? super T> onResult, Consumer<? super Throwable> onError);
+
+    /** Runs everything on the calling thread: for tests. */
+    static Background inline() {
+        return new Background() {
+            @Override
+            public <T> void run(Callable<T> work, Consumer<? super T> onResult, Consumer<? super Throwable> onError) {
+                T value;
+                try {
+                    value = work.call();
+                } catch (Exception e) {
+                    onError.accept(e);
+                    return;
+                }
+                onResult.accept(value);
+            }
+        };
+    }
+}

@@ -1,0 +1,14 @@
+/** Kiln's console: thin JavaFX views over view models that hold state and actions. */
+module dev.kiln.ui {
+    requires transitive dev.kiln.core;
+    requires dev.kiln.icons;
+    requires transitive javafx.controls;
+    requires org.controlsfx.controls;
+    requires atlantafx.base;
+    requires org.slf4j;
+
+    exports dev.kiln.ui;
+    exports dev.kiln.ui.shell;
+    exports dev.kiln.ui.contracts;
+    exports dev.kiln.ui.util;
+}
