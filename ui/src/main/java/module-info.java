@@ -11,4 +11,5 @@ module dev.kiln.ui {
     exports dev.kiln.ui.shell;
     exports dev.kiln.ui.contracts;
     exports dev.kiln.ui.util;
+    exports dev.kiln.ui.events;
 }

@@ -1,6 +1,7 @@
 package dev.kiln.ui;
 
 import atlantafx.base.theme.PrimerDark;
+import dev.kiln.core.telemetry.EventBus;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import dev.kiln.icons.Icons;
 import dev.kiln.ui.shell.MainViewModel;
@@ -35,7 +36,7 @@ public final class KilnConsole extends Application {
     public static MainViewModel show(Stage stage, WorkspaceLayout workspace, dev.kiln.ui.util.Background background) {
         Application.setUserAgentStylesheet(new PrimerDark().getUserAgentStylesheet());
         MainViewModel model = new MainViewModel(workspace);
-        MainWindow window = new MainWindow(model, background);
+        MainWindow window = new MainWindow(model, background, new EventBus());
         stage.setTitle(model.windowTitle());
         for (int size : Icons.SIZES) {
             try (InputStream in = Icons.appIconPng(size)) {

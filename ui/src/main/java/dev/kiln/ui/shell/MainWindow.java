@@ -1,8 +1,12 @@
 package dev.kiln.ui.shell;
 
+import dev.kiln.core.telemetry.EventBus;
 import dev.kiln.ui.contracts.ContractsView;
 import dev.kiln.ui.contracts.ContractsViewModel;
+import dev.kiln.ui.events.EventsView;
+import dev.kiln.ui.events.EventsViewModel;
 import dev.kiln.ui.util.Background;
+import dev.kiln.ui.util.FxEventPump;
 import java.util.EnumMap;
 import java.util.Map;
 import javafx.geometry.Insets;
@@ -19,16 +23,20 @@ import javafx.scene.layout.StackPane;
 import javafx.scene.layout.VBox;
 
 /** The console's frame: sidebar, the current page, status bar. Pages are made on first visit and kept. */
-public final class MainWindow {
+public final class MainWindow implements AutoCloseable {
     private final MainViewModel model;
     private final Background background;
+    private final EventsViewModel events = new EventsViewModel();
+    private final FxEventPump pump;
     private final Map<Page, Node> pages = new EnumMap<>(Page.class);
     private final StackPane content = new StackPane();
     private final BorderPane root = new BorderPane();
 
-    public MainWindow(MainViewModel model, Background background) {
+    public MainWindow(MainViewModel model, Background background, EventBus bus) {
         this.model = model;
         this.background = background;
+        // Subscribed from the start, so events before the first visit to a page are not lost.
+        this.pump = new FxEventPump(bus, events::accept);
         root.setLeft(sidebar());
         root.setCenter(content);
         root.setBottom(statusBar());
@@ -43,6 +51,11 @@ public final class MainWindow {
         Scene scene = new Scene(root, 1180, 740);
         scene.getStylesheets().add(MainWindow.class.getResource("kiln.css").toExternalForm());
         return scene;
+    }
+
+    @Override
+    public void close() {
+        pump.close();
     }
 
     private Node sidebar() {
@@ -104,6 +117,7 @@ public final class MainWindow {
                 vm.refresh();
                 yield view;
             }
+            case EVENTS -> new EventsView(events);
             default -> new PlaceholderPage(page);
         };
     }
