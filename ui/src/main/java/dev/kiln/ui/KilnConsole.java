@@ -18,18 +18,33 @@ import javafx.stage.Stage;
 /** The console application. {@link #open(Path)} is the only way in from the launcher. */
 public final class KilnConsole extends Application {
     private static volatile WorkspaceLayout startWorkspace;
+    private static volatile String startPage = "";
     private FxBackground background;
 
-    /** Opens the console window on {@code workspace} and returns when it is closed. */
-    public static void open(Path workspace) {
+    /**
+     * Opens the console window on {@code workspace}, showing {@code page} (a sidebar title, case-insensitive;
+     * empty for the default), and returns when it is closed.
+     */
+    public static void open(Path workspace, String page) {
         startWorkspace = WorkspaceLayout.of(workspace);
+        startPage = page == null ? "" : page;
         Application.launch(KilnConsole.class);
+    }
+
+    /** The page titles {@link #open} accepts. */
+    public static java.util.List<String> pageNames() {
+        return java.util.Arrays.stream(dev.kiln.ui.shell.Page.values()).map(p -> p.title().toLowerCase(java.util.Locale.ROOT)).toList();
     }
 
     @Override
     public void start(Stage stage) {
         background = new FxBackground();
-        show(stage, Objects.requireNonNull(startWorkspace, "no workspace: start through KilnConsole.open"), background);
+        MainViewModel model = show(stage, Objects.requireNonNull(startWorkspace, "no workspace: start through KilnConsole.open"), background);
+        for (dev.kiln.ui.shell.Page p : dev.kiln.ui.shell.Page.values()) {
+            if (p.title().equalsIgnoreCase(startPage)) {
+                model.navigate(p);
+            }
+        }
     }
 
     /** Dresses {@code stage} as the console on {@code workspace}; used by {@link #start} and by UI tests. */

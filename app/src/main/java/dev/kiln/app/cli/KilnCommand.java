@@ -20,6 +20,10 @@ public final class KilnCommand implements Callable<Integer> {
     @Parameters(index = "0", arity = "0..1", paramLabel = "WORKSPACE", description = "Workspace directory to open.")
     Path workspace;
 
+    @picocli.CommandLine.Option(names = "--page", paramLabel = "PAGE",
+            description = "Page to open the console on: projection, contracts, caches, seeds, startup or events.")
+    String page = "";
+
     /** The configured command line, with Kiln's error handling. */
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new KilnCommand());
@@ -46,7 +50,7 @@ public final class KilnCommand implements Callable<Integer> {
             throw new CliException(ws.toAbsolutePath() + " is not a Kiln workspace (no kiln.json or tasks/)."
                     + " Create one with: kiln demo " + ws);
         }
-        Console.open(ws);
+        Console.open(ws, page);
         return 0;
     }
 
