@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The drift pruning reader: removes {@code observer/drift/<leaf>.json} whose leaf no longer exists, and says
@@ -36,7 +37,7 @@ public record DriftPruning(List<String> removed, List<String> problems) {
 
     /** Prunes {@code driftDir} against a shared snapshot. */
     public static DriftPruning prune(ContractSnapshot snapshot, Path driftDir) {
-        Set<String> live = snapshot.existingLeafIds();
+        AtomicReference<Set<String>> live = new AtomicReference<>(); // computed on the first drift file: most ticks find none
         List<String> unknownBelow = new ArrayList<>();
         for (SnapshotFailure f : snapshot.failures()) {
             if (f.isDirectory()) {
@@ -61,7 +62,10 @@ public record DriftPruning(List<String> removed, List<String> problems) {
                         return FileVisitResult.CONTINUE;
                     }
                     String leaf = rel.substring(0, rel.length() - ".json".length());
-                    if (live.contains(leaf) || unknownBelow.stream().anyMatch(leaf::startsWith)) {
+                    if (live.get() == null) {
+                        live.set(snapshot.existingLeafIds());
+                    }
+                    if (live.get().contains(leaf) || unknownBelow.stream().anyMatch(leaf::startsWith)) {
                         return FileVisitResult.CONTINUE;
                     }
                     try {
