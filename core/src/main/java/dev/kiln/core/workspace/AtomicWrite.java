@@ -28,7 +28,11 @@ public final class AtomicWrite {
     /** Atomically replaces (or creates) {@code target} with {@code bytes}, keeping an existing file's mode. */
     public static void write(Path target, byte[] bytes) throws IOException {
         Path dir = target.toAbsolutePath().getParent();
-        Files.createDirectories(dir);
+        try {
+            Files.createDirectories(dir);
+        } catch (java.nio.file.FileAlreadyExistsException e) {
+            throw new IOException(dir + " exists and is not a directory; cannot write " + target.getFileName() + " into it", e);
+        }
         Set<PosixFilePermission> mode = existingMode(target);
         Path tmp = dir.resolve("." + target.getFileName() + "." + Long.toHexString(ThreadLocalRandom.current().nextLong()) + ".tmp");
         try {
