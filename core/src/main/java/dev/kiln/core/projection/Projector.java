@@ -16,6 +16,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -61,15 +62,23 @@ public final class Projector {
         return new Builder(layout);
     }
 
-    /** Runs one tick. Never throws for bad input: failures are in the result and the document. */
-    public synchronized TickResult tick(WakeReason reason) {
+    /** Runs one tick over a full build. Never throws for bad input: failures are in the result and the document. */
+    public TickResult tick(WakeReason reason) {
+        return tick(reason, SnapshotBuilder::build);
+    }
+
+    /**
+     * Runs one tick whose snapshot comes from {@code step} applied to this projector's builder: the seam for an
+     * incremental step (e.g. {@code b -> b.apply(changedPaths)}), which must give what a full build would.
+     */
+    public synchronized TickResult tick(WakeReason reason, Function<SnapshotBuilder, ContractSnapshot> step) {
         Objects.requireNonNull(reason, "reason");
         long t0 = System.nanoTime();
         Instant now = clock.instant();
         if (!parseCache) {
             snapshots.invalidateAll();
         }
-        ContractSnapshot snapshot = snapshots.build();
+        ContractSnapshot snapshot = Objects.requireNonNull(step.apply(snapshots), "the snapshot step returned null");
         Enclosures enclosures = Enclosures.of(snapshot);
         EngineFacts engines = EngineFacts.of(snapshot);
         DriftPruning drift = DriftPruning.prune(snapshot, layout.driftDir());
@@ -129,7 +138,10 @@ public final class Projector {
         return snapshots;
     }
 
-    /** The bytes of the state document this projector last wrote, or {@code null} when it has written none. */
+    /**
+     * The bytes of the current state document (the one this projector wrote, or the one it found unchanged at
+     * startup), or {@code null} before the first tick or after a failed first write.
+     */
     public byte[] document() {
         byte[] d = document;
         return d == null ? null : d.clone();
@@ -161,7 +173,7 @@ public final class Projector {
             return false;
         }
         loadedPrevious = true;
-        JsonNode previous;
+        StateDocument.Existing previous;
         try {
             previous = StateDocument.readExisting(layout.stateFile());
         } catch (IOException e) {
@@ -171,8 +183,12 @@ public final class Projector {
         if (previous == null) {
             return false;
         }
-        revision = Math.max(revision, previous.path("revision").asLong(0));
-        return StateDocument.stableTree(previous).equals(StateDocument.stableTree(stable));
+        revision = Math.max(revision, previous.tree().path("revision").asLong(0));
+        if (StateDocument.stableTree(previous.tree()).equals(StateDocument.stableTree(stable))) {
+            document = previous.bytes();
+            return true;
+        }
+        return false;
     }
 
     private static TickResult result(WakeReason reason, Instant now, long revision, boolean changed, ContractSnapshot s,

@@ -75,11 +75,16 @@ final class StateDocument {
         return o;
     }
 
-    /** The previous document, or {@code null} when there is none or it cannot be read. */
-    static JsonNode readExisting(Path file) throws IOException {
+    /** An existing document: its bytes and its tree. */
+    record Existing(byte[] bytes, JsonNode tree) {
+    }
+
+    /** The previous document, or {@code null} when there is none or it is not a JSON object. */
+    static Existing readExisting(Path file) throws IOException {
         try {
-            JsonNode n = MAPPER.readTree(Files.readAllBytes(file));
-            return n != null && n.isObject() ? n : null;
+            byte[] bytes = Files.readAllBytes(file);
+            JsonNode n = MAPPER.readTree(bytes);
+            return n != null && n.isObject() ? new Existing(bytes, n) : null;
         } catch (NoSuchFileException e) {
             return null;
         } catch (JsonProcessingException e) {

@@ -19,4 +19,16 @@ public record SnapshotStats(int enumerated, int parsed, int reused, int failed, 
     public double buildMillis() {
         return buildNanos / 1e6;
     }
+
+    /** The counters by their JSON names, in a fixed order (for logs, metrics and the API). */
+    public java.util.Map<String, Long> asMap() {
+        java.util.Map<String, Long> m = new java.util.LinkedHashMap<>();
+        m.put("enumerated", (long) enumerated);
+        m.put("parsed", (long) parsed);
+        m.put("reused", (long) reused);
+        m.put("failed", (long) failed);
+        m.put("pruned", (long) pruned);
+        m.put("build_nanos", buildNanos);
+        return java.util.Collections.unmodifiableMap(m);
+    }
 }

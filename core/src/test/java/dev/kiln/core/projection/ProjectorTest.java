@@ -159,6 +159,7 @@ class ProjectorTest {
         assertThat(r.changed()).isFalse();
         assertThat(r.revision()).isEqualTo(2);
         assertThat(StatIdentity.of(ws().stateFile())).isEqualTo(written);
+        assertThat(restarted.document()).isEqualTo(Files.readAllBytes(ws().stateFile()));
         contract(ws().tasksDir(), "team/new", "pending");
         assertThat(restarted.tick(WakeReason.CHANGE).revision()).isEqualTo(3);
     }
@@ -179,6 +180,24 @@ class ProjectorTest {
         assertThat(changed.changed()).isTrue();
         assertThat(same.changed()).isFalse();
         assertThat(state().get("meta").get("watch").asText()).isEqualTo("degraded");
+    }
+
+    @Test
+    void tick_withASnapshotStep_projectsWhatTheStepBuilt() throws Exception {
+        leaves(3);
+        Projector p = projector();
+        p.tick(WakeReason.STARTUP);
+        AtomicInteger steps = new AtomicInteger();
+
+        TickResult r = p.tick(WakeReason.RECONCILE, b -> {
+            steps.incrementAndGet();
+            return b.build();
+        });
+
+        assertThat(steps.get()).isEqualTo(1);
+        assertThat(r.stats().reused()).isEqualTo(3);
+        assertThat(r.stats().asMap()).containsEntry("reused", 3L).containsKeys("enumerated", "parsed", "failed", "pruned", "build_nanos");
+        assertThat(p.snapshot().contracts()).hasSize(3);
     }
 
     @Test

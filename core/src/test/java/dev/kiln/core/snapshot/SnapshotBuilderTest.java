@@ -195,6 +195,27 @@ class SnapshotBuilderTest {
     }
 
     @Test
+    void build_unreadableDirectory_isReportedAndTheRestIsBuilt() throws Exception {
+        contracts(4);
+        Path locked = tasks().resolve("area-1");
+        Files.setPosixFilePermissions(locked, PosixFilePermissions.fromString("---------"));
+        try {
+            org.junit.jupiter.api.Assumptions.assumeFalse(Files.isReadable(locked),
+                    "running as root: a mode-000 directory stays readable, so there is nothing to provoke");
+
+            ContractSnapshot s = new SnapshotBuilder(tasks()).build();
+
+            assertThat(s.failures()).singleElement().satisfies(f -> {
+                assertThat(f.path()).isEqualTo("area-1");
+                assertThat(f.kind()).isEqualTo(SnapshotFailure.Kind.UNREADABLE_DIR);
+            });
+            assertThat(s.contracts()).extracting(ContractFile::leafId).noneMatch(id -> id.startsWith("area-1/"));
+        } finally {
+            Files.setPosixFilePermissions(locked, PosixFilePermissions.fromString("rwxr-xr-x"));
+        }
+    }
+
+    @Test
     void build_symlinkedLeafOutsideTasks_isFollowed() throws Exception {
         contracts(1);
         Path elsewhere = root.resolve("elsewhere");
