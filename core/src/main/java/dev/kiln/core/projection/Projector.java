@@ -42,7 +42,7 @@ public final class Projector {
     private final boolean parseCache;
     private final SnapshotBuilder snapshots;
 
-    private long revision;
+    private volatile long revision;
     private StateDocument.Stable lastStable;
     private boolean loadedPrevious;
     private JsonNode meta = StateDocument.MAPPER.createObjectNode();

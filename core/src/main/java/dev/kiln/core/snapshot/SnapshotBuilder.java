@@ -23,7 +23,8 @@ import java.util.Map;
  * <p>Design note for the incremental step: {@link #build()} is the one full build (walk → {@link #resolve}
  * per file → {@link #publish}). A step that applies only the paths a watcher reported can reuse
  * {@link #current()} for everything else, pass the changed files through the same {@code resolve}, and must
- * produce a snapshot equal to a full build of the same tree.
+ * produce a snapshot equal to a full build of the same tree. The projector runs such a step through
+ * {@code Projector.tick(reason, builder -> builder.apply(paths))}.
  */
 public final class SnapshotBuilder {
     private final Path tasksDir;
