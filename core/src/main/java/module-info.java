@@ -10,6 +10,7 @@ module dev.kiln.core {
     requires org.apache.commons.compress;
     requires jdk.httpserver;
 
+    exports dev.kiln.core;
     exports dev.kiln.core.telemetry;
     exports dev.kiln.core.workspace;
     exports dev.kiln.core.snapshot;

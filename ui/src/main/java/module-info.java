@@ -12,4 +12,5 @@ module dev.kiln.ui {
     exports dev.kiln.ui.contracts;
     exports dev.kiln.ui.util;
     exports dev.kiln.ui.events;
+    exports dev.kiln.ui.projection;
 }

@@ -1,6 +1,7 @@
 package dev.kiln.ui;
 
 import atlantafx.base.theme.PrimerDark;
+import dev.kiln.core.Kiln;
 import dev.kiln.core.telemetry.EventBus;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import dev.kiln.icons.Icons;
@@ -10,6 +11,7 @@ import dev.kiln.ui.util.FxBackground;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.util.Objects;
 import javafx.application.Application;
 import javafx.scene.image.Image;
@@ -45,13 +47,22 @@ public final class KilnConsole extends Application {
                 model.navigate(p);
             }
         }
+        String shot = System.getProperty("kiln.screenshot", "");
+        if (!shot.isEmpty()) {
+            screenshotAndExit(stage, Path.of(shot), Double.parseDouble(System.getProperty("kiln.screenshot.delay", "3")));
+        }
     }
 
     /** Dresses {@code stage} as the console on {@code workspace}; used by {@link #start} and by UI tests. */
     public static MainViewModel show(Stage stage, WorkspaceLayout workspace, dev.kiln.ui.util.Background background) {
         Application.setUserAgentStylesheet(new PrimerDark().getUserAgentStylesheet());
         MainViewModel model = new MainViewModel(workspace);
-        MainWindow window = new MainWindow(model, background, new EventBus());
+        Kiln kiln = Kiln.open(workspace.root(), new EventBus(), Clock.systemUTC());
+        MainWindow window = new MainWindow(model, background, kiln);
+        stage.setOnHidden(e -> {
+            window.close();
+            kiln.close();
+        });
         stage.setTitle(model.windowTitle());
         for (int size : Icons.SIZES) {
             try (InputStream in = Icons.appIconPng(size)) {
@@ -63,6 +74,21 @@ public final class KilnConsole extends Application {
         stage.setScene(window.scene());
         stage.show();
         return model;
+    }
+
+    /** For docs and reviews: waits for the page to settle, writes what the window shows, and exits. */
+    private static void screenshotAndExit(Stage stage, Path file, double seconds) {
+        javafx.animation.PauseTransition wait = new javafx.animation.PauseTransition(javafx.util.Duration.seconds(seconds));
+        wait.setOnFinished(e -> {
+            try {
+                dev.kiln.ui.util.PngSnapshot.write(stage.getScene(), file);
+                System.err.println("kiln: screenshot written to " + file);
+            } catch (IOException ex) {
+                System.err.println("kiln: could not write screenshot " + file + ": " + ex.getMessage());
+            }
+            javafx.application.Platform.exit();
+        });
+        wait.play();
     }
 
     @Override

@@ -1,10 +1,15 @@
 package dev.kiln.ui.shell;
 
-import dev.kiln.core.telemetry.EventBus;
+import dev.kiln.core.Kiln;
+import dev.kiln.core.projection.TickFinished;
+import dev.kiln.core.projection.WakeReason;
+import dev.kiln.core.telemetry.KilnEvent;
 import dev.kiln.ui.contracts.ContractsView;
 import dev.kiln.ui.contracts.ContractsViewModel;
 import dev.kiln.ui.events.EventsView;
 import dev.kiln.ui.events.EventsViewModel;
+import dev.kiln.ui.projection.ProjectionView;
+import dev.kiln.ui.projection.ProjectionViewModel;
 import dev.kiln.ui.util.Background;
 import dev.kiln.ui.util.FxEventPump;
 import java.util.EnumMap;
@@ -26,17 +31,24 @@ import javafx.scene.layout.VBox;
 public final class MainWindow implements AutoCloseable {
     private final MainViewModel model;
     private final Background background;
+    private final Kiln kiln;
     private final EventsViewModel events = new EventsViewModel();
+    private final ProjectionViewModel projection;
+    private final ContractsViewModel contracts;
     private final FxEventPump pump;
     private final Map<Page, Node> pages = new EnumMap<>(Page.class);
     private final StackPane content = new StackPane();
     private final BorderPane root = new BorderPane();
 
-    public MainWindow(MainViewModel model, Background background, EventBus bus) {
+    public MainWindow(MainViewModel model, Background background, Kiln kiln) {
         this.model = model;
         this.background = background;
+        this.kiln = kiln;
+        this.projection = new ProjectionViewModel(kiln, background);
+        this.contracts = new ContractsViewModel(kiln, background);
+        contracts.summaryProperty().addListener((o, a, b) -> model.setStatus(b));
         // Subscribed from the start, so events before the first visit to a page are not lost.
-        this.pump = new FxEventPump(bus, events::accept);
+        this.pump = new FxEventPump(kiln.events(), this::dispatch);
         root.setLeft(sidebar());
         root.setCenter(content);
         root.setBottom(statusBar());
@@ -45,6 +57,16 @@ public final class MainWindow implements AutoCloseable {
         content.setPadding(new Insets(20, 24, 16, 24));
         model.pageProperty().addListener((obs, old, now) -> show(now));
         show(model.pageProperty().get());
+        background.run(() -> kiln.projector().tick(WakeReason.STARTUP), r -> { }, e -> model.setStatus("Projection failed: " + e.getMessage()));
+    }
+
+    /** One frame's events, to every page model that shows them. */
+    private void dispatch(java.util.List<KilnEvent> batch) {
+        events.accept(batch);
+        projection.accept(batch);
+        if (batch.stream().anyMatch(e -> e instanceof TickFinished)) {
+            contracts.showLatest();
+        }
     }
 
     public Scene scene() {
@@ -110,13 +132,8 @@ public final class MainWindow implements AutoCloseable {
 
     private Node create(Page page) {
         return switch (page) {
-            case CONTRACTS -> {
-                ContractsViewModel vm = new ContractsViewModel(model.workspace(), background);
-                vm.summaryProperty().addListener((o, a, b) -> model.setStatus(b));
-                ContractsView view = new ContractsView(vm);
-                vm.refresh();
-                yield view;
-            }
+            case CONTRACTS -> new ContractsView(contracts);
+            case PROJECTION -> new ProjectionView(projection);
             case EVENTS -> new EventsView(events);
             default -> new PlaceholderPage(page);
         };

@@ -67,7 +67,7 @@ class MainWindowTest {
         TableView<ContractRow> table = robot.lookup("#contracts-table").queryAs(TableView.class);
         WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> table.getItems().size() == CONTRACTS);
         assertThat(table.getItems()).hasSize(CONTRACTS);
-        assertThat(robot.lookup("#contracts-summary").queryAs(Label.class).getText()).startsWith(CONTRACTS + " contracts");
-        assertThat(robot.lookup("#status-text").queryAs(Label.class).getText()).startsWith(CONTRACTS + " contracts");
+        assertThat(robot.lookup("#contracts-summary").queryAs(Label.class).getText()).startsWith(CONTRACTS + " contract files");
+        assertThat(robot.lookup("#status-text").queryAs(Label.class).getText()).startsWith(CONTRACTS + " contract files");
     }
 }
