@@ -43,7 +43,7 @@ final class MemberWalk {
     }
 
     /** What the walk saw: the manifest to validate against and the special files it skipped. */
-    record Result(Manifest manifest, List<String> skipped, int entries) {
+    record Result(Manifest manifest, List<String> skipped, int entries, int files) {
     }
 
     private final Path root;
@@ -53,6 +53,7 @@ final class MemberWalk {
     private final List<Manifest.Check> checks = new ArrayList<>();
     private final List<String> skipped = new ArrayList<>();
     private int entries;
+    private int files;
 
     private MemberWalk(Path realRoot, Excludes excludes, Visitor visitor) {
         this.root = realRoot;
@@ -70,7 +71,7 @@ final class MemberWalk {
     static Result walk(Path realRoot, List<String> members, Excludes excludes, Visitor visitor) throws IOException {
         MemberWalk w = new MemberWalk(realRoot, excludes, visitor);
         w.walkRoot(members);
-        return new Result(new Manifest(realRoot, List.copyOf(w.checks)), List.copyOf(w.skipped), w.entries);
+        return new Result(new Manifest(realRoot, List.copyOf(w.checks)), List.copyOf(w.skipped), w.entries, w.files);
     }
 
     private void walkRoot(List<String> members) throws IOException {
@@ -131,6 +132,9 @@ final class MemberWalk {
 
     private void emit(Node n) throws IOException {
         entries++;
+        if (n.kind() != Kind.DIRECTORY) {
+            files++;
+        }
         visitor.visit(n);
     }
 

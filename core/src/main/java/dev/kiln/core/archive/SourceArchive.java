@@ -41,17 +41,19 @@ public final class SourceArchive {
     private final byte[] bytes;
     private final String sha256;
     private final int entries;
+    private final int files;
     private final List<String> skipped;
     private final long buildNanos;
     private final Manifest manifest;
     private final Excludes excludes;
 
-    private SourceArchive(ArchiveKey key, byte[] bytes, int entries, List<String> skipped, long buildNanos,
+    private SourceArchive(ArchiveKey key, byte[] bytes, int entries, int files, List<String> skipped, long buildNanos,
             Manifest manifest, Excludes excludes) {
         this.key = key;
         this.bytes = bytes;
         this.sha256 = sha256(bytes);
         this.entries = entries;
+        this.files = files;
         this.skipped = skipped;
         this.buildNanos = buildNanos;
         this.manifest = manifest;
@@ -91,7 +93,7 @@ public final class SourceArchive {
         try (TarGzWriter writer = new TarGzWriter(FileTime.from(ENTRY_MTIME), 4 * 1024 * 1024)) {
             MemberWalk.Result walked = MemberWalk.walk(key.root(), key.members(), ex, writer);
             byte[] out = writer.finish();
-            return new SourceArchive(key, out, walked.entries(), walked.skipped(), System.nanoTime() - start,
+            return new SourceArchive(key, out, walked.entries(), walked.files(), walked.skipped(), System.nanoTime() - start,
                     walked.manifest(), ex);
         } catch (AccessDeniedException e) {
             throw new ArchiveException("Cannot read " + e.getFile() + " (permission denied) while archiving " + key.root()
@@ -156,6 +158,11 @@ public final class SourceArchive {
     /** Tar entries written (directories, files, symlinks; the root directory included). */
     public int entries() {
         return entries;
+    }
+
+    /** Files and symlinks archived (entries that are not directories). */
+    public int files() {
+        return files;
     }
 
     /** Special files left out ({@code "path (socket, skipped)"}). */
