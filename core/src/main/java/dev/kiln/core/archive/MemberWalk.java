@@ -39,8 +39,17 @@ final class MemberWalk {
 
     @FunctionalInterface
     interface Visitor {
-        void visit(Node node) throws IOException;
+        /** Writes the node; returns the CRC32C of a file's content when asked ({@code wantCrc}), else anything. */
+        long visit(Node node, boolean wantCrc) throws IOException;
     }
+
+    /**
+     * How close to the walk a change must be to fall inside one timestamp tick (a jiffy on ext4 without
+     * multigrain timestamps, up to 10 ms): an entry whose ctime is that recent is "racy", because a change
+     * right after our stat could leave its identity unchanged. Racy files are validated by content, racy
+     * directories by listing (the trick git uses for its index).
+     */
+    static final long RACY_NANOS = 100_000_000L;
 
     /** What the walk saw: the manifest to validate against and the special files it skipped. */
     record Result(Manifest manifest, List<String> skipped, int entries, int files) {
@@ -52,6 +61,7 @@ final class MemberWalk {
     private final Visitor visitor;
     private final List<Manifest.Check> checks = new ArrayList<>();
     private final List<String> skipped = new ArrayList<>();
+    private final long racyAfter;
     private int entries;
     private int files;
 
@@ -60,6 +70,8 @@ final class MemberWalk {
         this.rootName = realRoot.getFileName() == null ? "root" : realRoot.getFileName().toString();
         this.excludes = excludes;
         this.visitor = visitor;
+        java.time.Instant now = java.time.Instant.now();
+        this.racyAfter = now.getEpochSecond() * 1_000_000_000L + now.getNano() - RACY_NANOS;
     }
 
     /**
@@ -76,17 +88,17 @@ final class MemberWalk {
 
     private void walkRoot(List<String> members) throws IOException {
         StatIdentity rootId = StatIdentity.of(root, false);
-        emit(new Node(rootName, Kind.DIRECTORY, root, false, null));
+        emit(new Node(rootName, Kind.DIRECTORY, root, false, null), false);
         if (members.isEmpty()) {
             String[] children = listChildren(root, "");
-            checks.add(new Manifest.DirCheck(root, "", rootId.fileKey(), children));
+            checks.add(new Manifest.DirCheck(root, "", rootId, racy(rootId), children));
             for (String child : children) {
                 visit(root.resolve(child), child);
             }
             return;
         }
         // Named members: the rest of the root is not ours to watch, only the members themselves.
-        checks.add(new Manifest.DirCheck(root, "", rootId.fileKey(), null));
+        checks.add(new Manifest.DirCheck(root, "", rootId, racy(rootId), null));
         for (String m : members) {
             Path p = root.resolve(m);
             if (!Files.exists(p, LinkOption.NOFOLLOW_LINKS)) {
@@ -111,31 +123,36 @@ final class MemberWalk {
         if (a.isSymbolicLink()) {
             String target = Files.readSymbolicLink(p).toString();
             refuseEscapingLink(rel, target);
-            checks.add(new Manifest.LeafCheck(p, rel, id));
-            emit(new Node(name, Kind.SYMLINK, p, false, target));
+            checks.add(new Manifest.LeafCheck(p, rel, id, false, 0));
+            emit(new Node(name, Kind.SYMLINK, p, false, target), false);
         } else if (a.isDirectory()) {
             String[] children = listChildren(p, rel);
-            checks.add(new Manifest.DirCheck(p, rel, id.fileKey(), children));
-            emit(new Node(name, Kind.DIRECTORY, p, false, null));
+            checks.add(new Manifest.DirCheck(p, rel, id, racy(id), children));
+            emit(new Node(name, Kind.DIRECTORY, p, false, null), false);
             for (String child : children) {
                 visit(p.resolve(child), rel + "/" + child);
             }
         } else if (a.isRegularFile()) {
-            checks.add(new Manifest.LeafCheck(p, rel, id));
-            emit(new Node(name, Kind.FILE, p, executable(a), null));
+            boolean racy = racy(id);
+            long crc = emit(new Node(name, Kind.FILE, p, executable(a), null), racy);
+            checks.add(new Manifest.LeafCheck(p, rel, id, racy, crc));
         } else {
             // Sockets, fifos and devices have no content to ship; they are reported, not archived.
-            checks.add(new Manifest.LeafCheck(p, rel, id));
+            checks.add(new Manifest.LeafCheck(p, rel, id, false, 0));
             skipped.add(rel + " (" + specialKind(p) + ", skipped)");
         }
     }
 
-    private void emit(Node n) throws IOException {
+    private long emit(Node n, boolean wantCrc) throws IOException {
         entries++;
         if (n.kind() != Kind.DIRECTORY) {
             files++;
         }
-        visitor.visit(n);
+        return visitor.visit(n, wantCrc);
+    }
+
+    private boolean racy(StatIdentity id) {
+        return Math.max(id.ctimeNanos(), id.mtimeNanos()) >= racyAfter;
     }
 
     private void refuseEscapingLink(String rel, String target) {

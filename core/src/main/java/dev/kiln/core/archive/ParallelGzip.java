@@ -1,8 +1,11 @@
 package dev.kiln.core.archive;
 
 import java.io.ByteArrayOutputStream;
+import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.stream.IntStream;
+import java.util.List;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ForkJoinTask;
 import java.util.zip.CRC32;
 import java.util.zip.Deflater;
 
@@ -25,11 +28,46 @@ final class ParallelGzip {
 
     /** The gzip of {@code data[0, length)}. */
     static byte[] compress(byte[] data, int length) {
-        int chunks = Math.max(1, (length + CHUNK - 1) / CHUNK);
-        IntStream indices = IntStream.range(0, chunks);
-        byte[][] parts = (chunks > 1 ? indices.parallel() : indices)
-                .mapToObj(i -> deflateChunk(data, i * CHUNK, Math.min(CHUNK, length - i * CHUNK), i == chunks - 1))
-                .toArray(byte[][]::new);
+        Pipeline p = new Pipeline();
+        return p.finish(data, length);
+    }
+
+    /**
+     * Compresses chunks while the tar is still being written: {@link #offer} hands every complete chunk to the
+     * common pool as soon as it (and the window before it) exists; {@link #finish} does the rest and joins in
+     * order. The producer only ever appends, so a chunk's bytes never change after they are offered, even if
+     * the buffer holding them is later replaced by a larger copy.
+     */
+    static final class Pipeline {
+        private final List<ForkJoinTask<byte[]>> parts = new ArrayList<>();
+
+        /** Submits every complete chunk of {@code data[0, length)} not yet submitted (never the last one). */
+        void offer(byte[] data, int length) {
+            while ((parts.size() + 1L) * CHUNK < length) {
+                int off = parts.size() * CHUNK;
+                parts.add(ForkJoinPool.commonPool().submit(() -> deflateChunk(data, off, CHUNK, false)));
+            }
+        }
+
+        byte[] finish(byte[] data, int length) {
+            int chunks = Math.max(1, (length + CHUNK - 1) / CHUNK);
+            List<ForkJoinTask<byte[]>> all = new ArrayList<>(parts);
+            for (int i = parts.size(); i < chunks - 1; i++) {
+                int off = i * CHUNK;
+                all.add(ForkJoinPool.commonPool().submit(() -> deflateChunk(data, off, CHUNK, false)));
+            }
+            int lastOff = (chunks - 1) * CHUNK;
+            byte[] last = deflateChunk(data, lastOff, length - lastOff, true);
+            byte[][] out = new byte[chunks][];
+            for (int i = 0; i < chunks - 1; i++) {
+                out[i] = all.get(i).join(); // an external join runs a task itself if no worker took it yet
+            }
+            out[chunks - 1] = last;
+            return assemble(out, data, length);
+        }
+    }
+
+    private static byte[] assemble(byte[][] parts, byte[] data, int length) {
         CRC32 crc = new CRC32();
         crc.update(data, 0, length);
         int total = HEADER.length + 8;

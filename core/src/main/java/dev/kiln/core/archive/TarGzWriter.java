@@ -21,6 +21,7 @@ final class TarGzWriter implements MemberWalk.Visitor, AutoCloseable {
     private final FileTime mtime;
     private final TarBuffer sink;
     private final TarArchiveOutputStream tar;
+    private final ParallelGzip.Pipeline gzip = new ParallelGzip.Pipeline();
 
     /** The tar stream in memory, readable without a copy, so the chunks can be compressed in parallel. */
     private static final class TarBuffer extends ByteArrayOutputStream {
@@ -47,7 +48,7 @@ final class TarGzWriter implements MemberWalk.Visitor, AutoCloseable {
     }
 
     @Override
-    public void visit(MemberWalk.Node n) throws IOException {
+    public long visit(MemberWalk.Node n, boolean wantCrc) throws IOException {
         switch (n.kind()) {
             case DIRECTORY -> {
                 TarArchiveEntry e = entry(n.name() + "/", TarConstants.LF_DIR, DIR_MODE);
@@ -67,8 +68,11 @@ final class TarGzWriter implements MemberWalk.Visitor, AutoCloseable {
                 tar.putArchiveEntry(e);
                 tar.write(content);
                 tar.closeArchiveEntry();
+                gzip.offer(sink.array(), sink.length());
+                return wantCrc ? Manifest.crc(content) : 0;
             }
         }
+        return 0;
     }
 
     private TarArchiveEntry entry(String name, byte flag, int mode) {
@@ -86,7 +90,7 @@ final class TarGzWriter implements MemberWalk.Visitor, AutoCloseable {
     byte[] finish() throws IOException {
         tar.finish();
         tar.close();
-        return ParallelGzip.compress(sink.array(), sink.length());
+        return gzip.finish(sink.array(), sink.length());
     }
 
     @Override
