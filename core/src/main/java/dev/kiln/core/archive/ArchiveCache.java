@@ -62,6 +62,8 @@ public final class ArchiveCache {
     private final long maximumBytes;
     private final Policy policy;
     private final EventSink sink;
+    /** False when nobody listens: a hit then skips building its event (and the stats it carries). */
+    private final boolean publishing;
     private final Clock clock;
     private final LongSupplier ticker;
 
@@ -90,6 +92,7 @@ public final class ArchiveCache {
         this.maximumBytes = b.maximumBytes;
         this.policy = b.policy;
         this.sink = b.sink;
+        this.publishing = b.sinkSet;
         this.clock = b.clock;
         this.ticker = b.ticker;
     }
@@ -295,6 +298,9 @@ public final class ArchiveCache {
 
     private void hit(SourceArchive a, boolean validated, long validationNanos) {
         hits.increment();
+        if (!publishing) {
+            return;
+        }
         publish(new ArchiveEvent.Hit(clock.instant(), a.root(), a.sha256(), a.size(), validated, validationNanos, stats()));
     }
 
@@ -329,6 +335,7 @@ public final class ArchiveCache {
         private long maximumBytes = DEFAULT_MAXIMUM_BYTES;
         private Policy policy = Policy.VALIDATED;
         private EventSink sink = EventSink.none();
+        private boolean sinkSet;
         private Clock clock = Clock.systemUTC();
         private LongSupplier ticker = System::nanoTime;
 
@@ -353,6 +360,7 @@ public final class ArchiveCache {
         /** Where cache events go (default: nowhere). */
         public Builder eventSink(EventSink sink) {
             this.sink = Objects.requireNonNull(sink, "event sink");
+            this.sinkSet = true;
             return this;
         }
 

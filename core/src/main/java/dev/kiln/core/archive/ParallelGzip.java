@@ -59,8 +59,10 @@ final class ParallelGzip {
             int lastOff = (chunks - 1) * CHUNK;
             byte[] last = deflateChunk(data, lastOff, length - lastOff, true);
             byte[][] out = new byte[chunks][];
-            for (int i = 0; i < chunks - 1; i++) {
-                out[i] = all.get(i).join(); // an external join runs a task itself if no worker took it yet
+            // Newest first: a worker takes the oldest chunks, and an external join runs the task itself when it
+            // is still on top of the submission queue, so this thread compresses from the other end.
+            for (int i = chunks - 2; i >= 0; i--) {
+                out[i] = all.get(i).join();
             }
             out[chunks - 1] = last;
             return assemble(out, data, length);
