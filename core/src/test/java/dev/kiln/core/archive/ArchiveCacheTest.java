@@ -126,6 +126,20 @@ class ArchiveCacheTest {
     }
 
     @Test
+    void get_rewriteKeepingSizeAndMtimeUnderValidated_rebuilds() throws IOException {
+        Path root = Trees.checkout(tmp, "checkout");
+        Path engine = root.resolve("pkg/core/engine.py");
+        java.nio.file.attribute.FileTime mtime = Files.getLastModifiedTime(engine);
+        ArchiveCache cache = cache(Policy.VALIDATED);
+        SourceArchive before = cache.get(root, MEMBERS);
+
+        Files.writeString(engine, "def run():\n    return 24\n");
+        Files.setLastModifiedTime(engine, mtime); // size and mtime pinned; ctime still moves
+
+        assertThat(cache.get(root, MEMBERS).sha256()).isNotEqualTo(before.sha256());
+    }
+
+    @Test
     void get_editAddDeleteUnderSnapshot_servedFromCache() throws IOException {
         Path root = Trees.checkout(tmp, "checkout");
         ArchiveCache cache = cache(Policy.SNAPSHOT);
