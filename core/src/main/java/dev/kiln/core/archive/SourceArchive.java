@@ -180,9 +180,21 @@ public final class SourceArchive {
         out.write(bytes);
     }
 
-    /** Writes the archive to {@code file} atomically (a temporary sibling renamed over it). */
+    /**
+     * Writes the archive to {@code file}: a regular file atomically (a temporary sibling renamed over it); an
+     * existing device or pipe ({@code /dev/stdout}) is written in place, never replaced.
+     *
+     * @throws IOException when {@code file} is a directory or cannot be written
+     */
     public void writeTo(Path file) throws IOException {
         Path abs = file.toAbsolutePath();
+        if (Files.isDirectory(abs)) {
+            throw new IOException(abs + " is a directory; give a file name for the archive");
+        }
+        if (Files.exists(abs) && !Files.isRegularFile(abs)) {
+            Files.write(abs, bytes, java.nio.file.StandardOpenOption.WRITE);
+            return;
+        }
         Path parent = abs.getParent();
         if (parent != null) {
             Files.createDirectories(parent);

@@ -238,6 +238,26 @@ class SourceArchiveTest {
                 .isInstanceOf(ArchiveException.class).hasMessageContaining("matches an exclude");
     }
 
+    @Test
+    void writeTo_existingFifo_writtenInPlaceNotReplaced() throws Exception {
+        SourceArchive a = SourceArchive.build(Trees.checkout(tmp, "checkout"), MEMBERS);
+        Path fifo = tmp.resolve("pipe");
+        Trees.run(tmp, "mkfifo", fifo.toString());
+        java.util.concurrent.CompletableFuture<byte[]> read = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                return Files.readAllBytes(fifo);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+
+        a.writeTo(fifo);
+
+        assertThat(read.get(30, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(a.toByteArray());
+        assertThat(fifo).satisfies(p -> assertThat(Files.isRegularFile(p)).as("still a fifo").isFalse());
+        assertThatThrownBy(() -> a.writeTo(tmp)).isInstanceOf(IOException.class).hasMessageContaining("is a directory");
+    }
+
     // --- extract
 
     @Test
