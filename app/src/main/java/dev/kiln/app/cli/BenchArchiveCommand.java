@@ -34,7 +34,9 @@ final class BenchArchiveCommand implements Callable<Integer> {
     static final double TARGET_COLD_RATIO = 1.0;
     static final double TARGET_VALIDATED_MS = 2.0;
     static final double TARGET_SNAPSHOT_US = 5.0;
-    private static final int WARMUP_BUILDS = 3;
+    private static final int MIN_WARMUP_BUILDS = 3;
+    private static final int MAX_WARMUP_BUILDS = 300;
+    private static final long WARMUP_NANOS = 2_000_000_000L;
 
     @Option(names = "--source", paramLabel = "DIR", description = "Archive all of DIR instead of the synthetic tree.")
     Path source;
@@ -83,8 +85,10 @@ final class BenchArchiveCommand implements Callable<Integer> {
         SourceArchive first = ArchiveCache.builder().build().get(root, members, excludes);
         double firstMs = ms(System.nanoTime() - t0);
         List<String> gnu = gnuCommand(root, members, excludes, gnuOut);
-        for (int w = 0; w < WARMUP_BUILDS; w++) {
-            ArchiveCache.builder().build().get(root, members, excludes); // let the JIT settle before timing
+        // Let the JIT settle before timing: a few builds, and for small trees enough of them to fill the time.
+        long warmUntil = System.nanoTime() + WARMUP_NANOS;
+        for (int w = 0; w < MAX_WARMUP_BUILDS && (w < MIN_WARMUP_BUILDS || System.nanoTime() < warmUntil); w++) {
+            ArchiveCache.builder().build().get(root, members, excludes);
         }
         runGnu(gnu); // warm the page cache and the binaries as the JVM warmed above
 
