@@ -90,7 +90,7 @@ public final class SourceArchive {
             }
         }
         long start = System.nanoTime();
-        try (TarGzWriter writer = new TarGzWriter(FileTime.from(ENTRY_MTIME), 4 * 1024 * 1024)) {
+        try (TarGzWriter writer = new TarGzWriter(FileTime.from(ENTRY_MTIME))) {
             MemberWalk.Result walked = MemberWalk.walk(key.root(), key.members(), ex, writer);
             byte[] out = writer.finish();
             return new SourceArchive(key, out, walked.entries(), walked.files(), walked.skipped(), System.nanoTime() - start,

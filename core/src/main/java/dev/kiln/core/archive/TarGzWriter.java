@@ -1,6 +1,5 @@
 package dev.kiln.core.archive;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.attribute.FileTime;
@@ -19,29 +18,12 @@ final class TarGzWriter implements MemberWalk.Visitor, AutoCloseable {
     static final int LINK_MODE = 0120777;
 
     private final FileTime mtime;
-    private final TarBuffer sink;
+    private final ParallelGzip gzip = new ParallelGzip();
     private final TarArchiveOutputStream tar;
-    private final ParallelGzip.Pipeline gzip = new ParallelGzip.Pipeline();
 
-    /** The tar stream in memory, readable without a copy, so the chunks can be compressed in parallel. */
-    private static final class TarBuffer extends ByteArrayOutputStream {
-        TarBuffer(int size) {
-            super(size);
-        }
-
-        byte[] array() {
-            return buf;
-        }
-
-        int length() {
-            return count;
-        }
-    }
-
-    TarGzWriter(FileTime mtime, int expectedBytes) throws IOException {
+    TarGzWriter(FileTime mtime) throws IOException {
         this.mtime = mtime;
-        this.sink = new TarBuffer(Math.max(64 * 1024, expectedBytes));
-        this.tar = new TarArchiveOutputStream(sink, "UTF-8");
+        this.tar = new TarArchiveOutputStream(gzip, "UTF-8");
         tar.setLongFileMode(TarArchiveOutputStream.LONGFILE_POSIX);
         tar.setBigNumberMode(TarArchiveOutputStream.BIGNUMBER_POSIX);
         tar.setAddPaxHeadersForNonAsciiNames(true);
@@ -68,7 +50,6 @@ final class TarGzWriter implements MemberWalk.Visitor, AutoCloseable {
                 tar.putArchiveEntry(e);
                 tar.write(content);
                 tar.closeArchiveEntry();
-                gzip.offer(sink.array(), sink.length());
                 return wantCrc ? Manifest.crc(content) : 0;
             }
         }
@@ -90,7 +71,7 @@ final class TarGzWriter implements MemberWalk.Visitor, AutoCloseable {
     byte[] finish() throws IOException {
         tar.finish();
         tar.close();
-        return gzip.finish(sink.array(), sink.length());
+        return gzip.finish();
     }
 
     @Override
