@@ -182,12 +182,14 @@ public final class ArchiveCache {
     public void invalidateAll() {
         List<SourceArchive> dropped = new ArrayList<>();
         synchronized (lock) {
+            long held = bytesHeld;
             for (Map.Entry<ArchiveKey, SourceArchive> e : lru.entrySet()) {
                 removeSlotIfHolds(e.getKey(), e.getValue());
                 dropped.add(e.getValue());
+                held -= e.getValue().size();
             }
             lru.clear();
-            bytesHeld = 0;
+            bytesHeld = held; // subtracted, not zeroed: any drift in the accounting would show here
             entriesHeld = 0;
         }
         aliases.clear();
@@ -228,8 +230,10 @@ public final class ArchiveCache {
         builds.increment();
         totalBuildNanos.add(a.buildNanos());
         lastBuildNanos = a.buildNanos();
-        List<SourceArchive> evicted = admit(key, a, mine);
+        // Complete before holding: an eviction only removes a slot whose future already holds the evicted
+        // archive, so an archive must never be in `lru` while its future is still pending.
         mine.complete(a);
+        List<SourceArchive> evicted = admit(key, a, mine);
         publish(new ArchiveEvent.Built(clock.instant(), a.root(), a.members(), a.sha256(), a.size(), a.entries(),
                 a.buildTime(), a.skipped(), stats()));
         for (SourceArchive e : evicted) {
@@ -242,6 +246,10 @@ public final class ArchiveCache {
     private List<SourceArchive> admit(ArchiveKey key, SourceArchive a, CompletableFuture<SourceArchive> mine) {
         List<SourceArchive> evicted = new ArrayList<>();
         synchronized (lock) {
+            if (slots.get(key) != mine) {
+                // Already replaced by a rebuild (its member set changed meanwhile): nothing to hold.
+                return evicted;
+            }
             if (a.size() > maximumBytes) {
                 // Larger than the whole bound: served to its callers, never held.
                 slots.remove(key, mine);

@@ -273,6 +273,47 @@ class ArchiveCacheTest {
     }
 
     @Test
+    void get_manyThreadsManyKeysUnderATightBound_correctBytesAndAccountingStaysExact() throws Exception {
+        List<Path> roots = new ArrayList<>();
+        List<String> expected = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            Path r = tmp.resolve("k" + i);
+            SyntheticSource.write(r, 10, 20 + i);
+            roots.add(r);
+            expected.add(SourceArchive.build(r).sha256());
+        }
+        ArchiveCache cache = ArchiveCache.builder().maximumBytes(SourceArchive.build(roots.get(0)).size() * 2).build();
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            List<Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                int seed = t;
+                done.add(pool.submit(() -> {
+                    for (int i = 0; i < 40; i++) {
+                        int k = (seed * 7 + i * 5) % 3;
+                        assertThat(cache.get(roots.get(k)).sha256()).isEqualTo(expected.get(k));
+                        assertThat(cache.stats().bytesHeld()).isLessThanOrEqualTo(cache.maximumBytes());
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : done) {
+                f.get(120, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+
+        ArchiveCacheStats s = cache.stats();
+        assertThat(s.requests()).isEqualTo(160);
+        assertThat(s.evictions()).isPositive();
+        assertThat(s.entriesHeld()).isBetween(1L, 2L);
+        cache.invalidateAll(); // subtracts what it drops: zero only if every admit and eviction was counted exactly
+        assertThat(cache.stats().bytesHeld()).isZero();
+        assertThat(cache.stats().entriesHeld()).isZero();
+    }
+
+    @Test
     void get_failedBuild_notCachedAndRetriedNextTime() throws IOException {
         Path root = Trees.checkout(tmp, "checkout");
         ArchiveCache cache = cache(Policy.VALIDATED);
