@@ -256,18 +256,20 @@ public final class ArchiveCache {
                 evicted.add(a);
             } else {
                 SourceArchive previous = lru.put(key, a);
-                bytesHeld += a.size() - (previous == null ? 0 : previous.size());
+                // Computed locally and published once: a reader of stats() never sees the bound exceeded.
+                long held = bytesHeld + a.size() - (previous == null ? 0 : previous.size());
                 Iterator<Map.Entry<ArchiveKey, SourceArchive>> it = lru.entrySet().iterator();
-                while (bytesHeld > maximumBytes && it.hasNext()) {
+                while (held > maximumBytes && it.hasNext()) {
                     Map.Entry<ArchiveKey, SourceArchive> eldest = it.next();
                     if (eldest.getKey().equals(key)) {
                         continue;
                     }
                     it.remove();
-                    bytesHeld -= eldest.getValue().size();
+                    held -= eldest.getValue().size();
                     removeSlotIfHolds(eldest.getKey(), eldest.getValue());
                     evicted.add(eldest.getValue());
                 }
+                bytesHeld = held;
             }
             entriesHeld = lru.size();
         }
