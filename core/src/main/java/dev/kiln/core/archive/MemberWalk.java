@@ -19,9 +19,11 @@ import java.util.Set;
  * Walks the member set of a root in archive order (depth first, children sorted by name, directories before
  * their contents), never following a symlink, and records the {@link Manifest} the cache validates against.
  *
- * <p>The manifest holds the stat identity of every file and symlink, and for every directory its file key
- * and its (non-excluded) child names, but not its times: Python writing {@code __pycache__} into a package
- * directory moves the directory's mtime, and that must not invalidate an archive that excludes it.
+ * <p>The manifest holds the stat identity of every file and symlink, and for every directory its identity
+ * and its (non-excluded) child names. A directory's identity is only a short-cut: when it moved, the children
+ * are listed and compared, because Python creating {@code __pycache__} in a package directory moves the
+ * directory's mtime and must not invalidate an archive that excludes it. Identities are read before content
+ * and listings, so a change during the walk shows up as a change later, never as a stale hit.
  */
 final class MemberWalk {
 

@@ -19,7 +19,8 @@ import java.util.List;
  * A deterministic {@code tar.gz} of selected top-level members of a source root: the same tree gives the same
  * bytes in any process, so an archive is addressed by its SHA-256.
  *
- * <p>Entries are {@code <root-name>/…}, depth first with children sorted by name, owned by 0/0 with empty
+ * <p>Entries are {@code <root-name>/…} (the name of the root's real directory, so every spelling of a root
+ * gives the same bytes), depth first with children sorted by name, owned by 0/0 with empty
  * owner names, stamped with {@link #ENTRY_MTIME}, modes normalized (0644 files, 0755 directories and
  * executables), PAX headers for long or non-ASCII names; the gzip header has no timestamp and no name.
  * Excluded names (glob, any path component) are left out; symlinks are stored as symlinks and never followed,
