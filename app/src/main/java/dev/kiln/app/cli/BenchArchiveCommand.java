@@ -3,6 +3,7 @@ package dev.kiln.app.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.kiln.core.archive.ArchiveCache;
+import dev.kiln.core.archive.ArchiveException;
 import dev.kiln.core.archive.SourceArchive;
 import dev.kiln.core.archive.SyntheticSource;
 import java.io.IOException;
@@ -74,6 +75,10 @@ final class BenchArchiveCommand implements Callable<Integer> {
             }
             report(measure(root, members, scratch.resolve("gnu.tar.gz")));
             return 0;
+        } catch (ArchiveException e) {
+            throw new CliException(e.getMessage(), e);
+        } catch (IOException e) {
+            throw new CliException("The archive benchmark could not read or write its files: " + e, e);
         } finally {
             deleteTree(scratch);
         }
