@@ -17,6 +17,7 @@ module dev.kiln.core {
     exports dev.kiln.core.contract;
     exports dev.kiln.core.demo;
     exports dev.kiln.core.projection;
+    exports dev.kiln.core.archive;
 
     opens dev.kiln.core.demo to com.fasterxml.jackson.databind;
 }
