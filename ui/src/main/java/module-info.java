@@ -13,4 +13,5 @@ module dev.kiln.ui {
     exports dev.kiln.ui.util;
     exports dev.kiln.ui.events;
     exports dev.kiln.ui.projection;
+    exports dev.kiln.ui.caches;
 }

@@ -1,5 +1,6 @@
 package dev.kiln.core;
 
+import dev.kiln.core.archive.ArchiveCache;
 import dev.kiln.core.projection.Projector;
 import dev.kiln.core.telemetry.EventBus;
 import dev.kiln.core.workspace.WorkspaceLayout;
@@ -20,6 +21,7 @@ public final class Kiln implements AutoCloseable {
     private final EventBus events;
     private final Clock clock;
     private final Projector projector;
+    private final ArchiveCache archives;
 
     private Kiln(WorkspaceLayout layout, WorkspaceSettings settings, EventBus events, Clock clock) {
         this.layout = layout;
@@ -27,6 +29,7 @@ public final class Kiln implements AutoCloseable {
         this.events = events;
         this.clock = clock;
         this.projector = Projector.builder(layout).clock(clock).events(events).build();
+        this.archives = ArchiveCache.builder().maximumBytes(settings.archiveCacheMaxBytes()).eventSink(events).clock(clock).build();
     }
 
     /**
@@ -60,6 +63,11 @@ public final class Kiln implements AutoCloseable {
     /** The workspace's projector; ticks are serialized on it. */
     public Projector projector() {
         return projector;
+    }
+
+    /** The source archive cache (validated, bounded by {@code archive_cache_max_bytes}). */
+    public ArchiveCache archives() {
+        return archives;
     }
 
     @Override

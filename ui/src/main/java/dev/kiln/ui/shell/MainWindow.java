@@ -4,6 +4,8 @@ import dev.kiln.core.Kiln;
 import dev.kiln.core.projection.TickFinished;
 import dev.kiln.core.projection.WakeReason;
 import dev.kiln.core.telemetry.KilnEvent;
+import dev.kiln.ui.caches.CachesView;
+import dev.kiln.ui.caches.CachesViewModel;
 import dev.kiln.ui.contracts.ContractsView;
 import dev.kiln.ui.contracts.ContractsViewModel;
 import dev.kiln.ui.events.EventsView;
@@ -35,6 +37,7 @@ public final class MainWindow implements AutoCloseable {
     private final EventsViewModel events = new EventsViewModel();
     private final ProjectionViewModel projection;
     private final ContractsViewModel contracts;
+    private final CachesViewModel caches;
     private final FxEventPump pump;
     private final Map<Page, Node> pages = new EnumMap<>(Page.class);
     private final StackPane content = new StackPane();
@@ -46,6 +49,7 @@ public final class MainWindow implements AutoCloseable {
         this.kiln = kiln;
         this.projection = new ProjectionViewModel(kiln, background);
         this.contracts = new ContractsViewModel(kiln, background);
+        this.caches = new CachesViewModel(kiln, background);
         contracts.summaryProperty().addListener((o, a, b) -> model.setStatus(b));
         // Subscribed from the start, so events before the first visit to a page are not lost.
         this.pump = new FxEventPump(kiln.events(), this::dispatch);
@@ -64,6 +68,7 @@ public final class MainWindow implements AutoCloseable {
     private void dispatch(java.util.List<KilnEvent> batch) {
         events.accept(batch);
         projection.accept(batch);
+        caches.accept(batch);
         if (batch.stream().anyMatch(e -> e instanceof TickFinished)) {
             contracts.showLatest();
         }
@@ -134,6 +139,7 @@ public final class MainWindow implements AutoCloseable {
         return switch (page) {
             case CONTRACTS -> new ContractsView(contracts);
             case PROJECTION -> new ProjectionView(projection);
+            case CACHES -> new CachesView(caches);
             case EVENTS -> new EventsView(events);
             default -> new PlaceholderPage(page);
         };
