@@ -85,7 +85,7 @@ class ArchiveCommandTest {
 
     @Test
     void benchArchive_json_reportsEveryFigureAndStableBytes() throws Exception {
-        int code = kiln("bench", "archive", "--json", "--runs", "1", "--hits", "3");
+        int code = kiln("bench", "archive", "--json", "--runs", "1", "--hits", "3", "--warmup", "1");
 
         assertThat(code).as("exit code; stderr: %s", err).isZero();
         JsonNode r = new ObjectMapper().readTree(out.toString());
