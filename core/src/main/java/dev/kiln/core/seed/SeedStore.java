@@ -156,14 +156,24 @@ final class SeedStore {
         }
     }
 
+    /** Whether an earlier warm of {@code name} left anything (one directory listing; no lock). */
+    static boolean hasLeftovers(Path seedsDir, String name) {
+        try (DirectoryStream<Path> s = Files.newDirectoryStream(seedsDir, p -> isLeftover(p, name))) {
+            return s.iterator().hasNext();
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private static boolean isLeftover(Path p, String name) {
+        String f = p.getFileName().toString();
+        return f.startsWith("." + name + ".warm-") || f.startsWith("." + name + ".old-");
+    }
+
     /** Removes what a killed earlier warm of {@code name} left: fresh caches, their venvs, swapped-out seeds. */
     static List<Path> removeLeftovers(Path seedsDir, String name) throws IOException {
         List<Path> removed = new ArrayList<>();
-        try (DirectoryStream<Path> s = Files.newDirectoryStream(seedsDir,
-                p -> {
-                    String f = p.getFileName().toString();
-                    return f.startsWith("." + name + ".warm-") || f.startsWith("." + name + ".old-");
-                })) {
+        try (DirectoryStream<Path> s = Files.newDirectoryStream(seedsDir, p -> isLeftover(p, name))) {
             for (Path p : s) {
                 deleteTree(p);
                 removed.add(p);

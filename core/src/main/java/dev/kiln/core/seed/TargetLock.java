@@ -58,6 +58,31 @@ final class TargetLock implements AutoCloseable {
         }
     }
 
+    /** Takes the lock only if nobody holds it now; empty otherwise. */
+    static Optional<TargetLock> tryAcquire(Path lockFile) throws IOException {
+        ReentrantLock local = LOCAL.computeIfAbsent(lockFile.toAbsolutePath().normalize(), p -> new ReentrantLock());
+        if (!local.tryLock()) {
+            return Optional.empty();
+        }
+        FileChannel ch = null;
+        try {
+            ch = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            FileLock fl = ch.tryLock();
+            if (fl == null) {
+                ch.close();
+                local.unlock();
+                return Optional.empty();
+            }
+            return Optional.of(new TargetLock(local, ch, fl));
+        } catch (IOException | RuntimeException e) {
+            if (ch != null) {
+                ch.close();
+            }
+            local.unlock();
+            throw e;
+        }
+    }
+
     @Override
     public void close() throws IOException {
         try {

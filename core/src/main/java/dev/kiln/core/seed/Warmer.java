@@ -97,7 +97,7 @@ final class Warmer {
         Path seedDir = seedsDir.resolve(name);
         // The hot path: one small read, no lock, no process.
         if (SeedStore.seededHash(seedDir).equals(Optional.of(hash))) {
-            return unchanged(name, hash, begin, seedDir);
+            return unchanged(name, hash, begin, seedDir, false);
         }
         try {
             Files.createDirectories(seedsDir);
@@ -122,7 +122,7 @@ final class Warmer {
         try (TargetLock held = lock.get()) {
             // Whoever held the lock may just have warmed this very hash.
             if (SeedStore.seededHash(seedDir).equals(Optional.of(hash))) {
-                return unchanged(name, hash, begin, seedDir);
+                return unchanged(name, hash, begin, seedDir, true);
             }
             return warmLocked(target, files, seedDir, cancel, begin);
         } catch (IOException e) {
@@ -249,7 +249,25 @@ final class Warmer {
         return stderr.isEmpty() ? "uv printed nothing" : stderr.get(stderr.size() - 1).strip();
     }
 
-    private WarmResult unchanged(String name, String hash, Instant begin, Path seedDir) {
+    private WarmResult unchanged(String name, String hash, Instant begin, Path seedDir, boolean locked) {
+        if (locked) {
+            try {
+                SeedStore.removeLeftovers(seedsDir, name);
+            } catch (IOException e) {
+                LOG.warn("Could not remove what an earlier warm of {} left: {}", name, e.toString());
+            }
+        } else if (SeedStore.hasLeftovers(seedsDir, name)) {
+            // A killed earlier warm left a fresh cache behind; clean it now unless a warm is running right now.
+            try (TargetLock held = TargetLock.tryAcquire(SeedStore.lockFile(seedsDir, name)).orElse(null)) {
+                if (held != null) {
+                    for (Path p : SeedStore.removeLeftovers(seedsDir, name)) {
+                        LOG.info("Removed {} left by an earlier warm of {} that did not finish", p, name);
+                    }
+                }
+            } catch (IOException e) {
+                LOG.warn("Could not remove what an earlier warm of {} left: {}", name, e.toString());
+            }
+        }
         return finish(name, WarmOutcome.UNCHANGED, hash, begin, oldStats(seedDir),
                 "seed is current (" + hash.substring(0, 12) + "); nothing ran", List.of());
     }
@@ -262,7 +280,8 @@ final class Warmer {
     private WarmResult finish(String name, WarmOutcome outcome, String hash, Instant begin, SeedStore.Stats stats,
             String message, List<String> stderrTail) {
         Instant now = clock.instant();
-        WarmResult r = new WarmResult(name, outcome, hash, now, Duration.between(begin, now), stats.bytes(),
+        // Millisecond precision: what the journal keeps is exactly what was returned.
+        WarmResult r = new WarmResult(name, outcome, hash, now, Duration.ofMillis(Duration.between(begin, now).toMillis()), stats.bytes(),
                 stats.files(), message, stderrTail);
         journal.append(r);
         events.publish(new SeedEvent.WarmFinished(now, r));
