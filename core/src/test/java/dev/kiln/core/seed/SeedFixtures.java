@@ -131,6 +131,30 @@ final class SeedFixtures {
         return out;
     }
 
+    /**
+     * Whether process {@code pid} is gone (or a zombie waiting for its new parent to reap it), allowing up to 10 s
+     * for a SIGKILL to land.
+     */
+    static boolean gone(long pid) throws InterruptedException {
+        for (int i = 0; i < 200; i++) {
+            var h = ProcessHandle.of(pid);
+            if (h.isEmpty() || !h.get().isAlive() || zombie(pid)) {
+                return true;
+            }
+            Thread.sleep(50);
+        }
+        return false;
+    }
+
+    private static boolean zombie(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+            return stat.substring(stat.lastIndexOf(')') + 2).startsWith("Z");
+        } catch (IOException e) {
+            return true;
+        }
+    }
+
     /** A process's exit code and its merged output. */
     record Exit(int code, String output) {
     }
