@@ -32,6 +32,7 @@ record Target(String name, Path file, Source source, Optional<String> python, bo
     static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(30);
     static final String FILE_NAME = "target.json";
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]*");
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     /** Where {@code pyproject.toml} and {@code uv.lock} are read from. */
     sealed interface Source permits DirSource, GitSource {
@@ -73,7 +74,7 @@ record Target(String name, Path file, Source source, Optional<String> python, bo
         Path file = targetsDir.resolve(name).resolve(FILE_NAME);
         JsonNode json;
         try {
-            json = new ObjectMapper().readTree(Files.readString(file));
+            json = JSON.readTree(Files.readString(file));
         } catch (NoSuchFileException e) {
             throw new WorkspaceException("No target '" + name + "': " + file + " does not exist."
                     + " Create it with {\"source\": {\"dir\": \".\"}} beside a pyproject.toml and uv.lock.");
