@@ -200,6 +200,50 @@ class SeedWarmTest {
     }
 
     @Test
+    void warm_twoTargetsAtOnce_bothWarmInParallel() throws Exception {
+        SeedFixtures.target(ws, "one", "small");
+        SeedFixtures.target(ws, "two", "small-v2");
+        SeedCaches seeds = seeds();
+
+        CompletableFuture<WarmResult> a = CompletableFuture.supplyAsync(() -> seeds.warm("one", Cancellation.create()));
+        CompletableFuture<WarmResult> b = CompletableFuture.supplyAsync(() -> seeds.warm("two", Cancellation.create()));
+
+        assertThat(a.get(120, TimeUnit.SECONDS).outcome()).isEqualTo(WarmOutcome.WARMED);
+        assertThat(b.get(120, TimeUnit.SECONDS).outcome()).isEqualTo(WarmOutcome.WARMED);
+        assertThat(seeds.seeds()).extracting(SeedInfo::target, SeedInfo::current)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("one", true), org.assertj.core.groups.Tuple.tuple("two", true));
+    }
+
+    @Test
+    void warm_gitSourcedTarget_warmsWhatTheRefHolds() throws Exception {
+        Path repo = Files.createDirectories(tmp.resolve("repo"));
+        Path sub = Files.createDirectories(repo.resolve("services/api"));
+        SeedFixtures.useFixture(sub, "small-v2");
+        git(repo, "init", "-q", "-b", "main");
+        git(repo, "add", "-A");
+        git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "lock");
+        // An uncommitted edit in the working tree must not matter: the warm reads the ref.
+        Files.writeString(sub.resolve("uv.lock"), "not a lock");
+        Path t = Files.createDirectories(ws.resolve("targets/api"));
+        Files.writeString(t.resolve("target.json"),
+                "{\"source\": {\"git\": \"../../../repo\", \"ref\": \"main\", \"path\": \"services/api\"}}");
+
+        WarmResult r = seeds().warm("api", Cancellation.create());
+
+        assertThat(r.outcome()).as(r.message()).isEqualTo(WarmOutcome.WARMED);
+        assertThat(wheelNames(seeds().seedDir("api"))).contains("six-1.17.0.dist-info", "idna-3.10.dist-info");
+    }
+
+    private static void git(Path dir, String... args) throws Exception {
+        List<String> cmd = new java.util.ArrayList<>(List.of("git", "-C", dir.toString()));
+        cmd.addAll(List.of(args));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).as(out).isZero();
+    }
+
+    @Test
     void warm_uvMissing_failsWithHowToInstall() throws Exception {
         SeedFixtures.target(ws, "app", "small");
         Files.writeString(ws.resolve("kiln.json"), "{}");
