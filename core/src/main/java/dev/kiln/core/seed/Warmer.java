@@ -167,7 +167,7 @@ final class Warmer {
             UvLauncher.Run version = UvLauncher.run(List.of(uv.toString(), "--version"), project, env, VERSION_TIMEOUT,
                     cancel, clock, pid -> { }, (l, e) -> { }, true);
             if (!version.succeeded()) {
-                return ended(name, hash, begin, seedDir, version, "uv at " + uv + " did not report its version");
+                return ended(name, hash, begin, seedDir, version, cancel, "uv at " + uv + " did not report its version");
             }
             String uvVersion = String.join(" ", version.stdout()).strip();
             List<String> command = command(uv.toString(), target);
@@ -176,7 +176,7 @@ final class Warmer {
                     (line, stderr) -> events.publish(new SeedEvent.WarmOutput(clock.instant(), name, line, stderr)),
                     false);
             if (!run.succeeded()) {
-                return ended(name, hash, begin, seedDir, run, "uv sync failed");
+                return ended(name, hash, begin, seedDir, run, cancel, "uv sync failed");
             }
             SeedStore.Stats stats = SeedStore.stats(fresh);
             Instant now = clock.instant();
@@ -200,9 +200,12 @@ final class Warmer {
         }
     }
 
-    private WarmResult ended(String name, String hash, Instant begin, Path seedDir, UvLauncher.Run run, String what) {
+    private WarmResult ended(String name, String hash, Instant begin, Path seedDir, UvLauncher.Run run,
+            Cancellation cancel, String what) {
         SeedStore.Stats old = oldStats(seedDir);
-        switch (run.end()) {
+        // A terminal's Ctrl-C reaches uv too: it may exit on its own just before the cancel is seen.
+        UvLauncher.End end = cancel.isCancelled() ? UvLauncher.End.CANCELLED : run.end();
+        switch (end) {
             case CANCELLED:
                 return finish(name, WarmOutcome.CANCELLED, hash, begin, old,
                         "cancelled; uv's process tree was killed and the previous seed is kept", run.stderrTail());
