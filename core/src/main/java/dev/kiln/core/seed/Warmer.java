@@ -97,7 +97,7 @@ final class Warmer {
         Path seedDir = seedsDir.resolve(name);
         // The hot path: one small read, no lock, no process.
         if (SeedStore.seededHash(seedDir).equals(Optional.of(hash))) {
-            return unchanged(name, hash, begin, seedDir, false);
+            return unchanged(name, hash, begin, seedDir);
         }
         try {
             Files.createDirectories(seedsDir);
@@ -119,19 +119,39 @@ final class Warmer {
             return finish(name, WarmOutcome.CANCELLED, hash, begin, oldStats(seedDir),
                     "cancelled while another warm of '" + name + "' was running; the seed is unchanged", List.of());
         }
-        try (TargetLock held = lock.get()) {
+        TargetLock held = lock.get();
+        Ending end;
+        try {
             // Whoever held the lock may just have warmed this very hash.
             if (SeedStore.seededHash(seedDir).equals(Optional.of(hash))) {
-                return unchanged(name, hash, begin, seedDir, true);
+                end = null;
+            } else {
+                end = warmLocked(target, files, seedDir, cancel, begin);
             }
-            return warmLocked(target, files, seedDir, cancel, begin);
+        } finally {
+            release(held, name);
+        }
+        if (end == null) {
+            return unchanged(name, hash, begin, seedDir);
+        }
+        // Recorded only after warmLocked has cleaned up, so whoever hears the outcome sees the final disk state.
+        return finish(name, end.outcome(), hash, begin, end.stats(), end.message(), end.stderrTail());
+    }
+
+    private static void release(TargetLock held, String name) {
+        try {
+            held.close();
         } catch (IOException e) {
+            // The file lock goes with the channel or the process anyway; the warm's outcome stands.
             LOG.warn("Releasing the warm lock of {} failed: {}", name, e.toString());
-            return finish(name, WarmOutcome.FAILED, hash, begin, oldStats(seedDir), "lock release failed: " + e, List.of());
         }
     }
 
-    private WarmResult warmLocked(Target target, LockFiles files, Path seedDir, Cancellation cancel, Instant begin) {
+    /** How a warm under the lock ended, before it is recorded. */
+    private record Ending(WarmOutcome outcome, SeedStore.Stats stats, String message, List<String> stderrTail) {
+    }
+
+    private Ending warmLocked(Target target, LockFiles files, Path seedDir, Cancellation cancel, Instant begin) {
         String name = target.name();
         String hash = files.hash();
         try {
@@ -139,14 +159,14 @@ final class Warmer {
                 LOG.info("Removed {} left by an earlier warm of {} that did not finish", p, name);
             }
         } catch (IOException e) {
-            return finish(name, WarmOutcome.FAILED, hash, begin, oldStats(seedDir),
+            return new Ending(WarmOutcome.FAILED, oldStats(seedDir),
                     "cannot remove what an earlier warm left in " + seedsDir + ": " + e.getMessage(), List.of());
         }
         Path uv;
         try {
             uv = UvLauncher.locate(configuredUv, workspace, callerEnv);
         } catch (WorkspaceException e) {
-            return finish(name, WarmOutcome.FAILED, hash, begin, oldStats(seedDir), e.getMessage(), List.of());
+            return new Ending(WarmOutcome.FAILED, oldStats(seedDir), e.getMessage(), List.of());
         }
         Path fresh = SeedStore.freshDir(seedsDir, name, hash);
         Path venv = SeedStore.venvDir(fresh);
@@ -183,12 +203,16 @@ final class Warmer {
             SeedStore.writeMarkers(fresh, name, hash, uvVersion, now, Duration.between(begin, now), stats);
             SeedStore.swap(fresh, seedDir, now);
             swapped = true;
-            return finish(name, WarmOutcome.WARMED, hash, begin, stats,
+            return new Ending(WarmOutcome.WARMED, stats,
                     "warmed with " + uvVersion + ": " + stats.wheels() + " wheels, " + stats.files() + " files, "
                             + stats.bytes() + " bytes", List.of());
         } catch (IOException e) {
-            return finish(name, WarmOutcome.FAILED, hash, begin, oldStats(seedDir),
+            return new Ending(WarmOutcome.FAILED, oldStats(seedDir),
                     "warm failed on the file system: " + e + "; the previous seed is kept", List.of());
+        } catch (RuntimeException e) {
+            LOG.error("The warm of {} failed unexpectedly", name, e);
+            return new Ending(WarmOutcome.FAILED, oldStats(seedDir),
+                    "warm failed unexpectedly: " + e + "; the previous seed is kept", List.of());
         } finally {
             quietlyDelete(venv);
             if (project != null) {
@@ -200,33 +224,33 @@ final class Warmer {
         }
     }
 
-    private WarmResult ended(String name, String hash, Instant begin, Path seedDir, UvLauncher.Run run,
+    private Ending ended(String name, String hash, Instant begin, Path seedDir, UvLauncher.Run run,
             Cancellation cancel, String what) {
         SeedStore.Stats old = oldStats(seedDir);
         // A terminal's Ctrl-C reaches uv too: it may exit on its own just before the cancel is seen.
         UvLauncher.End end = cancel.isCancelled() ? UvLauncher.End.CANCELLED : run.end();
         switch (end) {
             case CANCELLED:
-                return finish(name, WarmOutcome.CANCELLED, hash, begin, old,
+                return new Ending(WarmOutcome.CANCELLED, old,
                         "cancelled; uv's process tree was killed and the previous seed is kept", run.stderrTail());
             case TIMED_OUT:
-                return finish(name, WarmOutcome.FAILED, hash, begin, old, "timed out after "
+                return new Ending(WarmOutcome.FAILED, old, "timed out after "
                         + run.duration().toSeconds() + "s (the target's timeout); uv's process tree was killed and the"
                         + " previous seed is kept. Raise 'timeout' in target.json if the download is just slow.",
                         run.stderrTail());
             case FAILED_TO_START:
-                return finish(name, WarmOutcome.FAILED, hash, begin, old, run.problem(), List.of());
+                return new Ending(WarmOutcome.FAILED, old, run.problem(), List.of());
             default:
                 break;
         }
         Optional<String> needsBuild = needsBuild(run.stderrTail());
         if (needsBuild.isPresent()) {
-            return finish(name, WarmOutcome.NEEDS_BUILD, hash, begin, old, "needs-build: " + needsBuild.get()
+            return new Ending(WarmOutcome.NEEDS_BUILD, old, "needs-build: " + needsBuild.get()
                     + " is published only as source (no wheel uv can use here), and Kiln never builds packages on the"
                     + " warming host. Pin a version that has a wheel, or build the wheel elsewhere and serve it from an"
                     + " index.", run.stderrTail());
         }
-        return finish(name, WarmOutcome.FAILED, hash, begin, old, what + " (exit " + run.exitCode() + "): "
+        return new Ending(WarmOutcome.FAILED, old, what + " (exit " + run.exitCode() + "): "
                 + errorLine(run.stderrTail()) + "; the previous seed is kept", run.stderrTail());
     }
 
@@ -252,14 +276,8 @@ final class Warmer {
         return stderr.isEmpty() ? "uv printed nothing" : stderr.get(stderr.size() - 1).strip();
     }
 
-    private WarmResult unchanged(String name, String hash, Instant begin, Path seedDir, boolean locked) {
-        if (locked) {
-            try {
-                SeedStore.removeLeftovers(seedsDir, name);
-            } catch (IOException e) {
-                LOG.warn("Could not remove what an earlier warm of {} left: {}", name, e.toString());
-            }
-        } else if (SeedStore.hasLeftovers(seedsDir, name)) {
+    private WarmResult unchanged(String name, String hash, Instant begin, Path seedDir) {
+        if (SeedStore.hasLeftovers(seedsDir, name)) {
             // A killed earlier warm left a fresh cache behind; clean it now unless a warm is running right now.
             try (TargetLock held = TargetLock.tryAcquire(SeedStore.lockFile(seedsDir, name)).orElse(null)) {
                 if (held != null) {
