@@ -18,6 +18,7 @@ module dev.kiln.core {
     exports dev.kiln.core.demo;
     exports dev.kiln.core.projection;
     exports dev.kiln.core.archive;
+    exports dev.kiln.core.seed;
 
     opens dev.kiln.core.demo to com.fasterxml.jackson.databind;
 }

@@ -1,0 +1,247 @@
+package dev.kiln.app.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kiln.core.seed.Cancellation;
+import dev.kiln.core.seed.CopyReport;
+import dev.kiln.core.seed.SeedCaches;
+import dev.kiln.core.seed.SeedInfo;
+import dev.kiln.core.seed.WarmOutcome;
+import dev.kiln.core.seed.WarmResult;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Clock;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code kiln bench seed}: copying a real warmed seed into a job cache, against {@code cp -a} of the same seed in
+ * the same run; the no-op warm; and proof that the copy alone lets a job install offline.
+ */
+@Command(name = "seed", mixinStandardHelpOptions = true,
+        description = {"Warm a real seed (default: a bench target of ~3,200 files from PyPI, in a temp workspace),",
+            "then measure copy into a job cache against `cp -a seed/. dst/` (medians, alternating runs), the no-op",
+            "warm, and a job's `uv sync --offline` from the copy vs from an empty cache. Prints one JSON object."})
+final class SeedBenchCommand implements Callable<Integer> {
+    static final double TARGET_RATIO = 1.25;
+
+    @Option(names = "--workspace", paramLabel = "DIR", description = "Use this workspace's target instead of a temp one.")
+    Path workspace;
+
+    @Option(names = "--target", paramLabel = "NAME", description = "The target to bench (default: ${DEFAULT-VALUE}).")
+    String target = "bench";
+
+    @Option(names = "--rounds", paramLabel = "R", description = "Copy rounds of each kind; medians (default: ${DEFAULT-VALUE}).")
+    int rounds = 9;
+
+    @Option(names = "--warmup", paramLabel = "W", description = "Untimed rounds of each copy first (JIT, page cache) (default: ${DEFAULT-VALUE}).")
+    int warmup = 2;
+
+    @Option(names = "--json", description = "Print compact JSON on one line (default: indented).")
+    boolean json;
+
+    @Override
+    public Integer call() throws Exception {
+        if (rounds < 1 || warmup < 0) {
+            throw new CliException("--rounds must be at least 1 and --warmup at least 0");
+        }
+        Path scratch = Files.createTempDirectory("kiln-bench-seed-");
+        try {
+            Path ws = workspace != null ? Workspaces.require(workspace) : benchWorkspace(scratch.resolve("ws"));
+            ObjectNode out = run(ws, scratch);
+            ObjectMapper m = new ObjectMapper();
+            System.out.println(json ? m.writeValueAsString(out) : m.writerWithDefaultPrettyPrinter().writeValueAsString(out));
+            return out.path("seed_sufficient").asBoolean() ? 0 : 1;
+        } finally {
+            deleteTree(scratch);
+        }
+    }
+
+    private ObjectNode run(Path ws, Path scratch) throws Exception {
+        SeedCaches seeds = SeedCaches.of(ws);
+        WarmResult warm = seeds.warm(target, Cancellation.create());
+        if (!warm.outcome().isSuccess()) {
+            throw new CliException("cannot bench: the warm of '" + target + "' " + warm.outcome().label() + ": " + warm.message());
+        }
+        Path seed = seeds.seedDir(target);
+
+        // The no-op warm: what every job start pays when the lock did not change.
+        long[] unchanged = new long[Math.max(5, rounds)];
+        for (int i = 0; i < unchanged.length; i++) {
+            long t0 = System.nanoTime();
+            WarmResult r = seeds.warm(target, Cancellation.create());
+            unchanged[i] = System.nanoTime() - t0;
+            if (r.outcome() != WarmOutcome.UNCHANGED) {
+                throw new CliException("the repeat warm was " + r.outcome().label() + ", not unchanged: " + r.message());
+            }
+        }
+
+        // Warm both paths alike (JIT for ours, page cache for both), then alternate the two copies so drift on a
+        // busy machine hits both alike; each into a fresh directory.
+        for (int i = 0; i < warmup; i++) {
+            SeedCaches.copyInto(seed, scratch.resolve("warm-copy"), Clock.systemUTC());
+            cpA(seed, scratch.resolve("warm-cp"));
+            deleteTree(scratch.resolve("warm-copy"));
+            deleteTree(scratch.resolve("warm-cp"));
+        }
+        long[] copy = new long[rounds];
+        long[] cp = new long[rounds];
+        CopyReport last = null;
+        for (int i = 0; i < rounds; i++) {
+            boolean cpFirst = i % 2 == 1;
+            if (cpFirst) {
+                cp[i] = cpA(seed, scratch.resolve("cp-" + i));
+            }
+            Path dst = scratch.resolve("copy-" + i);
+            long t0 = System.nanoTime();
+            last = SeedCaches.copyInto(seed, dst, Clock.systemUTC());
+            copy[i] = System.nanoTime() - t0;
+            if (!last.copied()) {
+                throw new CliException("copy failed: " + last.problem().orElse("?"));
+            }
+            if (!cpFirst) {
+                cp[i] = cpA(seed, scratch.resolve("cp-" + i));
+            }
+            deleteTree(dst);
+            deleteTree(scratch.resolve("cp-" + i));
+        }
+
+        // Proof the seed is sufficient: a job installs offline from the copy, and cannot from an empty cache.
+        Path jobCache = scratch.resolve("job/cache");
+        SeedCaches.copyInto(seed, jobCache, Clock.systemUTC());
+        Path targetDir = ws.resolve("targets").resolve(target);
+        Files.createDirectories(scratch.resolve("job/project"));
+        for (String f : List.of("pyproject.toml", "uv.lock")) {
+            Files.write(scratch.resolve("job/project").resolve(f), lockFile(targetDir, f));
+        }
+        Exit withCopy = offlineSync(scratch.resolve("job/project"), jobCache, scratch.resolve("job/venv-with"));
+        Exit empty = offlineSync(scratch.resolve("job/project"), Files.createDirectories(scratch.resolve("job/empty")),
+                scratch.resolve("job/venv-empty"));
+
+        SeedInfo info = seeds.seeds().stream().filter(s -> s.target().equals(target)).findFirst().orElseThrow();
+        double copyMs = medianMs(copy);
+        double cpMs = medianMs(cp);
+        ObjectMapper m = new ObjectMapper();
+        ObjectNode o = m.createObjectNode();
+        o.put("benchmark", "seed");
+        o.put("workspace", ws.toString());
+        o.put("target", target);
+        o.put("uv_version", info.uvVersion().orElse(""));
+        o.put("bytes", last.bytes());
+        o.put("files", last.files());
+        o.put("links", last.links());
+        o.put("wheels", info.wheels());
+        o.put("warm_outcome", warm.outcome().label());
+        o.put("warm_seconds", warm.duration().toMillis() / 1000.0);
+        o.put("rounds", rounds);
+        o.put("unchanged_check_ms", medianMs(unchanged));
+        o.put("copy_ms", copyMs);
+        o.put("cp_a_ms", cpMs);
+        o.put("copy_over_cp_a", Math.round(copyMs / cpMs * 1000) / 1000.0);
+        o.put("copy_min_ms", minMs(copy));
+        o.put("cp_a_min_ms", minMs(cp));
+        o.put("warmup_rounds", warmup);
+        o.put("target_ratio", TARGET_RATIO);
+        o.put("within_target", copyMs / cpMs <= TARGET_RATIO);
+        o.putObject("offline_install_from_copy").put("exit", withCopy.code).put("seconds", withCopy.seconds)
+                .put("last_line", withCopy.lastLine);
+        o.putObject("offline_install_empty_cache").put("exit", empty.code).put("seconds", empty.seconds)
+                .put("last_line", empty.lastLine);
+        o.put("seed_sufficient", withCopy.code == 0 && empty.code != 0);
+        return o;
+    }
+
+    /** The target's file as the warm saw it: from its directory (the bench's own target is a plain directory). */
+    private static byte[] lockFile(Path targetDir, String name) throws IOException {
+        Path f = targetDir.resolve(name);
+        if (!Files.isRegularFile(f)) {
+            throw new CliException("the offline-install proof needs " + f + " (a directory-sourced target)");
+        }
+        return Files.readAllBytes(f);
+    }
+
+    private static long cpA(Path seed, Path dst) throws Exception {
+        Files.createDirectories(dst);
+        long t0 = System.nanoTime();
+        Process p = new ProcessBuilder("cp", "-a", seed + "/.", dst + "/").redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!p.waitFor(10, TimeUnit.MINUTES) || p.exitValue() != 0) {
+            throw new CliException("cp -a failed: " + out);
+        }
+        return System.nanoTime() - t0;
+    }
+
+    private record Exit(int code, double seconds, String lastLine) {
+    }
+
+    private static Exit offlineSync(Path project, Path cache, Path venv) throws Exception {
+        ProcessBuilder pb = new ProcessBuilder("uv", "sync", "--offline", "--frozen", "--no-install-project")
+                .directory(project.toFile()).redirectErrorStream(true);
+        pb.environment().put("UV_CACHE_DIR", cache.toString());
+        pb.environment().put("UV_PROJECT_ENVIRONMENT", venv.toString());
+        long t0 = System.nanoTime();
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+        p.waitFor(10, TimeUnit.MINUTES);
+        String[] lines = out.split("\n");
+        String last = Arrays.stream(lines).filter(l -> l.contains("error") || l.contains("Installed")).findFirst()
+                .orElse(lines[lines.length - 1]);
+        return new Exit(p.exitValue(), (System.nanoTime() - t0) / 1e9, last.strip());
+    }
+
+    private static double minMs(long[] nanos) {
+        return Math.round(Arrays.stream(nanos).min().orElse(0) / 1e4) / 100.0;
+    }
+
+    private static double medianMs(long[] nanos) {
+        long[] s = nanos.clone();
+        Arrays.sort(s);
+        double mid = s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2.0;
+        return Math.round(mid / 1e4) / 100.0;
+    }
+
+    private static Path benchWorkspace(Path ws) throws IOException {
+        Path t = Files.createDirectories(ws.resolve("targets/bench"));
+        Files.createDirectories(ws.resolve("tasks"));
+        Files.writeString(ws.resolve("kiln.json"), "{}\n");
+        Files.writeString(t.resolve("target.json"), "{\"source\": {\"dir\": \".\"}}\n");
+        for (String f : List.of("pyproject.toml", "uv.lock")) {
+            try (InputStream in = SeedBenchCommand.class.getResourceAsStream("bench-seed/" + f)) {
+                if (in == null) {
+                    throw new IOException("bench resource missing from the build: bench-seed/" + f);
+                }
+                Files.write(t.resolve(f), in.readAllBytes());
+            }
+        }
+        return ws;
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        if (!Files.exists(root)) {
+            return;
+        }
+        Files.walkFileTree(root, new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+                Files.delete(file);
+                return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult postVisitDirectory(Path dir, IOException exc) throws IOException {
+                Files.delete(dir);
+                return FileVisitResult.CONTINUE;
+            }
+        });
+    }
+}

@@ -1,0 +1,130 @@
+package dev.kiln.app.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kiln.core.seed.CopyReport;
+import dev.kiln.core.seed.SeedCaches;
+import dev.kiln.core.seed.SeedInfo;
+import dev.kiln.core.seed.WarmResult;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code kiln seed copy|ls|history}: use and inspect seed caches. */
+@Command(name = "seed", mixinStandardHelpOptions = true,
+        description = "Copy a seed into a job's cache, list seeds, show the warm history.",
+        subcommands = {SeedCommand.Copy.class, SeedCommand.Ls.class, SeedCommand.History.class, CommandLine.HelpCommand.class})
+final class SeedCommand implements Runnable {
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        throw new CommandLine.ParameterException(spec.commandLine(), "name a sub-command: copy, ls or history");
+    }
+
+    @Command(name = "copy", mixinStandardHelpOptions = true,
+            description = {"Copy TARGET's seed into SCRATCH (a job's uv cache dir): real copies, never links.",
+                "Best-effort: when there is no seed or the copy fails it says so on stderr and exits 0,",
+                "so the job proceeds and uv downloads what is missing."})
+    static final class Copy implements Callable<Integer> {
+        @Parameters(index = "0", paramLabel = "DIR", description = "The workspace.")
+        Path dir;
+
+        @Parameters(index = "1", paramLabel = "TARGET", description = "The target whose seed to copy.")
+        String target;
+
+        @Parameters(index = "2", paramLabel = "SCRATCH", description = "The job's cache directory (created if missing).")
+        Path scratch;
+
+        @Option(names = "--json", description = "Print the result as one JSON object.")
+        boolean json;
+
+        @Override
+        public Integer call() throws Exception {
+            SeedCaches seeds = SeedCaches.of(Workspaces.require(dir));
+            CopyReport r = seeds.copyInto(target, scratch.toAbsolutePath());
+            if (json) {
+                ObjectNode o = new ObjectMapper().createObjectNode().put("target", target).put("copied", r.copied())
+                        .put("files", r.files()).put("bytes", r.bytes()).put("links", r.links())
+                        .put("ms", r.duration().toMillis()).put("problem", r.problem().orElse(null));
+                System.out.println(new ObjectMapper().writeValueAsString(o));
+            } else if (r.copied()) {
+                System.out.printf("copied seed %s into %s: %d files, %d bytes, %d links in %d ms%n", target,
+                        scratch.toAbsolutePath(), r.files(), r.bytes(), r.links(), r.duration().toMillis());
+            }
+            r.problem().ifPresent(p -> System.err.println("kiln: seed " + target + " not fully copied: " + p));
+            return 0;
+        }
+    }
+
+    @Command(name = "ls", mixinStandardHelpOptions = true, description = "List targets and their seeds.")
+    static final class Ls implements Callable<Integer> {
+        @Parameters(index = "0", paramLabel = "DIR", description = "The workspace.")
+        Path dir;
+
+        @Option(names = "--json", description = "One JSON object per target.")
+        boolean json;
+
+        @Override
+        public Integer call() throws Exception {
+            SeedCaches seeds = SeedCaches.of(Workspaces.require(dir));
+            List<SeedInfo> all = seeds.seeds();
+            ObjectMapper m = new ObjectMapper();
+            if (!json) {
+                System.out.printf("%-20s %-9s %-12s %7s %8s %12s  %-20s %s%n", "TARGET", "STATE", "HASH", "WHEELS",
+                        "FILES", "BYTES", "WARMED", "UV");
+            }
+            for (SeedInfo s : all) {
+                String state = !s.seeded() ? "none" : s.current() ? "current" : s.currentHash().isEmpty() ? "unknown" : "stale";
+                if (json) {
+                    ObjectNode o = m.createObjectNode().put("target", s.target()).put("state", state)
+                            .put("seed_dir", s.seedDir().toString()).put("hash", s.hash().orElse(null))
+                            .put("current_hash", s.currentHash().orElse(null)).put("wheels", s.wheels())
+                            .put("files", s.files()).put("bytes", s.bytes())
+                            .put("warmed_at", s.warmedAt().map(Object::toString).orElse(null))
+                            .put("uv_version", s.uvVersion().orElse(null)).put("problem", s.problem().orElse(null));
+                    System.out.println(m.writeValueAsString(o));
+                } else {
+                    System.out.printf("%-20s %-9s %-12s %7d %8d %12d  %-20s %s%n", s.target(), state,
+                            s.hash().map(h -> h.substring(0, Math.min(12, h.length()))).orElse("-"), s.wheels(), s.files(),
+                            s.bytes(), s.warmedAt().map(i -> i.toString().substring(0, 19)).orElse("-"),
+                            s.uvVersion().orElse("-"));
+                    s.problem().ifPresent(p -> System.out.println("    problem: " + p));
+                }
+            }
+            return 0;
+        }
+    }
+
+    @Command(name = "history", mixinStandardHelpOptions = true, description = "Show the workspace's warm journal.")
+    static final class History implements Callable<Integer> {
+        @Parameters(index = "0", paramLabel = "DIR", description = "The workspace.")
+        Path dir;
+
+        @Option(names = "--json", description = "One JSON object per warm.")
+        boolean json;
+
+        @Override
+        public Integer call() throws Exception {
+            SeedCaches seeds = SeedCaches.of(Workspaces.require(dir));
+            ObjectMapper m = new ObjectMapper();
+            for (WarmResult r : seeds.history()) {
+                if (json) {
+                    System.out.println(m.writeValueAsString(m.createObjectNode().put("at", r.at().toString())
+                            .put("target", r.target()).put("outcome", r.outcome().label()).put("hash", r.hash())
+                            .put("seconds", r.duration().toMillis() / 1000.0).put("bytes", r.bytes())
+                            .put("message", r.message())));
+                } else {
+                    System.out.printf("%s  %-12s %-11s %6.1fs  %s%n", r.at().toString().substring(0, 19), r.target(),
+                            r.outcome().label(), r.duration().toMillis() / 1000.0, r.message());
+                }
+            }
+            return 0;
+        }
+    }
+}

@@ -1,0 +1,18 @@
+package dev.kiln.core.seed;
+
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * What {@link SeedCaches#copyInto} did. A copy is best-effort: on failure {@link #problem()} says why, and the job
+ * goes on with whatever cache it has.
+ *
+ * @param copied whether the whole seed was copied
+ * @param files regular files copied
+ * @param bytes bytes copied
+ * @param links symbolic links recreated (uv's cache links its wheel entries to archives inside itself)
+ * @param duration how long the copy took
+ * @param problem what went wrong, when something did
+ */
+public record CopyReport(boolean copied, long files, long bytes, long links, Duration duration, Optional<String> problem) {
+}

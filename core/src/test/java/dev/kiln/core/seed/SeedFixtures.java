@@ -1,0 +1,183 @@
+package dev.kiln.core.seed;
+
+import static org.assertj.core.api.Assertions.fail;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+
+/** Real files and a real uv for the seed tests. */
+final class SeedFixtures {
+    private SeedFixtures() {
+    }
+
+    /** The real uv on PATH; the seed tests need it (CI installs it with pip). */
+    static Path uv() {
+        for (String dir : System.getenv().getOrDefault("PATH", "").split(":")) {
+            Path p = Path.of(dir.isEmpty() ? "." : dir, "uv");
+            if (Files.isRegularFile(p) && Files.isExecutable(p)) {
+                return p.toAbsolutePath();
+            }
+        }
+        return fail("uv is needed for the seed tests and is not on PATH; install it with `pip install uv`");
+    }
+
+    /** A workspace with an empty kiln.json. */
+    static Path workspace(Path dir) throws IOException {
+        Files.createDirectories(dir.resolve("tasks"));
+        Files.writeString(dir.resolve("kiln.json"), "{}\n");
+        return dir;
+    }
+
+    /** Sets kiln.json's {@code uv} to {@code uv}. */
+    static void useUv(Path ws, Path uv) throws IOException {
+        Files.writeString(ws.resolve("kiln.json"), "{\"uv\": \"" + uv + "\"}\n");
+    }
+
+    /** A target {@code name} whose pyproject.toml and uv.lock are the test fixture {@code fixture}, read from its own directory. */
+    static Path target(Path ws, String name, String fixture) throws IOException {
+        Path dir = ws.resolve("targets").resolve(name);
+        Files.createDirectories(dir);
+        Files.writeString(dir.resolve("target.json"), "{\"source\": {\"dir\": \".\"}, \"extras\": \"all\"}\n");
+        useFixture(dir, fixture);
+        return dir;
+    }
+
+    static void useFixture(Path targetDir, String fixture) throws IOException {
+        for (String f : List.of("pyproject.toml", "uv.lock")) {
+            Files.write(targetDir.resolve(f), resource(fixture + "/" + f));
+        }
+    }
+
+    static byte[] resource(String name) throws IOException {
+        try (InputStream in = SeedFixtures.class.getResourceAsStream(name)) {
+            if (in == null) {
+                throw new IOException("test resource missing: " + name);
+            }
+            return in.readAllBytes();
+        }
+    }
+
+    /**
+     * A stand-in for uv at {@code dir}/uv: appends its arguments to {@code log}, optionally dumps its environment to
+     * {@code envDump}, then execs the real uv — so the warm still runs real uv.
+     */
+    static Path uvWrapper(Path dir, Path log, Path envDump) throws IOException {
+        Files.createDirectories(dir);
+        Path w = dir.resolve("uv");
+        String dump = envDump == null ? "" : "env > '" + envDump + "'\n";
+        Files.writeString(w, "#!/bin/sh\necho \"$*\" >> '" + log + "'\n" + dump + "exec '" + uv() + "' \"$@\"\n");
+        Files.setPosixFilePermissions(w, PosixFilePermissions.fromString("rwxr-xr-x"));
+        return w;
+    }
+
+    /** Every entry of a tree: relative path → kind and content digest (link target for links). */
+    static Map<String, String> digest(Path root) throws IOException {
+        Map<String, String> out = new TreeMap<>();
+        if (!Files.exists(root)) {
+            return out;
+        }
+        Files.walkFileTree(root, new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) {
+                out.put(root.relativize(dir) + "/", "dir");
+                return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+                String rel = root.relativize(file).toString();
+                if (attrs.isSymbolicLink()) {
+                    out.put(rel, "link:" + Files.readSymbolicLink(file));
+                } else {
+                    out.put(rel, "file:" + sha(Files.readAllBytes(file)));
+                }
+                return FileVisitResult.CONTINUE;
+            }
+        });
+        return out;
+    }
+
+    static String sha(byte[] b) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(b));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Names in {@code seedsDir} that a warm in flight uses ({@code .<name>.warm-*}). */
+    static List<String> warmLeftovers(Path seedsDir) throws IOException {
+        List<String> out = new ArrayList<>();
+        if (!Files.isDirectory(seedsDir)) {
+            return out;
+        }
+        try (var s = Files.list(seedsDir)) {
+            s.map(p -> p.getFileName().toString()).filter(n -> n.contains(".warm-") || n.contains(".old-")).forEach(out::add);
+        }
+        return out;
+    }
+
+    /**
+     * Whether process {@code pid} is gone (or a zombie waiting for its new parent to reap it), allowing up to 10 s
+     * for a SIGKILL to land.
+     */
+    static boolean gone(long pid) throws InterruptedException {
+        for (int i = 0; i < 200; i++) {
+            var h = ProcessHandle.of(pid);
+            if (h.isEmpty() || !h.get().isAlive() || zombie(pid)) {
+                return true;
+            }
+            Thread.sleep(50);
+        }
+        return false;
+    }
+
+    private static boolean zombie(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+            return stat.substring(stat.lastIndexOf(')') + 2).startsWith("Z");
+        } catch (IOException e) {
+            return true;
+        }
+    }
+
+    /** A process's exit code and its merged output. */
+    record Exit(int code, String output) {
+    }
+
+    /**
+     * A job's install: {@code uv sync --offline --frozen} of the target's files into a fresh venv, with
+     * {@code cache} as its only cache.
+     */
+    static Exit jobSyncOffline(Path targetDir, Path cache, Path scratch) throws IOException, InterruptedException {
+        Path project = Files.createDirectories(scratch.resolve("project"));
+        for (String f : List.of("pyproject.toml", "uv.lock")) {
+            Files.copy(targetDir.resolve(f), project.resolve(f), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        }
+        ProcessBuilder pb = new ProcessBuilder(uv().toString(), "sync", "--offline", "--frozen", "--no-install-project")
+                .directory(project.toFile()).redirectErrorStream(true);
+        pb.environment().put("UV_CACHE_DIR", cache.toString());
+        pb.environment().put("UV_PROJECT_ENVIRONMENT", scratch.resolve("venv").toString());
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!p.waitFor(120, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            return fail("uv sync --offline did not finish: " + out);
+        }
+        return new Exit(p.exitValue(), out);
+    }
+}
