@@ -1,0 +1,207 @@
+package dev.kiln.core.startup;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One server's startup in one run: prepared before the barrier (so the barrier releases only the spawn), then spawn,
+ * handshake, and the end of its process tree whatever happened.
+ */
+final class ServerRun {
+    /** How long a server that finished its handshake gets to exit after its stdin is closed. */
+    private static final long EXIT_GRACE_MILLIS = 1_000;
+    /** How long a stdout that closed gets to turn into a process exit. */
+    private static final long CLOSED_EXIT_WAIT_MILLIS = 2_000;
+    private static final long KILL_GRACE_MILLIS = 1_000;
+
+    private final ServerConfig config;
+    private final Duration timeout;
+    private final List<String> pinCpus;
+    private final BytecodeMode bytecode;
+    private final int maxLineBytes;
+    private final Map<String, String> baseEnv;
+
+    ServerRun(ServerConfig config, Duration timeout, List<String> pinCpus, BytecodeMode bytecode, int maxLineBytes,
+            Map<String, String> baseEnv) {
+        this.config = config;
+        this.timeout = timeout;
+        this.pinCpus = pinCpus;
+        this.bytecode = bytecode;
+        this.maxLineBytes = maxLineBytes;
+        this.baseEnv = baseEnv;
+    }
+
+    /** Runs the startup; never throws for anything the server does. */
+    ServerResult run(Recorder recorder) throws InterruptedException {
+        return config.transport() == ServerConfig.Transport.HTTP ? runHttp(recorder) : runStdio(recorder);
+    }
+
+    private ServerResult runHttp(Recorder recorder) throws InterruptedException {
+        HttpChannel channel = new HttpChannel(config.url(), config.headers(), recorder);
+        long deadline = recorder.now() + timeout.toNanos();
+        try {
+            Handshake.Result r = new Handshake(channel, recorder, deadline, timeout).run();
+            return result(recorder, Outcome.OK, null, "", r, List.of());
+        } catch (Handshake.Failure f) {
+            return result(recorder, f.outcome, null, f.getMessage(), null, List.of());
+        } catch (Handshake.Closed c) {
+            return result(recorder, Outcome.PROTOCOL_ERROR, null, "the answer to " + c.step + " ended early: " + c.getMessage(),
+                    null, List.of());
+        } finally {
+            channel.close();
+            recorder.exited(0);
+        }
+    }
+
+    private ServerResult runStdio(Recorder recorder) throws InterruptedException {
+        Path pycache = null;
+        Process process = null;
+        StdioChannel channel = null;
+        try {
+            List<String> command = new ArrayList<>();
+            if (!pinCpus.isEmpty()) {
+                command.add("taskset");
+                command.add("-c");
+                command.add(String.join(",", pinCpus));
+            }
+            String exe = resolve(config.command());
+            if (exe == null) {
+                return result(recorder, Outcome.SPAWN_FAILED, null, "command '" + config.command() + "' not found on PATH"
+                        + hint(config.command()), null, List.of());
+            }
+            command.add(exe);
+            command.addAll(config.args());
+            ProcessBuilder pb = new ProcessBuilder(command);
+            pb.environment().clear();
+            pb.environment().putAll(baseEnv);
+            pb.environment().putAll(config.env());
+            if (bytecode != BytecodeMode.AS_IS) {
+                pb.environment().put("PYTHONDONTWRITEBYTECODE", "1");
+                pb.environment().remove("PYTHONPYCACHEPREFIX");
+            }
+            if (bytecode == BytecodeMode.COLD) {
+                pycache = Files.createTempDirectory("kiln-pycache-");
+                pb.environment().put("PYTHONPYCACHEPREFIX", pycache.toString());
+            }
+            if (config.cwd() != null) {
+                if (!Files.isDirectory(config.cwd())) {
+                    return result(recorder, Outcome.SPAWN_FAILED, null, "working directory " + config.cwd() + " does not exist",
+                            null, List.of());
+                }
+                pb.directory(config.cwd().toFile());
+            }
+            long deadline;
+            try {
+                process = pb.start();
+            } catch (IOException e) {
+                recorder.spawned(-1);
+                return result(recorder, Outcome.SPAWN_FAILED, null, "cannot start " + exe + ": " + e.getMessage(), null, List.of());
+            }
+            recorder.spawned(process.pid());
+            deadline = recorder.spawn.get() + timeout.toNanos();
+            Process p = process;
+            p.onExit().thenAccept(ph -> recorder.exited(ph.exitValue()));
+            channel = new StdioChannel(process, recorder, maxLineBytes);
+            try {
+                Handshake.Result r = new Handshake(channel, recorder, deadline, timeout).run();
+                // Done: ask it to leave the polite way, as a client closing a session does.
+                channel.closeInput();
+                process.waitFor(EXIT_GRACE_MILLIS, TimeUnit.MILLISECONDS);
+                return finish(recorder, channel, Outcome.OK, "", r);
+            } catch (Handshake.Failure f) {
+                return finish(recorder, channel, f.outcome, f.getMessage(), null);
+            } catch (Handshake.Closed c) {
+                if (process.waitFor(CLOSED_EXIT_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
+                    return finish(recorder, channel, Outcome.EXITED, "exited with code " + process.exitValue()
+                            + " before answering " + c.step, null);
+                }
+                return finish(recorder, channel, Outcome.PROTOCOL_ERROR, "closed its stdout before answering " + c.step
+                        + " but kept running", null);
+            }
+        } catch (IOException e) {
+            return result(recorder, Outcome.SPAWN_FAILED, null, "cannot prepare the run: " + e.getMessage(), null, List.of());
+        } finally {
+            if (process != null) {
+                ProcessTree.end(process.toHandle(), KILL_GRACE_MILLIS);
+                process.waitFor(KILL_GRACE_MILLIS, TimeUnit.MILLISECONDS);
+            }
+            if (pycache != null) {
+                deleteTree(pycache);
+            }
+        }
+    }
+
+    private ServerResult finish(Recorder recorder, StdioChannel channel, Outcome outcome, String reason, Handshake.Result r)
+            throws InterruptedException {
+        Process p = channel.process();
+        if (p.isAlive()) {
+            ProcessTree.end(p.toHandle(), KILL_GRACE_MILLIS);
+            p.waitFor(KILL_GRACE_MILLIS, TimeUnit.MILLISECONDS);
+        }
+        channel.awaitDrained(500);
+        if (!p.isAlive()) {
+            // onExit may not have run yet; the exit is recorded once either way.
+            recorder.exited(p.exitValue());
+        }
+        Integer code = outcome == Outcome.EXITED ? p.exitValue() : null;
+        return result(recorder, outcome, code, reason, r, channel.stderrTail());
+    }
+
+    private ServerResult result(Recorder recorder, Outcome outcome, Integer exitCode, String reason, Handshake.Result r,
+            List<String> stderrTail) {
+        ServerResult result = new ServerResult(config.name(), config.transport(), recorder.run, outcome, exitCode, reason,
+                r == null ? null : r.protocolVersion(), recorder.sinceSpawn(recorder.initialized),
+                r == null ? null : recorder.sinceSpawn(recorder.toolsListed), r == null ? -1 : r.tools(), timeout.toMillis(),
+                recorder.timeline(), stderrTail);
+        recorder.finished(result);
+        return result;
+    }
+
+    /** The executable for {@code command}: as given when it has a slash, else the first match on the server's PATH. */
+    private String resolve(String command) {
+        if (command.contains("/")) {
+            Path p = config.cwd() == null ? Path.of(command) : config.cwd().resolve(command);
+            return Files.isRegularFile(p) ? p.toString() : null;
+        }
+        String path = config.env().getOrDefault("PATH", baseEnv.getOrDefault("PATH", ""));
+        for (String dir : path.split(File.pathSeparator)) {
+            if (dir.isEmpty()) {
+                continue;
+            }
+            Path p = Path.of(dir, command);
+            if (Files.isRegularFile(p) && Files.isExecutable(p)) {
+                return p.toString();
+            }
+        }
+        return null;
+    }
+
+    private static String hint(String command) {
+        String c = command.toLowerCase(java.util.Locale.ROOT);
+        if (c.equals("npx") || c.equals("node") || c.equals("npm")) {
+            return "; install Node.js (e.g. apt-get install nodejs npm)";
+        }
+        if (c.equals("uv") || c.equals("uvx")) {
+            return "; install uv (pip install uv, or see https://docs.astral.sh/uv/)";
+        }
+        if (c.startsWith("python")) {
+            return "; install Python 3 (e.g. apt-get install python3) or name the interpreter by its path";
+        }
+        return "";
+    }
+
+    private static void deleteTree(Path root) {
+        try (var s = Files.walk(root)) {
+            s.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException ignored) {
+            // A temp directory left behind is harmless; it is never reused.
+        }
+    }
+}
