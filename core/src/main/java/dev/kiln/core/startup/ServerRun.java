@@ -46,18 +46,23 @@ final class ServerRun {
     private ServerResult runHttp(Recorder recorder) throws InterruptedException {
         HttpChannel channel = new HttpChannel(config.url(), config.headers(), recorder);
         long deadline = recorder.now() + timeout.toNanos();
+        Outcome outcome = Outcome.OK;
+        String reason = "";
+        Handshake.Result r = null;
         try {
-            Handshake.Result r = new Handshake(channel, recorder, deadline, timeout).run();
-            return result(recorder, Outcome.OK, null, "", r, List.of());
+            r = new Handshake(channel, recorder, deadline, timeout).run();
         } catch (Handshake.Failure f) {
-            return result(recorder, f.outcome, null, f.getMessage(), null, List.of());
+            outcome = f.outcome;
+            reason = f.getMessage();
         } catch (Handshake.Closed c) {
-            return result(recorder, Outcome.PROTOCOL_ERROR, null, "the answer to " + c.step + " ended early: " + c.getMessage(),
-                    null, List.of());
+            outcome = Outcome.PROTOCOL_ERROR;
+            reason = "the answer to " + c.step + " ended early: " + c.getMessage();
         } finally {
+            // The session's end is the HTTP analogue of the process's exit.
             channel.close();
             recorder.exited(0);
         }
+        return result(recorder, outcome, null, reason, r, List.of());
     }
 
     private ServerResult runStdio(Recorder recorder) throws InterruptedException {
