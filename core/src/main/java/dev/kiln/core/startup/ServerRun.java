@@ -11,8 +11,8 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One server's startup in one run: prepared before the barrier (so the barrier releases only the spawn), then spawn,
- * handshake, and the end of its process tree whatever happened.
+ * One server's startup in one run: {@link #prepare prepared} before the barrier (so the barrier releases only the
+ * spawn), then spawn, handshake, and the end of its process tree whatever happened.
  */
 final class ServerRun {
     /** How long a server that finished its handshake gets to exit after its stdin is closed. */
@@ -27,6 +27,9 @@ final class ServerRun {
     private final BytecodeMode bytecode;
     private final int maxLineBytes;
     private final Map<String, String> baseEnv;
+    private ProcessBuilder prepared;
+    private String prepareFailure;
+    private Path pycache;
 
     ServerRun(ServerConfig config, Duration timeout, List<String> pinCpus, BytecodeMode bytecode, int maxLineBytes,
             Map<String, String> baseEnv) {
@@ -65,43 +68,66 @@ final class ServerRun {
         return result(recorder, outcome, null, reason, r, List.of());
     }
 
-    private ServerResult runStdio(Recorder recorder) throws InterruptedException {
-        Path pycache = null;
-        Process process = null;
-        StdioChannel channel = null;
-        try {
-            List<String> command = new ArrayList<>();
-            if (!pinCpus.isEmpty()) {
-                command.add("taskset");
-                command.add("-c");
-                command.add(String.join(",", pinCpus));
-            }
-            String exe = resolve(config.command());
-            if (exe == null) {
-                return result(recorder, Outcome.SPAWN_FAILED, null, "command '" + config.command() + "' not found on PATH"
-                        + hint(config.command()), null, List.of());
-            }
-            command.add(exe);
-            command.addAll(config.args());
-            ProcessBuilder pb = new ProcessBuilder(command);
-            pb.environment().clear();
-            pb.environment().putAll(baseEnv);
-            pb.environment().putAll(config.env());
-            if (bytecode != BytecodeMode.AS_IS) {
-                pb.environment().put("PYTHONDONTWRITEBYTECODE", "1");
-                pb.environment().remove("PYTHONPYCACHEPREFIX");
-            }
-            if (bytecode == BytecodeMode.COLD) {
+    /**
+     * Builds the process before the barrier (PATH lookup, environment, per-run pycache), so that the barrier releases
+     * nothing but the spawns themselves.
+     */
+    void prepare() {
+        if (config.transport() != ServerConfig.Transport.STDIO) {
+            return;
+        }
+        List<String> command = new ArrayList<>();
+        if (!pinCpus.isEmpty()) {
+            command.add("taskset");
+            command.add("-c");
+            command.add(String.join(",", pinCpus));
+        }
+        String exe = resolve(config.command());
+        if (exe == null) {
+            prepareFailure = "command '" + config.command() + "' not found on PATH" + hint(config.command());
+            return;
+        }
+        if (config.cwd() != null && !Files.isDirectory(config.cwd())) {
+            prepareFailure = "working directory " + config.cwd() + " does not exist";
+            return;
+        }
+        command.add(exe);
+        command.addAll(config.args());
+        ProcessBuilder pb = new ProcessBuilder(command);
+        pb.environment().clear();
+        pb.environment().putAll(baseEnv);
+        pb.environment().putAll(config.env());
+        if (bytecode != BytecodeMode.AS_IS) {
+            pb.environment().put("PYTHONDONTWRITEBYTECODE", "1");
+            pb.environment().remove("PYTHONPYCACHEPREFIX");
+        }
+        if (bytecode == BytecodeMode.COLD) {
+            try {
                 pycache = Files.createTempDirectory("kiln-pycache-");
-                pb.environment().put("PYTHONPYCACHEPREFIX", pycache.toString());
+            } catch (IOException e) {
+                prepareFailure = "cannot create an empty pycache prefix: " + e.getMessage();
+                return;
             }
-            if (config.cwd() != null) {
-                if (!Files.isDirectory(config.cwd())) {
-                    return result(recorder, Outcome.SPAWN_FAILED, null, "working directory " + config.cwd() + " does not exist",
-                            null, List.of());
-                }
-                pb.directory(config.cwd().toFile());
+            pb.environment().put("PYTHONPYCACHEPREFIX", pycache.toString());
+        }
+        if (config.cwd() != null) {
+            pb.directory(config.cwd().toFile());
+        }
+        prepared = pb;
+    }
+
+    private ServerResult runStdio(Recorder recorder) throws InterruptedException {
+        Process process = null;
+        StdioChannel channel;
+        try {
+            if (prepared == null && prepareFailure == null) {
+                prepare();
             }
+            if (prepareFailure != null) {
+                return result(recorder, Outcome.SPAWN_FAILED, null, prepareFailure, null, List.of());
+            }
+            ProcessBuilder pb = prepared;
+            String exe = pb.command().get(pinCpus.isEmpty() ? 0 : 3);
             long deadline;
             try {
                 process = pb.start();
@@ -130,8 +156,6 @@ final class ServerRun {
                 return finish(recorder, channel, Outcome.PROTOCOL_ERROR, "closed its stdout before answering " + c.step
                         + " but kept running", null);
             }
-        } catch (IOException e) {
-            return result(recorder, Outcome.SPAWN_FAILED, null, "cannot prepare the run: " + e.getMessage(), null, List.of());
         } finally {
             if (process != null) {
                 ProcessTree.end(process.toHandle(), KILL_GRACE_MILLIS);

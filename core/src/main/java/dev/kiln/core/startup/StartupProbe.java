@@ -105,6 +105,7 @@ public final class StartupProbe {
             for (ServerConfig s : servers) {
                 ServerRun serverRun = new ServerRun(s, timeoutFor(s), cpus, bytecode, maxLineBytes, environment);
                 futures.add(pool.submit(() -> {
+                    serverRun.prepare();
                     barrier.await();
                     return serverRun.run(new Recorder(s.name(), run, origin.get(), ticker, clock, events));
                 }));

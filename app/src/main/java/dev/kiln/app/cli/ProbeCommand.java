@@ -1,0 +1,137 @@
+package dev.kiln.app.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.kiln.core.startup.BytecodeMode;
+import dev.kiln.core.startup.ProbeEvent;
+import dev.kiln.core.startup.ProbeReport;
+import dev.kiln.core.startup.ServerConfig;
+import dev.kiln.core.startup.StartupProbe;
+import dev.kiln.core.workspace.Durations;
+import dev.kiln.core.workspace.WorkspaceLayout;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code kiln probe}: starts the configured MCP servers at once and times each one's initialize answer. */
+@Command(name = "probe", mixinStandardHelpOptions = true,
+        description = {"Start MCP servers all at once, as an agent client does at session start, and time each one's",
+            "initialize answer against its startup timeout. Exit code 1 when a server did not start."})
+final class ProbeCommand implements Callable<Integer> {
+    private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'").withZone(ZoneOffset.UTC);
+
+    @Parameters(index = "0", arity = "0..1", paramLabel = "CONFIG",
+            description = "servers.json (mcpServers), Codex config.toml, or a workspace directory (default: ./servers.json).")
+    Path config;
+
+    @Option(names = "--server", paramLabel = "NAME", description = "Probe only this server (repeatable).")
+    List<String> servers;
+
+    @Option(names = "--timeout", paramLabel = "S",
+            description = "Startup timeout for every server, e.g. 30 or 500ms (default: each server's startup_timeout_sec, else 30s).")
+    String timeout;
+
+    @Option(names = "--cpus", paramLabel = "LIST", description = "Pin every server to these CPUs with taskset, e.g. 0 or 0,1.")
+    String cpus;
+
+    @Option(names = "--repeat", paramLabel = "K", description = "Run the probe K times for medians (default: ${DEFAULT-VALUE}).")
+    int repeat = 1;
+
+    @Option(names = "--cold-bytecode",
+            description = "No Python bytecode is usable: empty PYTHONPYCACHEPREFIX per run and PYTHONDONTWRITEBYTECODE=1.")
+    boolean coldBytecode;
+
+    @Option(names = "--no-write-bytecode",
+            description = "Python servers use only the bytecode their environment ships (PYTHONDONTWRITEBYTECODE=1).")
+    boolean noWriteBytecode;
+
+    @Option(names = "--json", description = "Print the report as JSON.")
+    boolean json;
+
+    @Option(names = "--no-save", description = "Do not save the run into the workspace's observer/probes/.")
+    boolean noSave;
+
+    @Override
+    public Integer call() throws Exception {
+        if (coldBytecode && noWriteBytecode) {
+            throw new CliException("--cold-bytecode already implies --no-write-bytecode; give one of them");
+        }
+        Path file = ServerArgs.configFile(config);
+        List<ServerConfig> chosen = ServerArgs.select(ServerArgs.read(file), servers, file);
+        StartupProbe.Builder b = StartupProbe.builder().repeat(repeat)
+                .bytecode(coldBytecode ? BytecodeMode.COLD : noWriteBytecode ? BytecodeMode.NO_WRITE : BytecodeMode.AS_IS);
+        if (timeout != null) {
+            b.timeout(Durations.parse(timeout));
+        }
+        if (cpus != null) {
+            b.cpus(cpus);
+        }
+        if (!json) {
+            b.events(e -> {
+                if (e instanceof ProbeEvent.Finished || e instanceof ProbeEvent.RunStarted) {
+                    System.err.println("  " + e.summary());
+                }
+            });
+        }
+        ProbeReport report;
+        try {
+            report = b.build().run(chosen);
+        } catch (IllegalStateException e) {
+            throw new CliException(e.getMessage(), e);
+        }
+        String text = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(report.toJson());
+        Path saved = noSave ? null : save(file, report.startedAt(), text);
+        if (json) {
+            System.out.println(text);
+        } else {
+            print(report, saved);
+        }
+        return report.failed() == 0 ? 0 : 1;
+    }
+
+    private static void print(ProbeReport report, Path saved) {
+        System.out.println();
+        System.out.print(report.table());
+        System.out.println();
+        ProbeReport.ServerSummary slowest = report.slowest();
+        System.out.printf("slowest: %s  over timeout: %d  failed: %d  margin (timeout / slowest): %s%n",
+                slowest == null ? "-" : slowest.name() + " " + Math.round(slowest.initializeMsMax()) + " ms",
+                report.overTimeout(), report.failed(),
+                slowest == null ? "-" : String.format(java.util.Locale.ROOT, "%.1fx",
+                        slowest.representative().timeoutMs() / slowest.initializeMsMax()));
+        System.out.println();
+        System.out.print(report.clientConfigLines());
+        if (saved != null) {
+            System.out.println();
+            System.out.println("saved: " + saved);
+        }
+    }
+
+    /** Saves the run beside the workspace the config belongs to, for the console to compare; elsewhere, nothing. */
+    private static Path save(Path configFile, Instant at, String text) {
+        WorkspaceLayout ws = WorkspaceLayout.of(configFile.getParent());
+        if (!ws.isWorkspace()) {
+            return null;
+        }
+        Path dir = ws.observerDir().resolve("probes");
+        try {
+            Files.createDirectories(dir);
+            Path target = dir.resolve("probe-" + STAMP.format(at) + ".json");
+            Path tmp = Files.createTempFile(dir, ".probe", ".tmp");
+            Files.writeString(tmp, text + "\n");
+            Files.move(tmp, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            return target;
+        } catch (IOException e) {
+            System.err.println("kiln: could not save the probe run into " + dir + ": " + e.getMessage());
+            return null;
+        }
+    }
+}
