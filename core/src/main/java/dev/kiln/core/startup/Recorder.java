@@ -40,7 +40,12 @@ final class Recorder {
     }
 
     void spawned(long pid) {
-        if (spawn.compareAndSet(UNSET, now())) {
+        spawned(pid, now());
+    }
+
+    /** The spawn happened at {@code at}: taken before the OS call, as a client's timeout window starts there. */
+    void spawned(long pid, long at) {
+        if (spawn.compareAndSet(UNSET, at)) {
             publish(new ProbeEvent.Spawned(clock.instant(), server, run, offset(spawn), pid));
         }
     }

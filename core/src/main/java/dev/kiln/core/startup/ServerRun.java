@@ -129,13 +129,14 @@ final class ServerRun {
             ProcessBuilder pb = prepared;
             String exe = pb.command().get(pinCpus.isEmpty() ? 0 : 3);
             long deadline;
+            long spawnAt = recorder.now();
             try {
                 process = pb.start();
             } catch (IOException e) {
-                recorder.spawned(-1);
+                recorder.spawned(-1, spawnAt);
                 return result(recorder, Outcome.SPAWN_FAILED, null, "cannot start " + exe + ": " + e.getMessage(), null, List.of());
             }
-            recorder.spawned(process.pid());
+            recorder.spawned(process.pid(), spawnAt);
             deadline = recorder.spawn.get() + timeout.toNanos();
             Process p = process;
             p.onExit().thenAccept(ph -> recorder.exited(ph.exitValue()));

@@ -1,0 +1,244 @@
+package dev.kiln.app.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kiln.core.startup.Bytecode;
+import dev.kiln.core.startup.BytecodeMode;
+import dev.kiln.core.startup.BytecodeReport;
+import dev.kiln.core.startup.DemoServer;
+import dev.kiln.core.startup.Outcome;
+import dev.kiln.core.startup.ProbeReport;
+import dev.kiln.core.startup.PythonEnvironment;
+import dev.kiln.core.startup.ServerConfig;
+import dev.kiln.core.startup.ServerResult;
+import dev.kiln.core.startup.StartupProbe;
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code kiln bench probe}: (1) the probe's own overhead — the bundled server's time to {@code initialize} as Kiln
+ * measures it vs. as a bare few-line Python client measures it, interleaved in the same run; (2) the bytecode case —
+ * the PyPI {@code mcp} SDK's server in a venv installed by uv without bytecode, probed pinned to one CPU before and
+ * after {@code kiln bytecode compile}.
+ */
+@Command(name = "probe", mixinStandardHelpOptions = true,
+        description = "Probe overhead vs a bare Python client, and a real server's cold start before/after precompile.")
+final class ProbeBench implements Callable<Integer> {
+    static final String MCP_VERSION = "2.3.0";
+    /** The baseline: spawn, send initialize, read one line; nothing else. */
+    private static final String BARE_CLIENT = String.join("\n",
+            "import subprocess, sys, time",
+            "msg = b'{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\","
+                    + "\"capabilities\":{},\"clientInfo\":{\"name\":\"bare\",\"version\":\"1\"}}}\\n'",
+            "t0 = time.perf_counter()",
+            "p = subprocess.Popen(sys.argv[1:], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)",
+            "p.stdin.write(msg); p.stdin.flush()",
+            "line = p.stdout.readline()",
+            "t1 = time.perf_counter()",
+            "assert b'protocolVersion' in line, line",
+            "p.stdin.close(); p.wait()",
+            "print((t1 - t0) * 1000)");
+    private static final String SDK_SERVER = String.join("\n",
+            "from mcp.server.mcpserver import MCPServer",
+            "mcp = MCPServer('kiln-bench')",
+            "@mcp.tool()",
+            "def add(a: int, b: int) -> int:",
+            "    \"\"\"Adds two numbers.\"\"\"",
+            "    return a + b",
+            "mcp.run()",
+            "");
+
+    @Option(names = "--samples", paramLabel = "N", description = "Overhead samples per side (default: ${DEFAULT-VALUE}).")
+    int samples = 15;
+
+    @Option(names = "--repeat", paramLabel = "K", description = "Probe runs per bytecode phase (default: ${DEFAULT-VALUE}).")
+    int repeat = 5;
+
+    @Option(names = "--cpus", paramLabel = "LIST", description = "CPUs for the bytecode case (default: ${DEFAULT-VALUE}).")
+    String cpus = "0";
+
+    @Option(names = "--skip-bytecode", description = "Only measure the probe overhead.")
+    boolean skipBytecode;
+
+    @Option(names = "--json", description = "Print only the JSON (no progress on stderr).")
+    boolean json;
+
+    @Override
+    public Integer call() throws Exception {
+        if (samples < 3 || repeat < 1) {
+            throw new CliException("--samples must be at least 3 and --repeat at least 1");
+        }
+        requireTool("python3", "install Python 3 (apt-get install python3)");
+        Path work = Files.createTempDirectory("kiln-bench-probe-");
+        try {
+            ObjectNode out = new ObjectMapper().createObjectNode();
+            out.put("benchmark", "probe");
+            overhead(work, out.putObject("overhead"));
+            if (!skipBytecode) {
+                requireTool("uv", "install uv (pip install uv)");
+                bytecodeCase(work, out.putObject("bytecode"));
+            }
+            System.out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(out));
+            return 0;
+        } finally {
+            deleteTree(work);
+        }
+    }
+
+    private void overhead(Path work, ObjectNode out) throws Exception {
+        Path server = DemoServer.extractTo(work.resolve("servers"));
+        Path bare = work.resolve("bare_client.py");
+        Files.writeString(bare, BARE_CLIENT + "\n");
+        // The real interpreter, not a version-manager shim (pyenv's costs ~100 ms a start): both sides run the same file.
+        String python = run(List.of("python3", "-c", "import sys; print(sys.executable)"), work, 60).strip();
+        List<String> serverCmd = List.of(python, server.toString(), "--weight", "0");
+        ServerConfig config = ServerConfig.stdio("demo", work, python, serverCmd.subList(1, serverCmd.size()), Map.of());
+        StartupProbe probe = StartupProbe.builder().timeout(Duration.ofSeconds(60)).build();
+        List<Double> kiln = new ArrayList<>();
+        List<Double> baseline = new ArrayList<>();
+        progress("overhead: " + samples + " interleaved samples of the bundled server, Kiln vs a bare Python client");
+        for (int i = 0; i < samples; i++) {
+            ServerResult r = probe.run(List.of(config)).results().get(0);
+            if (r.outcome() != Outcome.OK) {
+                throw new CliException("the bundled demo server did not start under the probe: " + r.outcomeText() + " "
+                        + r.reason() + " " + r.stderrTail());
+            }
+            kiln.add(r.initializeMs());
+            List<String> cmd = new ArrayList<>(List.of(python, bare.toString()));
+            cmd.addAll(serverCmd);
+            baseline.add(Double.parseDouble(run(cmd, work, 60).strip()));
+        }
+        double k = median(kiln);
+        double b = median(baseline);
+        out.put("server", "kiln_demo_server.py --weight 0");
+        out.put("python", python);
+        out.put("samples", samples);
+        out.put("kiln_initialize_ms_median", round(k));
+        out.put("bare_client_initialize_ms_median", round(b));
+        out.put("overhead_ms_median", round(k - b));
+        out.put("ratio", round(k / b));
+        out.put("target_overhead_ms", 5);
+    }
+
+    private void bytecodeCase(Path work, ObjectNode out) throws Exception {
+        Path venv = work.resolve("mcp-venv");
+        progress("bytecode: creating a venv with mcp==" + MCP_VERSION + " (uv, no bytecode)");
+        run(List.of("uv", "venv", "-q", venv.toString()), work, 300);
+        run(List.of("uv", "pip", "install", "-q", "--no-compile", "--python", venv.resolve("bin/python").toString(),
+                "mcp==" + MCP_VERSION), work, 900);
+        Path script = work.resolve("sdk_server.py");
+        Files.writeString(script, SDK_SERVER);
+        ServerConfig server = ServerConfig.stdio("mcp-sdk", work, venv.resolve("bin/python").toString(),
+                List.of(script.toString()), Map.of());
+        Bytecode bytecode = Bytecode.withSystemEnvironment();
+        PythonEnvironment env = bytecode.locate(server);
+
+        ObjectNode before = out.putObject("before");
+        progress("bytecode: " + repeat + " runs pinned to CPU " + cpus + ", environment as installed (no .pyc)");
+        phase(server, BytecodeMode.NO_WRITE, before);
+        progress("bytecode: kiln bytecode compile (timestamp)");
+        Bytecode.CompileResult c = bytecode.compile(env, Bytecode.InvalidationMode.TIMESTAMP);
+        audit(c.before(), before.putObject("audit"));
+        ObjectNode after = out.putObject("after_precompile");
+        progress("bytecode: " + repeat + " runs after precompile");
+        phase(server, BytecodeMode.NO_WRITE, after);
+        audit(c.after(), after.putObject("audit"));
+        after.put("compile_ms", Math.round(c.elapsedMs()));
+        ObjectNode cold = out.putObject("cold_bytecode_after_precompile");
+        progress("bytecode: " + repeat + " runs with --cold-bytecode (no bytecode usable at all, stdlib included)");
+        phase(server, BytecodeMode.COLD, cold);
+        out.put("server", "mcp " + MCP_VERSION + " MCPServer (stdio), Python " + env.version());
+        out.put("cpus", cpus);
+        out.put("speedup", round(before.get("initialize_ms_median").asDouble() / after.get("initialize_ms_median").asDouble()));
+        out.put("note", "before/after run with PYTHONDONTWRITEBYTECODE=1 (the environment's own bytecode only, none written);"
+                + " --cold-bytecode also hides all existing bytecode, so it measures the no-bytecode floor even after a"
+                + " precompile");
+    }
+
+    private void phase(ServerConfig server, BytecodeMode mode, ObjectNode out) throws Exception {
+        ProbeReport r = StartupProbe.builder().cpus(cpus).repeat(repeat).bytecode(mode).timeout(Duration.ofSeconds(120))
+                .build().run(List.of(server));
+        ProbeReport.ServerSummary s = r.servers().get(0);
+        if (s.okRuns() < s.runs()) {
+            ServerResult bad = s.representative();
+            throw new CliException("the mcp SDK server did not start: " + bad.outcomeText() + " " + bad.reason() + " "
+                    + bad.stderrTail());
+        }
+        out.put("bytecode_mode", mode.label());
+        out.put("runs", s.runs());
+        out.put("initialize_ms_median", round(s.initializeMsMedian()));
+        out.put("initialize_ms_max", round(s.initializeMsMax()));
+        List<Double> all = r.results().stream().map(ServerResult::initializeMs).toList();
+        all.forEach(v -> out.withArray("initialize_ms").add(round(v)));
+    }
+
+    private static void audit(BytecodeReport r, ObjectNode out) {
+        out.put("sources", r.sources());
+        out.put("fresh", r.fresh());
+        out.put("stale", r.stale());
+        out.put("missing", r.missing());
+    }
+
+    private void progress(String line) {
+        if (!json) {
+            System.err.println("kiln bench probe: " + line);
+        }
+    }
+
+    private static double median(List<Double> values) {
+        List<Double> s = values.stream().sorted().toList();
+        int n = s.size();
+        return n % 2 == 1 ? s.get(n / 2) : (s.get(n / 2 - 1) + s.get(n / 2)) / 2;
+    }
+
+    private static double round(double v) {
+        return Math.round(v * 100) / 100.0;
+    }
+
+    private static void requireTool(String tool, String how) {
+        boolean found = Arrays.stream(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator))
+                .anyMatch(d -> !d.isEmpty() && Files.isExecutable(Path.of(d, tool)));
+        if (!found) {
+            throw new CliException("kiln bench probe needs " + tool + " on PATH: " + how);
+        }
+    }
+
+    private static String run(List<String> cmd, Path dir, long timeoutSeconds) throws IOException, InterruptedException {
+        Path log = Files.createTempFile(dir, "run-", ".log");
+        Path err = Files.createTempFile(dir, "run-", ".err");
+        Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectOutput(log.toFile()).redirectError(err.toFile()).start();
+        p.getOutputStream().close();
+        if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+            throw new CliException(String.join(" ", cmd) + " did not finish within " + timeoutSeconds + " s");
+        }
+        String out = Files.readString(log, StandardCharsets.UTF_8);
+        if (p.exitValue() != 0) {
+            throw new CliException(String.join(" ", cmd) + " failed (exit " + p.exitValue() + "): "
+                    + Files.readString(err, StandardCharsets.UTF_8).strip());
+        }
+        return out;
+    }
+
+    private static void deleteTree(Path root) {
+        try (var s = Files.walk(root)) {
+            s.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException ignored) {
+            // A temp directory left behind is harmless.
+        }
+    }
+}
