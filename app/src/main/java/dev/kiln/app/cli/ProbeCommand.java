@@ -5,16 +5,13 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.kiln.core.startup.BytecodeMode;
 import dev.kiln.core.startup.ProbeEvent;
 import dev.kiln.core.startup.ProbeReport;
+import dev.kiln.core.startup.ProbeRuns;
 import dev.kiln.core.startup.ServerConfig;
 import dev.kiln.core.startup.StartupProbe;
 import dev.kiln.core.workspace.Durations;
+import dev.kiln.core.workspace.WorkspaceException;
 import dev.kiln.core.workspace.WorkspaceLayout;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -26,8 +23,6 @@ import picocli.CommandLine.Parameters;
         description = {"Start MCP servers all at once, as an agent client does at session start, and time each one's",
             "initialize answer against its startup timeout. Exit code 1 when a server did not start."})
 final class ProbeCommand implements Callable<Integer> {
-    private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'").withZone(ZoneOffset.UTC);
-
     @Parameters(index = "0", arity = "0..1", paramLabel = "CONFIG",
             description = "servers.json (mcpServers), Codex config.toml, or a workspace directory (default: ./servers.json).")
     Path config;
@@ -88,7 +83,7 @@ final class ProbeCommand implements Callable<Integer> {
             throw new CliException(e.getMessage(), e);
         }
         String text = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(report.toJson());
-        Path saved = noSave ? null : save(file, report.startedAt(), text);
+        Path saved = noSave ? null : save(file, report);
         if (json) {
             System.out.println(text);
         } else {
@@ -115,22 +110,16 @@ final class ProbeCommand implements Callable<Integer> {
         }
     }
 
-    /** Saves the run beside the workspace the config belongs to, for the console to compare; elsewhere, nothing. */
-    private static Path save(Path configFile, Instant at, String text) {
+    /** Saves the run into the workspace the config belongs to, for the console to compare; elsewhere, nothing. */
+    private static Path save(Path configFile, ProbeReport report) {
         WorkspaceLayout ws = WorkspaceLayout.of(configFile.getParent());
         if (!ws.isWorkspace()) {
             return null;
         }
-        Path dir = ws.observerDir().resolve("probes");
         try {
-            Files.createDirectories(dir);
-            Path target = dir.resolve("probe-" + STAMP.format(at) + ".json");
-            Path tmp = Files.createTempFile(dir, ".probe", ".tmp");
-            Files.writeString(tmp, text + "\n");
-            Files.move(tmp, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-            return target;
-        } catch (IOException e) {
-            System.err.println("kiln: could not save the probe run into " + dir + ": " + e.getMessage());
+            return ProbeRuns.save(ws, report);
+        } catch (WorkspaceException e) {
+            System.err.println("kiln: " + e.getMessage());
             return null;
         }
     }
