@@ -106,8 +106,13 @@ final class Handshake {
             recorder.initialized(chosen);
             return chosen;
         }
-        throw new Failure(Outcome.PROTOCOL_ERROR, "the server rejected initialize at every version Kiln speaks ("
-                + String.join(", ", VERSIONS) + "); last error: " + lastError);
+        // A stateless-only server may reject initialize with its own error rather than "method not found".
+        try {
+            return discover();
+        } catch (Failure f) {
+            throw new Failure(f.outcome, "the server rejected initialize at every version Kiln speaks ("
+                    + String.join(", ", VERSIONS) + "; last error: " + lastError + ") and server/discover: " + f.getMessage());
+        }
     }
 
     private String discover() throws Failure, Closed, InterruptedException {

@@ -36,6 +36,8 @@ final class HttpChannel implements Channel {
     private final Map<String, String> headers;
     private final Recorder recorder;
     private final BlockingQueue<Incoming> inbox = new LinkedBlockingQueue<>();
+    /** Answer bodies still being read; closed with the channel so a server holding a stream open leaks nothing. */
+    private final java.util.Queue<InputStream> openBodies = new java.util.concurrent.ConcurrentLinkedQueue<>();
     private volatile String sessionId;
     private volatile String protocolVersion;
 
@@ -89,6 +91,7 @@ final class HttpChannel implements Channel {
                     + (body.isBlank() ? "" : ": " + Handshake.clip(body.strip())));
         }
         InputStream body = response.body();
+        openBodies.add(body);
         Thread reader = new Thread(type.startsWith("text/event-stream") ? () -> readEvents(body) : () -> readJson(body, type),
                 "kiln-probe-" + recorder.server + "-http");
         reader.setDaemon(true);
@@ -102,6 +105,13 @@ final class HttpChannel implements Channel {
 
     /** Ends the server-side session (DELETE), bounded; servers that do not support it answer 405, which is fine. */
     void close() {
+        for (InputStream body; (body = openBodies.poll()) != null; ) {
+            try {
+                body.close();
+            } catch (IOException ignored) {
+                // Closing is best-effort: the connection is abandoned either way.
+            }
+        }
         String id = sessionId;
         if (id == null) {
             return;
