@@ -107,13 +107,22 @@ public record ProbeReport(Instant startedAt, String cpus, int repeat, BytecodeMo
         int max = 0;
         for (ServerSummary s : servers()) {
             if (s.recommendedTimeoutSec() == null) {
+                boolean timedOut = s.representative().outcome() == Outcome.TIMEOUT;
                 b.append("# ").append(s.name()).append(": no recommendation, it did not start (")
-                        .append(s.representative().outcomeText()).append("); fix it or raise --timeout and probe again\n");
+                        .append(s.representative().outcomeText()).append(timedOut
+                                ? "); probe again with a longer --timeout to see how long it needs\n"
+                                : "); fix it and probe again\n");
                 continue;
             }
             max = Math.max(max, s.recommendedTimeoutSec());
             b.append("[mcp_servers.").append(tomlKey(s.name())).append("]\n")
-                    .append("startup_timeout_sec = ").append(s.recommendedTimeoutSec()).append('\n');
+                    .append("startup_timeout_sec = ").append(s.recommendedTimeoutSec());
+            long configured = s.representative().timeoutMs();
+            if (configured < s.recommendedTimeoutSec() * 1000L) {
+                b.append("  # was ").append(Handshake.seconds(java.time.Duration.ofMillis(configured)))
+                        .append(": too tight for what was observed");
+            }
+            b.append('\n');
         }
         if (max > 0) {
             b.append("# Claude Code: one timeout for all servers\nMCP_TIMEOUT=").append(max * 1000).append('\n');
@@ -209,15 +218,16 @@ public record ProbeReport(Instant startedAt, String cpus, int repeat, BytecodeMo
     /** A fixed-width table for terminals: one line per server. */
     public String table() {
         StringBuilder b = new StringBuilder();
-        b.append(String.format(Locale.ROOT, "%-22s %-6s %-15s %10s %10s %6s %8s  %s%n", "SERVER", "VIA", "OUTCOME",
-                "INIT ms", "TOOLS ms", "TOOLS", "PROTOCOL", "REASON"));
+        b.append(String.format(Locale.ROOT, "%-22s %-6s %-15s %10s %10s %6s %8s %8s  %s%n", "SERVER", "VIA", "OUTCOME",
+                "INIT ms", "TOOLS ms", "TOOLS", "PROTOCOL", "TIMEOUT", "REASON"));
         for (ServerSummary s : servers()) {
             ServerResult r = s.representative();
-            b.append(String.format(Locale.ROOT, "%-22s %-6s %-15s %10s %10s %6s %8s  %s%n", clip(s.name(), 22),
+            b.append(String.format(Locale.ROOT, "%-22s %-6s %-15s %10s %10s %6s %8s %8s  %s%n", clip(s.name(), 22),
                     r.transport().label(), r.outcomeText() + (s.runs() > 1 ? " " + s.okRuns() + "/" + s.runs() : ""),
                     ms(s.initializeMsMedian() != null ? s.initializeMsMedian() : r.initializeMs()), ms(r.toolsMs()),
                     r.tools() < 0 ? "-" : Integer.toString(r.tools()),
-                    r.protocolVersion() == null ? "-" : r.protocolVersion().substring(2), r.reason()));
+                    r.protocolVersion() == null ? "-" : r.protocolVersion().substring(2),
+                    Handshake.seconds(java.time.Duration.ofMillis(r.timeoutMs())).replace(" ", ""), r.reason()));
             if (r.outcome() != Outcome.OK && !r.stderrTail().isEmpty()) {
                 int from = Math.max(0, r.stderrTail().size() - 5);
                 for (String line : r.stderrTail().subList(from, r.stderrTail().size())) {

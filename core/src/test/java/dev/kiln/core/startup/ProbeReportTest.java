@@ -78,6 +78,15 @@ class ProbeReportTest {
     }
 
     @Test
+    void clientConfigLines_configuredTimeoutBelowTheRecommendation_flagged() {
+        ServerResult tight = new ServerResult("tight", ServerConfig.Transport.STDIO, 1, Outcome.OK, null, "", "2025-11-25",
+                4_000.0, 4_100.0, 1, 5_000, new Timeline(0.0, 3_990.0, null, 4_000.0, 4_100.0, 4_200.0), List.of());
+
+        assertThat(new ProbeReport(T, "0", 1, BytecodeMode.AS_IS, List.of(tight)).clientConfigLines())
+                .contains("[mcp_servers.tight]\nstartup_timeout_sec = 7  # was 5 s: too tight for what was observed\n");
+    }
+
+    @Test
     void recorder_fakeTicker_offsetsFromTheReleaseAndDurationsFromTheSpawn() {
         long[] now = {1_000_000_000L};
         List<KilnEvent> events = new ArrayList<>();
