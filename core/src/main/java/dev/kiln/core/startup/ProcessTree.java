@@ -45,4 +45,59 @@ final class ProcessTree {
             }
         }
     }
+
+    /** The environment variable each probed server gets, so processes it leaves behind can be found after it exits. */
+    static final String TOKEN_VARIABLE = "KILN_PROBE_TOKEN";
+
+    /**
+     * Ends every process still carrying {@code token} in its environment: children a server left behind when it
+     * exited were re-parented away from it, and only this tag still ties them to the probe. Linux only ({@code /proc});
+     * elsewhere it does nothing.
+     */
+    static int endTagged(String token) {
+        java.nio.file.Path proc = java.nio.file.Path.of("/proc");
+        if (!java.nio.file.Files.isDirectory(proc)) {
+            return 0;
+        }
+        byte[] needle = (TOKEN_VARIABLE + "=" + token).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        long self = ProcessHandle.current().pid();
+        int ended = 0;
+        try (var entries = java.nio.file.Files.newDirectoryStream(proc)) {
+            for (java.nio.file.Path p : entries) {
+                String name = p.getFileName().toString();
+                if (name.isEmpty() || !Character.isDigit(name.charAt(0)) || Long.parseLong(name) == self) {
+                    continue;
+                }
+                byte[] env;
+                try {
+                    env = java.nio.file.Files.readAllBytes(p.resolve("environ"));
+                } catch (java.io.IOException | SecurityException gone) {
+                    continue; // ended meanwhile, or not ours to read
+                }
+                if (contains(env, needle)) {
+                    var handle = ProcessHandle.of(Long.parseLong(name));
+                    if (handle.isPresent() && handle.get().destroyForcibly()) {
+                        ended++;
+                    }
+                }
+            }
+        } catch (java.io.IOException e) {
+            return ended;
+        }
+        return ended;
+    }
+
+    private static boolean contains(byte[] env, byte[] needle) {
+        // environ is NUL-separated NAME=value entries; match a whole entry.
+        int start = 0;
+        for (int i = 0; i <= env.length; i++) {
+            if (i == env.length || env[i] == 0) {
+                if (i - start == needle.length && java.util.Arrays.equals(env, start, i, needle, 0, needle.length)) {
+                    return true;
+                }
+                start = i + 1;
+            }
+        }
+        return false;
+    }
 }

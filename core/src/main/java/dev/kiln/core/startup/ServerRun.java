@@ -30,6 +30,8 @@ final class ServerRun {
     private ProcessBuilder prepared;
     private String prepareFailure;
     private Path pycache;
+    /** Tags this server's processes (see {@link ProcessTree#endTagged}). */
+    private final String token = java.util.UUID.randomUUID().toString();
 
     ServerRun(ServerConfig config, Duration timeout, List<String> pinCpus, BytecodeMode bytecode, int maxLineBytes,
             Map<String, String> baseEnv) {
@@ -97,6 +99,7 @@ final class ServerRun {
         pb.environment().clear();
         pb.environment().putAll(baseEnv);
         pb.environment().putAll(config.env());
+        pb.environment().put(ProcessTree.TOKEN_VARIABLE, token);
         if (bytecode != BytecodeMode.AS_IS) {
             pb.environment().put("PYTHONDONTWRITEBYTECODE", "1");
             pb.environment().remove("PYTHONPYCACHEPREFIX");
@@ -161,6 +164,7 @@ final class ServerRun {
             if (process != null) {
                 ProcessTree.end(process.toHandle(), KILL_GRACE_MILLIS);
                 process.waitFor(KILL_GRACE_MILLIS, TimeUnit.MILLISECONDS);
+                ProcessTree.endTagged(token);
             }
             if (pycache != null) {
                 deleteTree(pycache);

@@ -23,6 +23,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class StdioChannel implements Channel {
     static final int STDERR_TAIL_LINES = 20;
+    private static final long EXIT_SETTLE_MILLIS = 300;
     private static final int STDERR_LINE_CHARS = 400;
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -38,6 +39,10 @@ final class StdioChannel implements Channel {
         this.stdin = process.getOutputStream();
         this.stdoutReader = daemon(recorder.server + "-stdout", () -> readStdout(process.getInputStream(), recorder, maxLineBytes));
         this.stderrReader = daemon(recorder.server + "-stderr", () -> readStderr(process.getErrorStream(), recorder));
+        // A child the server started may hold its stdout open after the server itself exited: without this, such an
+        // exit would look like silence until the timeout. The delay lets the reader queue what the pipe still held.
+        process.onExit().thenRunAsync(() -> inbox.add(new Incoming.Closed("the server exited")),
+                java.util.concurrent.CompletableFuture.delayedExecutor(EXIT_SETTLE_MILLIS, TimeUnit.MILLISECONDS));
     }
 
     private static Thread daemon(String name, Runnable body) {

@@ -143,6 +143,21 @@ class StartupProbeTest {
     }
 
     @Test
+    void run_exitsLeavingAChildHoldingStdout_exitedNotTimeoutAndTheOrphanIsEnded() throws Exception {
+        ServerConfig leaver = script("leaver",
+                "import subprocess, sys",
+                "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(300)', sys.argv[1]])", // inherits stdout
+                "sys.stderr.write('config invalid\\n')",
+                "sys.exit(5)");
+
+        ServerResult r = only(probe().timeout(Duration.ofSeconds(30)).build().run(List.of(leaver)));
+
+        assertThat(r.outcome()).isEqualTo(Outcome.EXITED);
+        assertThat(r.exitCode()).isEqualTo(5);
+        assertThat(ProbeProcesses.livingWith(marker)).as("the re-parented child is ended too").isEmpty();
+    }
+
+    @Test
     void run_answerWithWrongId_protocolError() throws Exception {
         ServerConfig liar = script("liar",
                 "import json, sys",
