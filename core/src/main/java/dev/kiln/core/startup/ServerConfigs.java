@@ -12,7 +12,6 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -73,8 +72,7 @@ public final class ServerConfigs {
         }
         Path dir = abs.getParent();
         List<ServerConfig> servers = new ArrayList<>();
-        for (Iterator<Map.Entry<String, JsonNode>> it = table.fields(); it.hasNext(); ) {
-            Map.Entry<String, JsonNode> e = it.next();
+        for (Map.Entry<String, JsonNode> e : table.properties()) {
             servers.add(server(new Where(abs, e.getKey()), e.getValue(), dir, toml));
         }
         return List.copyOf(servers);
@@ -214,8 +212,7 @@ public final class ServerConfigs {
             throw w.error(field, "must be an object of string values");
         }
         Map<String, String> out = new LinkedHashMap<>();
-        for (Iterator<Map.Entry<String, JsonNode>> it = v.fields(); it.hasNext(); ) {
-            Map.Entry<String, JsonNode> e = it.next();
+        for (Map.Entry<String, JsonNode> e : v.properties()) {
             JsonNode val = e.getValue();
             if (!val.isValueNode() || val.isNull()) {
                 throw w.error(field, "must map names to strings; '" + e.getKey() + "' is " + val);
