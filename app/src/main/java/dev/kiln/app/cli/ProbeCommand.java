@@ -83,11 +83,15 @@ final class ProbeCommand implements Callable<Integer> {
             throw new CliException(e.getMessage(), e);
         }
         String text = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(report.toJson());
+        Path previous = previousRun(file);
         Path saved = noSave ? null : save(file, report);
         if (json) {
             System.out.println(text);
         } else {
             print(report, saved);
+            if (previous != null) {
+                printChanges(previous, report);
+            }
         }
         return report.failed() == 0 ? 0 : 1;
     }
@@ -108,6 +112,34 @@ final class ProbeCommand implements Callable<Integer> {
             System.out.println();
             System.out.println("saved: " + saved);
         }
+    }
+
+    private static Path previousRun(Path configFile) {
+        WorkspaceLayout ws = WorkspaceLayout.of(configFile.getParent());
+        if (!ws.isWorkspace()) {
+            return null;
+        }
+        List<Path> runs = ProbeRuns.list(ws);
+        return runs.isEmpty() ? null : runs.get(0);
+    }
+
+    private static void printChanges(Path previous, ProbeReport report) {
+        List<ProbeRuns.Change> changes;
+        try {
+            changes = ProbeRuns.compare(ProbeRuns.load(previous), report);
+        } catch (WorkspaceException e) {
+            System.err.println("kiln: " + e.getMessage());
+            return;
+        }
+        System.out.println("vs the previous run (" + previous.getFileName() + "), median initialize:");
+        for (ProbeRuns.Change c : changes) {
+            System.out.println(String.format(java.util.Locale.ROOT, "  %-22s %10s → %-10s %s", c.server(), ms(c.beforeMs()),
+                    ms(c.afterMs()), c.ratio() == null ? "" : String.format(java.util.Locale.ROOT, "%+.0f%%", (c.ratio() - 1) * 100)));
+        }
+    }
+
+    private static String ms(Double v) {
+        return v == null ? "-" : Math.round(v) + " ms";
     }
 
     /** Saves the run into the workspace the config belongs to, for the console to compare; elsewhere, nothing. */

@@ -68,4 +68,30 @@ public final class ProbeRuns {
             throw new WorkspaceException(run + " is not a readable probe run: " + e.getMessage(), e);
         }
     }
+
+    /**
+     * One server's median start in an earlier run and now.
+     *
+     * @param server the server
+     * @param beforeMs its median spawn → initialize in the earlier run, or null (absent or not started)
+     * @param afterMs the same now, or null
+     */
+    public record Change(String server, Double beforeMs, Double afterMs) {
+        /** after / before, or null when either is missing. */
+        public Double ratio() {
+            return beforeMs == null || afterMs == null || beforeMs == 0 ? null : afterMs / beforeMs;
+        }
+    }
+
+    /** Compares {@code now} with a saved {@code earlier} run, server by server (the servers of {@code now}). */
+    public static List<Change> compare(JsonNode earlier, ProbeReport now) {
+        java.util.Map<String, Double> before = new java.util.HashMap<>();
+        for (JsonNode s : earlier.path("servers")) {
+            JsonNode ms = s.path("initialize_ms_median");
+            before.put(s.path("name").asText(), ms.isNumber() ? ms.asDouble() : null);
+        }
+        return now.servers().stream()
+                .map(s -> new Change(s.name(), before.get(s.name()), s.initializeMsMedian()))
+                .toList();
+    }
 }
