@@ -11,24 +11,29 @@ final class ProcessTree {
 
     /**
      * Ends {@code root} and its descendants. The descendants are listed before the root is signalled: once it is
-     * gone they are re-parented and can no longer be found from it.
+     * gone they are re-parented and can no longer be found from it. Never throws for an interrupt: a cancelled probe
+     * must still end what it started, so an interrupt skips the grace wait and is restored afterwards.
      */
-    static void end(ProcessHandle root, long graceMillis) throws InterruptedException {
+    static void end(ProcessHandle root, long graceMillis) {
         List<ProcessHandle> all = new ArrayList<>();
         root.descendants().forEach(all::add);
         all.add(0, root);
         for (ProcessHandle p : all) {
             p.destroy();
         }
+        boolean interrupted = Thread.interrupted();
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(graceMillis);
         for (ProcessHandle p : all) {
             long left = deadline - System.nanoTime();
-            if (p.isAlive() && left > 0) {
-                try {
-                    p.onExit().get(left, TimeUnit.NANOSECONDS);
-                } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException ignored) {
-                    // Still alive: it gets the forcible signal below.
-                }
+            if (interrupted || !p.isAlive() || left <= 0) {
+                continue;
+            }
+            try {
+                p.onExit().get(left, TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                interrupted = true;
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException ignored) {
+                // Still alive: it gets the forcible signal below.
             }
         }
         // Children a process started while it was being ended are found now, before it is killed.
@@ -43,6 +48,19 @@ final class ProcessTree {
             if (p.isAlive()) {
                 p.destroyForcibly();
             }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Waits up to {@code millis} for {@code process} to end; an interrupt ends the wait and is kept. */
+    static boolean awaitQuietly(Process process, long millis) {
+        try {
+            return process.waitFor(millis, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return !process.isAlive();
         }
     }
 

@@ -119,6 +119,13 @@ final class ServerRun {
         prepared = pb;
     }
 
+    /** The run will not happen (the probe was cancelled at the barrier): drop what {@link #prepare} made. */
+    void discard() {
+        if (pycache != null) {
+            deleteTree(pycache);
+        }
+    }
+
     private ServerResult runStdio(Recorder recorder) throws InterruptedException {
         Process process = null;
         StdioChannel channel;
@@ -163,7 +170,7 @@ final class ServerRun {
         } finally {
             if (process != null) {
                 ProcessTree.end(process.toHandle(), KILL_GRACE_MILLIS);
-                process.waitFor(KILL_GRACE_MILLIS, TimeUnit.MILLISECONDS);
+                ProcessTree.awaitQuietly(process, KILL_GRACE_MILLIS);
                 ProcessTree.endTagged(token);
             }
             if (pycache != null) {
@@ -177,7 +184,7 @@ final class ServerRun {
         Process p = channel.process();
         if (p.isAlive()) {
             ProcessTree.end(p.toHandle(), KILL_GRACE_MILLIS);
-            p.waitFor(KILL_GRACE_MILLIS, TimeUnit.MILLISECONDS);
+            ProcessTree.awaitQuietly(p, KILL_GRACE_MILLIS);
         }
         channel.awaitDrained(500);
         if (!p.isAlive()) {

@@ -72,6 +72,8 @@ public final class StartupProbe {
      *
      * @throws IllegalArgumentException when no server is enabled
      * @throws IllegalStateException when CPUs are pinned and {@code taskset} is not installed
+     * @throws InterruptedException when the calling thread is interrupted (the probe is cancelled); every process
+     *     it started is ended before this is thrown
      */
     public ProbeReport run(List<ServerConfig> servers) throws InterruptedException {
         List<ServerConfig> enabled = servers.stream().filter(ServerConfig::enabled).toList();
@@ -106,7 +108,12 @@ public final class StartupProbe {
                 ServerRun serverRun = new ServerRun(s, timeoutFor(s), cpus, bytecode, maxLineBytes, environment);
                 futures.add(pool.submit(() -> {
                     serverRun.prepare();
-                    barrier.await();
+                    try {
+                        barrier.await();
+                    } catch (InterruptedException | java.util.concurrent.BrokenBarrierException e) {
+                        serverRun.discard(); // cancelled before anything was spawned
+                        throw e;
+                    }
                     return serverRun.run(new Recorder(s.name(), run, origin.get(), ticker, clock, events));
                 }));
             }
@@ -121,7 +128,18 @@ public final class StartupProbe {
             }
             return out;
         } finally {
+            // Cancelled (interrupted): the server threads end their processes on the way out; wait for that, so no
+            // process outlives run() either way.
             pool.shutdownNow();
+            boolean interrupted = Thread.interrupted();
+            try {
+                pool.awaitTermination(30, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 

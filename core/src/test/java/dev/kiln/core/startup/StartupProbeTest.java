@@ -325,6 +325,34 @@ class StartupProbeTest {
     }
 
     @Test
+    void run_interrupted_cancelsAndEndsEveryServerBeforeReturning() throws Exception {
+        ServerConfig silent = script("silent", "import time", "time.sleep(300)");
+        java.util.concurrent.CountDownLatch spawned = new java.util.concurrent.CountDownLatch(2);
+        StartupProbe p = probe().timeout(Duration.ofSeconds(60)).events(e -> {
+            if (e instanceof ProbeEvent.Spawned) {
+                spawned.countDown();
+            }
+        }).build();
+        java.util.concurrent.atomic.AtomicReference<Throwable> thrown = new java.util.concurrent.atomic.AtomicReference<>();
+        Thread caller = new Thread(() -> {
+            try {
+                p.run(List.of(silent, script("silent-2", "import time", "time.sleep(300)")));
+            } catch (Throwable t) {
+                thrown.set(t);
+            }
+        });
+        caller.start();
+        assertThat(spawned.await(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+
+        caller.interrupt();
+        caller.join(30_000);
+
+        assertThat(caller.isAlive()).isFalse();
+        assertThat(thrown.get()).isInstanceOf(InterruptedException.class);
+        assertThat(ProbeProcesses.livingWith(marker)).isEmpty();
+    }
+
+    @Test
     void builder_badOptions_rejectedWhenSet() {
         assertThatThrownBy(() -> StartupProbe.builder().cpus("zero")).hasMessageContaining("CPU list like 0 or 0,1");
         assertThatThrownBy(() -> StartupProbe.builder().cpus("4096")).hasMessageContaining("CPU 4096 does not exist");
