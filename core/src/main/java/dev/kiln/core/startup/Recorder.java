@@ -70,13 +70,14 @@ final class Recorder {
         }
     }
 
-    void exited(int code) {
+    /** Synchronized with {@link #finished}: the exit seen by the process callback is published before the outcome. */
+    synchronized void exited(int code) {
         if (exit.compareAndSet(UNSET, now())) {
             publish(new ProbeEvent.Exited(clock.instant(), server, run, offset(exit), code));
         }
     }
 
-    void finished(ServerResult result) {
+    synchronized void finished(ServerResult result) {
         publish(new ProbeEvent.Finished(clock.instant(), server, run, result));
     }
 
