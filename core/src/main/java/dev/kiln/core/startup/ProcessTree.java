@@ -44,9 +44,24 @@ final class ProcessTree {
             }
         }
         all.addAll(late);
+        List<ProcessHandle> killed = new ArrayList<>();
         for (ProcessHandle p : all) {
-            if (p.isAlive()) {
-                p.destroyForcibly();
+            if (p.isAlive() && p.destroyForcibly()) {
+                killed.add(p);
+            }
+        }
+        // SIGKILL is not instant: wait (briefly, even when interrupted) until they are really gone, so that "ended"
+        // means ended when the caller looks at the process table.
+        long killDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        for (ProcessHandle p : killed) {
+            while (p.isAlive() && System.nanoTime() < killDeadline) {
+                try {
+                    p.onExit().get(Math.max(1, killDeadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException ignored) {
+                    break;
+                }
             }
         }
         if (interrupted) {
