@@ -8,7 +8,6 @@ import dev.kiln.core.startup.BytecodeMode;
 import dev.kiln.core.startup.BytecodeReport;
 import dev.kiln.core.startup.DemoServer;
 import dev.kiln.core.startup.Outcome;
-import dev.kiln.core.startup.ProbeReport;
 import dev.kiln.core.startup.PythonEnvironment;
 import dev.kiln.core.startup.ServerConfig;
 import dev.kiln.core.startup.ServerResult;
@@ -133,56 +132,72 @@ final class ProbeBench implements Callable<Integer> {
         out.put("target_overhead_ms", 5);
     }
 
+    /**
+     * Two identical venvs from the same uv install: one stays as installed (no bytecode), the other is precompiled
+     * with {@link Bytecode#compile}. Their probes alternate round by round, so the machine's load (other builds on
+     * the pinned CPU) falls on both sides alike; medians are compared.
+     */
     private void bytecodeCase(Path work, ObjectNode out) throws Exception {
-        Path venv = work.resolve("mcp-venv");
-        progress("bytecode: creating a venv with mcp==" + MCP_VERSION + " (uv, no bytecode)");
+        Path script = work.resolve("sdk_server.py");
+        Files.writeString(script, SDK_SERVER);
+        progress("bytecode: two venvs with mcp==" + MCP_VERSION + " (uv, no bytecode)");
+        ServerConfig before = venvServer(work, "before", script);
+        ServerConfig after = venvServer(work, "after", script);
+        Bytecode bytecode = Bytecode.withSystemEnvironment();
+        PythonEnvironment env = bytecode.locate(after);
+        progress("bytecode: kiln bytecode compile (timestamp) of the 'after' venv");
+        Bytecode.CompileResult c = bytecode.compile(env, Bytecode.InvalidationMode.TIMESTAMP);
+
+        List<Double> beforeMs = new ArrayList<>();
+        List<Double> afterMs = new ArrayList<>();
+        List<Double> coldMs = new ArrayList<>();
+        for (int round = 1; round <= repeat; round++) {
+            progress("bytecode: round " + round + "/" + repeat + " pinned to CPU " + cpus
+                    + " (as installed, precompiled, precompiled with --cold-bytecode)");
+            beforeMs.add(once(before, BytecodeMode.NO_WRITE));
+            afterMs.add(once(after, BytecodeMode.NO_WRITE));
+            coldMs.add(once(after, BytecodeMode.COLD));
+        }
+        phase(out.putObject("before"), BytecodeMode.NO_WRITE, beforeMs);
+        audit(c.before(), out.with("before").putObject("audit"));
+        ObjectNode a = phase(out.putObject("after_precompile"), BytecodeMode.NO_WRITE, afterMs);
+        audit(c.after(), a.putObject("audit"));
+        a.put("compile_ms", Math.round(c.elapsedMs()));
+        phase(out.putObject("cold_bytecode_after_precompile"), BytecodeMode.COLD, coldMs);
+        out.put("server", "mcp " + MCP_VERSION + " MCPServer (stdio), Python " + env.version());
+        out.put("cpus", cpus);
+        out.put("speedup", round(median(beforeMs) / median(afterMs)));
+        out.put("note", "rounds alternate the two venvs; before/after run with PYTHONDONTWRITEBYTECODE=1 (the"
+                + " environment's own bytecode only, none written); --cold-bytecode also hides all existing bytecode,"
+                + " stdlib included, so it measures the no-bytecode floor even after a precompile");
+    }
+
+    private ServerConfig venvServer(Path work, String name, Path script) throws Exception {
+        Path venv = work.resolve("venv-" + name);
         run(List.of("uv", "venv", "-q", venv.toString()), work, 300);
         run(List.of("uv", "pip", "install", "-q", "--no-compile", "--python", venv.resolve("bin/python").toString(),
                 "mcp==" + MCP_VERSION), work, 900);
-        Path script = work.resolve("sdk_server.py");
-        Files.writeString(script, SDK_SERVER);
-        ServerConfig server = ServerConfig.stdio("mcp-sdk", work, venv.resolve("bin/python").toString(),
-                List.of(script.toString()), Map.of());
-        Bytecode bytecode = Bytecode.withSystemEnvironment();
-        PythonEnvironment env = bytecode.locate(server);
-
-        ObjectNode before = out.putObject("before");
-        progress("bytecode: " + repeat + " runs pinned to CPU " + cpus + ", environment as installed (no .pyc)");
-        phase(server, BytecodeMode.NO_WRITE, before);
-        progress("bytecode: kiln bytecode compile (timestamp)");
-        Bytecode.CompileResult c = bytecode.compile(env, Bytecode.InvalidationMode.TIMESTAMP);
-        audit(c.before(), before.putObject("audit"));
-        ObjectNode after = out.putObject("after_precompile");
-        progress("bytecode: " + repeat + " runs after precompile");
-        phase(server, BytecodeMode.NO_WRITE, after);
-        audit(c.after(), after.putObject("audit"));
-        after.put("compile_ms", Math.round(c.elapsedMs()));
-        ObjectNode cold = out.putObject("cold_bytecode_after_precompile");
-        progress("bytecode: " + repeat + " runs with --cold-bytecode (no bytecode usable at all, stdlib included)");
-        phase(server, BytecodeMode.COLD, cold);
-        out.put("server", "mcp " + MCP_VERSION + " MCPServer (stdio), Python " + env.version());
-        out.put("cpus", cpus);
-        out.put("speedup", round(before.get("initialize_ms_median").asDouble() / after.get("initialize_ms_median").asDouble()));
-        out.put("note", "before/after run with PYTHONDONTWRITEBYTECODE=1 (the environment's own bytecode only, none written);"
-                + " --cold-bytecode also hides all existing bytecode, so it measures the no-bytecode floor even after a"
-                + " precompile");
+        return ServerConfig.stdio("mcp-sdk-" + name, work, venv.resolve("bin/python").toString(), List.of(script.toString()),
+                Map.of());
     }
 
-    private void phase(ServerConfig server, BytecodeMode mode, ObjectNode out) throws Exception {
-        ProbeReport r = StartupProbe.builder().cpus(cpus).repeat(repeat).bytecode(mode).timeout(Duration.ofSeconds(120))
-                .build().run(List.of(server));
-        ProbeReport.ServerSummary s = r.servers().get(0);
-        if (s.okRuns() < s.runs()) {
-            ServerResult bad = s.representative();
-            throw new CliException("the mcp SDK server did not start: " + bad.outcomeText() + " " + bad.reason() + " "
-                    + bad.stderrTail());
+    private double once(ServerConfig server, BytecodeMode mode) throws Exception {
+        ServerResult r = StartupProbe.builder().cpus(cpus).bytecode(mode).timeout(Duration.ofSeconds(120)).build()
+                .run(List.of(server)).results().get(0);
+        if (r.outcome() != Outcome.OK) {
+            throw new CliException("the mcp SDK server did not start: " + r.outcomeText() + " " + r.reason() + " "
+                    + r.stderrTail());
         }
+        return r.initializeMs();
+    }
+
+    private static ObjectNode phase(ObjectNode out, BytecodeMode mode, List<Double> ms) {
         out.put("bytecode_mode", mode.label());
-        out.put("runs", s.runs());
-        out.put("initialize_ms_median", round(s.initializeMsMedian()));
-        out.put("initialize_ms_max", round(s.initializeMsMax()));
-        List<Double> all = r.results().stream().map(ServerResult::initializeMs).toList();
-        all.forEach(v -> out.withArray("initialize_ms").add(round(v)));
+        out.put("runs", ms.size());
+        out.put("initialize_ms_median", round(median(ms)));
+        out.put("initialize_ms_max", round(ms.stream().mapToDouble(Double::doubleValue).max().orElse(0)));
+        ms.forEach(v -> out.withArray("initialize_ms").add(round(v)));
+        return out;
     }
 
     private static void audit(BytecodeReport r, ObjectNode out) {

@@ -80,7 +80,8 @@ final class Handshake {
     private String initialize() throws Failure, Closed, InterruptedException {
         String lastError = null;
         for (String asked : VERSIONS) {
-            JsonNode answer = request("initialize", initializeParams(asked));
+            Incoming.Message reply = request("initialize", initializeParams(asked));
+            JsonNode answer = reply.json();
             JsonNode error = answer.get("error");
             if (error != null) {
                 if (error.path("code").asInt() == METHOD_NOT_FOUND) {
@@ -103,7 +104,7 @@ final class Handshake {
                 throw new Failure(Outcome.PROTOCOL_ERROR, "the server chose protocol version " + chosen
                         + ", which Kiln does not speak (it speaks " + String.join(", ", VERSIONS) + ")");
             }
-            recorder.initialized(chosen);
+            recorder.initialized(chosen, reply.at());
             return chosen;
         }
         // A stateless-only server may reject initialize with its own error rather than "method not found".
@@ -119,7 +120,8 @@ final class Handshake {
         modern = true;
         ObjectNode params = NODES.objectNode();
         params.set("_meta", meta());
-        JsonNode answer = request("server/discover", params);
+        Incoming.Message reply = request("server/discover", params);
+        JsonNode answer = reply.json();
         if (answer.has("error")) {
             throw new Failure(Outcome.PROTOCOL_ERROR, "the server rejected initialize as unknown and server/discover too: "
                     + describe(answer.get("error")));
@@ -127,7 +129,7 @@ final class Handshake {
         JsonNode supported = answer.path("result").path("supportedVersions");
         for (JsonNode v : supported) {
             if (MODERN.equals(v.asText())) {
-                recorder.initialized(MODERN);
+                recorder.initialized(MODERN, reply.at());
                 return MODERN;
             }
         }
@@ -146,11 +148,12 @@ final class Handshake {
             if (modern) {
                 params.set("_meta", meta());
             }
-            JsonNode answer = request("tools/list", params);
+            Incoming.Message reply = request("tools/list", params);
+            JsonNode answer = reply.json();
             if (answer.has("error")) {
                 JsonNode error = answer.get("error");
                 if (error.path("code").asInt() == METHOD_NOT_FOUND) {
-                    recorder.toolsListed(0); // a server without tools is still a server that started
+                    recorder.toolsListed(0, reply.at()); // a server without tools is still a server that started
                     return 0;
                 }
                 throw new Failure(Outcome.PROTOCOL_ERROR, "tools/list failed: " + describe(error));
@@ -162,7 +165,7 @@ final class Handshake {
             count += tools.size();
             JsonNode next = answer.path("result").get("nextCursor");
             if (next == null || next.isNull() || next.asText().isEmpty()) {
-                recorder.toolsListed(count);
+                recorder.toolsListed(count, reply.at());
                 return count;
             }
             if (next.asText().equals(cursor)) {
@@ -197,7 +200,7 @@ final class Handshake {
     }
 
     /** Sends a request and returns its answer (a result or an error), serving the server's own requests meanwhile. */
-    private JsonNode request(String method, ObjectNode params) throws Failure, Closed, InterruptedException {
+    private Incoming.Message request(String method, ObjectNode params) throws Failure, Closed, InterruptedException {
         int id = nextId++;
         ObjectNode r = NODES.objectNode();
         r.put("jsonrpc", "2.0");
@@ -221,7 +224,8 @@ final class Handshake {
             if (in instanceof Incoming.Closed c) {
                 throw new Closed(method, c.why());
             }
-            JsonNode m = ((Incoming.Message) in).json();
+            Incoming.Message message = (Incoming.Message) in;
+            JsonNode m = message.json();
             if (m.hasNonNull("method")) {
                 if (m.has("id")) {
                     answerServerRequest(m);
@@ -237,7 +241,7 @@ final class Handshake {
                 throw new Failure(Outcome.PROTOCOL_ERROR, "an answer carries id " + answerId + " while Kiln waited for id "
                         + id + " (" + method + ")");
             }
-            return m;
+            return message;
         }
     }
 

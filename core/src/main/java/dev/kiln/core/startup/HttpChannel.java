@@ -176,12 +176,13 @@ final class HttpChannel implements Channel {
         if (text.isBlank()) {
             return;
         }
+        long at = recorder.now();
         try {
             JsonNode node = JSON.readTree(text);
             if (node != null && node.isArray()) {
-                node.forEach(n -> inbox.add(n.isObject() ? new Incoming.Message(n) : new Incoming.Garbage(n.toString())));
+                node.forEach(n -> inbox.add(n.isObject() ? new Incoming.Message(n, at) : new Incoming.Garbage(n.toString())));
             } else {
-                inbox.add(node != null && node.isObject() ? new Incoming.Message(node) : new Incoming.Garbage(text));
+                inbox.add(node != null && node.isObject() ? new Incoming.Message(node, at) : new Incoming.Garbage(text));
             }
         } catch (IOException e) {
             inbox.add(new Incoming.Garbage(text));

@@ -5,8 +5,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 /** What a channel read from a server: one JSON-RPC message, or a reason there is none. */
 sealed interface Incoming {
 
-    /** A JSON object. */
-    record Message(JsonNode json) implements Incoming {
+    /** A JSON object; {@code at} is when its last byte was read (ticker nanos), not when the handshake got to it. */
+    record Message(JsonNode json, long at) implements Incoming {
     }
 
     /** A line that is not a JSON object. */

@@ -51,21 +51,25 @@ final class Recorder {
     }
 
     void firstOutput(boolean stderr) {
+        firstOutput(stderr, now());
+    }
+
+    void firstOutput(boolean stderr, long at) {
         AtomicLong step = stderr ? firstStderr : firstStdout;
-        if (step.get() == UNSET && step.compareAndSet(UNSET, now())) {
+        if (step.get() == UNSET && step.compareAndSet(UNSET, at)) {
             publish(new ProbeEvent.FirstOutput(clock.instant(), server, run, offset(step), stderr));
         }
     }
 
-    void initialized(String protocolVersion) {
-        if (initialized.compareAndSet(UNSET, now())) {
+    void initialized(String protocolVersion, long at) {
+        if (initialized.compareAndSet(UNSET, at)) {
             publish(new ProbeEvent.Initialized(clock.instant(), server, run, offset(initialized),
                     sinceSpawn(initialized), protocolVersion));
         }
     }
 
-    void toolsListed(int tools) {
-        if (toolsListed.compareAndSet(UNSET, now())) {
+    void toolsListed(int tools, long at) {
+        if (toolsListed.compareAndSet(UNSET, at)) {
             publish(new ProbeEvent.ToolsListed(clock.instant(), server, run, offset(toolsListed), tools));
         }
     }

@@ -95,14 +95,15 @@ final class StdioChannel implements Channel {
         try {
             int n;
             while ((n = in.read(buf)) > 0) {
-                recorder.firstOutput(false);
+                long at = recorder.now();
+                recorder.firstOutput(false, at);
                 int start = 0;
                 for (int i = 0; i < n; i++) {
                     if (buf[i] != '\n') {
                         continue;
                     }
                     overflow = append(line, buf, start, i - start, overflow, maxLineBytes);
-                    emit(line, overflow);
+                    emit(line, overflow, at);
                     line.reset();
                     overflow = 0;
                     start = i + 1;
@@ -110,7 +111,7 @@ final class StdioChannel implements Channel {
                 overflow = append(line, buf, start, n - start, overflow, maxLineBytes);
             }
             if (line.size() > 0 || overflow > 0) {
-                emit(line, overflow);
+                emit(line, overflow, recorder.now());
             }
             inbox.add(new Incoming.Closed("the server closed its stdout"));
         } catch (IOException e) {
@@ -129,7 +130,7 @@ final class StdioChannel implements Channel {
         return 0;
     }
 
-    private void emit(ByteArrayOutputStream line, long overflow) {
+    private void emit(ByteArrayOutputStream line, long overflow, long at) {
         if (overflow > 0) {
             inbox.add(new Incoming.Oversized(overflow));
             return;
@@ -143,7 +144,7 @@ final class StdioChannel implements Channel {
         }
         try {
             JsonNode node = JSON.readTree(text);
-            inbox.add(node != null && node.isObject() ? new Incoming.Message(node) : new Incoming.Garbage(text));
+            inbox.add(node != null && node.isObject() ? new Incoming.Message(node, at) : new Incoming.Garbage(text));
         } catch (IOException e) {
             inbox.add(new Incoming.Garbage(text));
         }

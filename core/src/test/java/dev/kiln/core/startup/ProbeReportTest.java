@@ -98,9 +98,9 @@ class ProbeReportTest {
         rec.firstOutput(false);
         rec.firstOutput(false); // only the first byte counts
         now[0] += 50_000_000;
-        rec.initialized("2025-06-18");
+        rec.initialized("2025-06-18", now[0]);
         now[0] += 10_000_000;
-        rec.toolsListed(4);
+        rec.toolsListed(4, now[0]);
         now[0] += 1_000_000;
         rec.exited(0);
 
