@@ -20,8 +20,8 @@ import picocli.CommandLine.Parameters;
 
 /** {@code kiln probe}: starts the configured MCP servers at once and times each one's initialize answer. */
 @Command(name = "probe", mixinStandardHelpOptions = true,
-        description = {"Start MCP servers all at once, as an agent client does at session start, and time each one's",
-            "initialize answer against its startup timeout. Exit code 1 when a server did not start."})
+        description = {"Start MCP servers all at once, as an agent client does at session start, and time each one's"
+            + " initialize answer against its startup timeout.", "Exit code 1 when a server did not start."})
 final class ProbeCommand implements Callable<Integer> {
     @Parameters(index = "0", arity = "0..1", paramLabel = "CONFIG",
             description = "servers.json (mcpServers), Codex config.toml, or a workspace directory (default: ./servers.json).")
