@@ -11,11 +11,14 @@ module dev.kiln.core {
     requires jdk.httpserver;
     requires java.net.http;
 
+    exports dev.kiln.core;
     exports dev.kiln.core.telemetry;
     exports dev.kiln.core.workspace;
     exports dev.kiln.core.snapshot;
     exports dev.kiln.core.contract;
     exports dev.kiln.core.demo;
+    exports dev.kiln.core.projection;
+    exports dev.kiln.core.archive;
     exports dev.kiln.core.startup;
 
     opens dev.kiln.core.demo to com.fasterxml.jackson.databind;

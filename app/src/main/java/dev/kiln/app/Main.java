@@ -1,7 +1,7 @@
 package dev.kiln.app;
 
 import dev.kiln.app.cli.KilnCommand;
-import picocli.CommandLine;
+import org.slf4j.LoggerFactory;
 
 /** Starts Kiln. Not an {@code Application}: headless sub-commands must never load JavaFX. */
 public final class Main {
@@ -11,6 +11,7 @@ public final class Main {
     public static void main(String[] args) {
         // Before the first logger: logback.xml reads this to place the rolling log file.
         System.setProperty("kiln.log.dir", UserDirs.state(System.getenv()).resolve("logs").toString());
+        LoggerFactory.getLogger(Main.class).info("kiln {} (pid {})", String.join(" ", args), ProcessHandle.current().pid());
         System.exit(run(args));
     }
 

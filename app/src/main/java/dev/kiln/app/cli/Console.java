@@ -7,7 +7,10 @@ final class Console {
     private Console() {
     }
 
-    static void open(Path workspace) {
-        dev.kiln.ui.KilnConsole.open(workspace.toAbsolutePath().normalize());
+    static void open(Path workspace, String page) {
+        if (!page.isEmpty() && !dev.kiln.ui.KilnConsole.pageNames().contains(page.toLowerCase(java.util.Locale.ROOT))) {
+            throw new CliException("no page '" + page + "'; pages are " + String.join(", ", dev.kiln.ui.KilnConsole.pageNames()));
+        }
+        dev.kiln.ui.KilnConsole.open(workspace.toAbsolutePath().normalize(), page);
     }
 }

@@ -14,11 +14,16 @@ import picocli.CommandLine.Parameters;
 @Command(name = "kiln", mixinStandardHelpOptions = true, versionProvider = KilnCommand.Version.class,
         description = {"Operations console for fast-starting, observable sandboxed tool runtimes.",
             "With no sub-command, opens the console on WORKSPACE (default: the built-in demo workspace)."},
-        subcommands = {DemoCommand.class, BenchCommand.class, ProbeCommand.class, BytecodeCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {DemoCommand.class, ProjectCommand.class, HealCommand.class, BenchCommand.class, ArchiveCommand.class,
+            ProbeCommand.class, BytecodeCommand.class, CommandLine.HelpCommand.class})
 public final class KilnCommand implements Callable<Integer> {
 
     @Parameters(index = "0", arity = "0..1", paramLabel = "WORKSPACE", description = "Workspace directory to open.")
     Path workspace;
+
+    @picocli.CommandLine.Option(names = "--page", paramLabel = "PAGE",
+            description = "Page to open the console on: projection, contracts, caches, seeds, startup or events.")
+    String page = "";
 
     /** The configured command line, with Kiln's error handling. */
     public static CommandLine commandLine() {
@@ -46,7 +51,7 @@ public final class KilnCommand implements Callable<Integer> {
             throw new CliException(ws.toAbsolutePath() + " is not a Kiln workspace (no kiln.json or tasks/)."
                     + " Create one with: kiln demo " + ws);
         }
-        Console.open(ws);
+        Console.open(ws, page);
         return 0;
     }
 

@@ -4,20 +4,19 @@ package dev.kiln.ui.contracts;
  * One line of the Contracts page.
  *
  * @param file path under {@code tasks/}
- * @param leafId the declared leaf id (empty when unreadable)
+ * @param declaredId the {@code leaf_id} the file declares (empty when unreadable or missing)
  * @param canonicalId the leaf id its location implies
- * @param problem why it is unreadable, or empty
+ * @param state {@code ok}, {@code legacy id}, {@code misplaced id}, {@code no leaf id} or {@code unreadable}
+ * @param status the contract's status
+ * @param title the contract's title
+ * @param deadline {@code yyyy-MM-dd} (UTC), with {@code  · overdue} when past
+ * @param problem why it is unreadable, or what is wrong with its id; empty when fine
  */
-public record ContractRow(String file, String leafId, String canonicalId, String problem) {
+public record ContractRow(String file, String declaredId, String canonicalId, String state, String status, String title,
+        String deadline, String problem) {
 
-    /** The row's state in words, for the State column and the filter. */
-    public String state() {
-        if (!problem.isEmpty()) {
-            return "unreadable";
-        }
-        if (leafId.equals(canonicalId)) {
-            return "ok";
-        }
-        return canonicalId.endsWith("/" + leafId) ? "legacy id" : "misplaced id";
+    /** Whether the row needs a person's attention. */
+    public boolean flagged() {
+        return !state.equals("ok");
     }
 }

@@ -1,9 +1,13 @@
 package dev.kiln.ui.contracts;
 
+import dev.kiln.core.contract.HealReport;
+import java.util.function.Function;
 import javafx.beans.property.ReadOnlyStringWrapper;
 import javafx.geometry.Pos;
 import javafx.scene.control.Button;
+import javafx.scene.control.CheckBox;
 import javafx.scene.control.Label;
+import javafx.scene.control.ListView;
 import javafx.scene.control.ProgressIndicator;
 import javafx.scene.control.TableCell;
 import javafx.scene.control.TableColumn;
@@ -14,7 +18,7 @@ import javafx.scene.layout.Priority;
 import javafx.scene.layout.Region;
 import javafx.scene.layout.VBox;
 
-/** The Contracts page: a filterable table of contract files. All state lives in {@link ContractsViewModel}. */
+/** The Contracts page: a filterable table of the projection's contracts and a previewed heal. */
 public final class ContractsView extends VBox {
 
     public ContractsView(ContractsViewModel vm) {
@@ -31,49 +35,121 @@ public final class ContractsView extends VBox {
         VBox heading = new VBox(2, title, summary);
 
         TextField filter = new TextField();
-        filter.setPromptText("Filter by path, leaf id or state…");
-        filter.setPrefColumnCount(28);
+        filter.setPromptText("Filter by path, id, state, status…");
+        filter.setPrefColumnCount(22);
         filter.textProperty().bindBidirectional(vm.filterProperty());
-        Button refresh = new Button("Refresh");
+        CheckBox flagged = new CheckBox("Needs attention");
+        flagged.setId("contracts-flagged");
+        flagged.selectedProperty().bindBidirectional(vm.flaggedOnlyProperty());
+        Button heal = new Button("Heal leaf ids…");
+        heal.setId("contracts-heal");
+        heal.setOnAction(e -> vm.previewHeal());
+        heal.disableProperty().bind(vm.healPreviewProperty().isNotNull());
+        Button refresh = new Button("Project now");
+        refresh.setId("contracts-refresh");
         refresh.setOnAction(e -> vm.refresh());
         ProgressIndicator busy = new ProgressIndicator();
         busy.setPrefSize(18, 18);
         busy.visibleProperty().bind(vm.loadingProperty());
+        HBox.setHgrow(filter, Priority.ALWAYS);
+        filter.setMaxWidth(420);
         Region grow = new Region();
         HBox.setHgrow(grow, Priority.ALWAYS);
-        HBox header = new HBox(10, heading, grow, busy, filter, refresh);
-        header.setAlignment(Pos.CENTER_LEFT);
+        HBox tools = new HBox(10, filter, flagged, grow, busy, heal, refresh);
+        tools.setAlignment(Pos.CENTER_LEFT);
+        VBox header = new VBox(10, heading, tools);
 
-        Label error = new Label();
-        error.getStyleClass().add("text-danger");
-        error.textProperty().bind(vm.errorProperty());
-        error.managedProperty().bind(error.textProperty().isNotEmpty());
-        error.visibleProperty().bind(error.managedProperty());
+        Label error = banner(vm.errorProperty(), "text-danger");
+        Label notice = banner(vm.noticeProperty(), "text-success");
+        notice.setId("contracts-notice");
 
         TableView<ContractRow> table = new TableView<>(vm.shownRows());
         table.setId("contracts-table");
         table.getStyleClass().addAll("dense", "striped");
         table.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_FLEX_LAST_COLUMN);
-        table.getColumns().add(column("Leaf id", 280, ContractRow::leafId));
-        TableColumn<ContractRow, String> state = column("State", 110, ContractRow::state);
+        table.getColumns().add(column("Leaf id", 250, ContractRow::canonicalId));
+        TableColumn<ContractRow, String> state = column("Id state", 105, ContractRow::state);
         state.setCellFactory(c -> new StateCell());
         table.getColumns().add(state);
-        table.getColumns().add(column("File (under tasks/)", 420, ContractRow::file));
+        table.getColumns().add(column("Status", 90, ContractRow::status));
+        table.getColumns().add(column("Title", 170, ContractRow::title));
+        TableColumn<ContractRow, String> deadline = column("Deadline", 165, ContractRow::deadline);
+        deadline.setCellFactory(c -> new StateCell());
+        table.getColumns().add(deadline);
         table.getColumns().add(column("Problem", 240, ContractRow::problem));
         table.setPlaceholder(new Label("No contract files under tasks/"));
         VBox.setVgrow(table, Priority.ALWAYS);
 
-        getChildren().addAll(header, error, table);
+        getChildren().addAll(header, error, notice, healPanel(vm), table);
     }
 
-    private static TableColumn<ContractRow, String> column(String name, double width, java.util.function.Function<ContractRow, String> value) {
+    /** The dry run's plan, shown before anything is written; Apply writes exactly this kind of change. */
+    private static VBox healPanel(ContractsViewModel vm) {
+        Label what = new Label();
+        what.setId("heal-summary");
+        what.getStyleClass().add("text-bold");
+        ListView<String> changes = new ListView<>();
+        changes.setId("heal-changes");
+        changes.setPrefHeight(150);
+        Button apply = new Button("Apply heal");
+        apply.setId("heal-apply");
+        apply.getStyleClass().add("accent");
+        apply.setOnAction(e -> vm.applyHeal());
+        Button cancel = new Button("Cancel");
+        cancel.setOnAction(e -> vm.cancelHeal());
+        Label note = new Label("Dry run: nothing has been written. Unknown fields and file modes are kept.");
+        note.getStyleClass().add("text-muted");
+        Region grow = new Region();
+        HBox.setHgrow(grow, Priority.ALWAYS);
+        HBox actions = new HBox(10, note, grow, cancel, apply);
+        actions.setAlignment(Pos.CENTER_LEFT);
+        VBox panel = new VBox(8, what, changes, actions);
+        panel.setId("heal-preview");
+        panel.getStyleClass().add("metric-card");
+        panel.managedProperty().bind(vm.healPreviewProperty().isNotNull());
+        panel.visibleProperty().bind(panel.managedProperty());
+        vm.healPreviewProperty().addListener((o, a, report) -> {
+            if (report == null) {
+                changes.getItems().clear();
+                return;
+            }
+            what.setText(describe(report));
+            changes.getItems().setAll(report.changes().stream().map(c -> c.file() + ":  " + c.from() + "  →  " + c.to()).toList());
+            report.misplaced().forEach(m -> changes.getItems().add(m.file() + ":  misplaced (declares " + m.declared()
+                    + ", location says " + m.expected() + ") — left alone"));
+            report.problems().forEach(p -> changes.getItems().add(p.file() + ":  cannot heal — " + p.reason()));
+            apply.setDisable(report.changes().isEmpty());
+        });
+        return panel;
+    }
+
+    static String describe(HealReport r) {
+        if (r.changes().isEmpty()) {
+            return "Nothing to heal: all " + r.scanned() + " leaf ids are canonical"
+                    + (r.misplaced().isEmpty() ? "." : " or misplaced (" + r.misplaced().size() + ", left for you).");
+        }
+        return "Heal will rewrite " + r.changes().size() + " leaf id" + (r.changes().size() == 1 ? "" : "s") + " of " + r.scanned()
+                + " contracts" + (r.misplaced().isEmpty() ? "" : "; " + r.misplaced().size() + " misplaced stay as they are") + ".";
+    }
+
+    private static Label banner(javafx.beans.value.ObservableStringValue text, String style) {
+        Label l = new Label();
+        l.getStyleClass().add(style);
+        l.textProperty().bind(text);
+        l.setWrapText(true);
+        l.managedProperty().bind(l.textProperty().isNotEmpty());
+        l.visibleProperty().bind(l.managedProperty());
+        return l;
+    }
+
+    private static TableColumn<ContractRow, String> column(String name, double width, Function<ContractRow, String> value) {
         TableColumn<ContractRow, String> c = new TableColumn<>(name);
         c.setPrefWidth(width);
         c.setCellValueFactory(f -> new ReadOnlyStringWrapper(value.apply(f.getValue())));
         return c;
     }
 
-    /** Colours the state so legacy and unreadable rows stand out. */
+    /** Colours id states and overdue deadlines so they stand out. */
     private static final class StateCell extends TableCell<ContractRow, String> {
         @Override
         protected void updateItem(String item, boolean empty) {
@@ -84,11 +160,14 @@ public final class ContractsView extends VBox {
                 return;
             }
             setText(item);
-            getStyleClass().add(switch (item) {
-                case "ok" -> "state-ok";
-                case "unreadable" -> "state-bad";
-                default -> "state-warn";
-            });
+            // Id states are words ("legacy id"); deadlines only stand out when overdue.
+            if (item.equals("ok")) {
+                getStyleClass().add("state-ok");
+            } else if (item.equals("unreadable")) {
+                getStyleClass().add("state-bad");
+            } else if (item.endsWith("overdue") || (item.contains(" id") && !item.contains(":"))) {
+                getStyleClass().add("state-warn");
+            }
         }
     }
 }

@@ -1,8 +1,19 @@
 package dev.kiln.ui.shell;
 
+import dev.kiln.core.Kiln;
+import dev.kiln.core.projection.TickFinished;
+import dev.kiln.core.projection.WakeReason;
+import dev.kiln.core.telemetry.KilnEvent;
+import dev.kiln.ui.caches.CachesView;
+import dev.kiln.ui.caches.CachesViewModel;
 import dev.kiln.ui.contracts.ContractsView;
 import dev.kiln.ui.contracts.ContractsViewModel;
+import dev.kiln.ui.events.EventsView;
+import dev.kiln.ui.events.EventsViewModel;
+import dev.kiln.ui.projection.ProjectionView;
+import dev.kiln.ui.projection.ProjectionViewModel;
 import dev.kiln.ui.util.Background;
+import dev.kiln.ui.util.FxEventPump;
 import java.util.EnumMap;
 import java.util.Map;
 import javafx.geometry.Insets;
@@ -19,16 +30,29 @@ import javafx.scene.layout.StackPane;
 import javafx.scene.layout.VBox;
 
 /** The console's frame: sidebar, the current page, status bar. Pages are made on first visit and kept. */
-public final class MainWindow {
+public final class MainWindow implements AutoCloseable {
     private final MainViewModel model;
     private final Background background;
+    private final Kiln kiln;
+    private final EventsViewModel events = new EventsViewModel();
+    private final ProjectionViewModel projection;
+    private final ContractsViewModel contracts;
+    private final CachesViewModel caches;
+    private final FxEventPump pump;
     private final Map<Page, Node> pages = new EnumMap<>(Page.class);
     private final StackPane content = new StackPane();
     private final BorderPane root = new BorderPane();
 
-    public MainWindow(MainViewModel model, Background background) {
+    public MainWindow(MainViewModel model, Background background, Kiln kiln) {
         this.model = model;
         this.background = background;
+        this.kiln = kiln;
+        this.projection = new ProjectionViewModel(kiln, background);
+        this.contracts = new ContractsViewModel(kiln, background);
+        this.caches = new CachesViewModel(kiln, background);
+        contracts.summaryProperty().addListener((o, a, b) -> model.setStatus(b));
+        // Subscribed from the start, so events before the first visit to a page are not lost.
+        this.pump = new FxEventPump(kiln.events(), this::dispatch);
         root.setLeft(sidebar());
         root.setCenter(content);
         root.setBottom(statusBar());
@@ -37,12 +61,28 @@ public final class MainWindow {
         content.setPadding(new Insets(20, 24, 16, 24));
         model.pageProperty().addListener((obs, old, now) -> show(now));
         show(model.pageProperty().get());
+        background.run(() -> kiln.projector().tick(WakeReason.STARTUP), r -> { }, e -> model.setStatus("Projection failed: " + e.getMessage()));
+    }
+
+    /** One frame's events, to every page model that shows them. */
+    private void dispatch(java.util.List<KilnEvent> batch) {
+        events.accept(batch);
+        projection.accept(batch);
+        caches.accept(batch);
+        if (batch.stream().anyMatch(e -> e instanceof TickFinished)) {
+            contracts.showLatest();
+        }
     }
 
     public Scene scene() {
         Scene scene = new Scene(root, 1180, 740);
         scene.getStylesheets().add(MainWindow.class.getResource("kiln.css").toExternalForm());
         return scene;
+    }
+
+    @Override
+    public void close() {
+        pump.close();
     }
 
     private Node sidebar() {
@@ -97,13 +137,10 @@ public final class MainWindow {
 
     private Node create(Page page) {
         return switch (page) {
-            case CONTRACTS -> {
-                ContractsViewModel vm = new ContractsViewModel(model.workspace(), background);
-                vm.summaryProperty().addListener((o, a, b) -> model.setStatus(b));
-                ContractsView view = new ContractsView(vm);
-                vm.refresh();
-                yield view;
-            }
+            case CONTRACTS -> new ContractsView(contracts);
+            case PROJECTION -> new ProjectionView(projection);
+            case CACHES -> new CachesView(caches);
+            case EVENTS -> new EventsView(events);
             default -> new PlaceholderPage(page);
         };
     }

@@ -36,8 +36,12 @@ public final class FxEventPump implements AutoCloseable {
     }
 
     @Override
-    public void close() throws Exception {
+    public void close() {
         timer.stop();
-        subscription.close();
+        try {
+            subscription.close();
+        } catch (Exception e) {
+            // EventBus handles never throw; nothing to undo.
+        }
     }
 }

@@ -1,0 +1,94 @@
+package dev.kiln.app.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.kiln.core.archive.ArchiveException;
+import dev.kiln.core.archive.SourceArchive;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code kiln archive SRC}: builds the deterministic tar.gz of a source tree and reports its address. */
+@Command(name = "archive", mixinStandardHelpOptions = true,
+        description = {"Build the deterministic tar.gz of SRC (or of its named top-level members) and print its sha256,",
+            "size, entries and build time. The same tree gives the same bytes in any process."})
+final class ArchiveCommand implements Callable<Integer> {
+
+    @Parameters(index = "0", paramLabel = "SRC", description = "Source root directory.")
+    Path source;
+
+    @Option(names = {"-m", "--member"}, paramLabel = "M",
+            description = "A top-level file or directory of SRC to include (repeatable; default: all of SRC).")
+    List<String> members = new ArrayList<>();
+
+    @Option(names = {"-x", "--exclude"}, paramLabel = "GLOB",
+            description = "Leave out paths with a component matching GLOB, in addition to the defaults (repeatable).")
+    List<String> excludes = new ArrayList<>();
+
+    @Option(names = "--no-default-excludes",
+            description = "Do not leave out __pycache__, .venv, .git, .pytest_cache, .mypy_cache, .ruff_cache, node_modules, *.pyc.")
+    boolean noDefaultExcludes;
+
+    @Option(names = {"-o", "--output"}, paramLabel = "OUT", description = "Write the archive to OUT (atomically).")
+    Path output;
+
+    @Option(names = "--json", description = "Print one JSON object.")
+    boolean json;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws IOException {
+        List<String> ex = new ArrayList<>(noDefaultExcludes ? List.of() : SourceArchive.DEFAULT_EXCLUDES);
+        ex.addAll(excludes);
+        SourceArchive a;
+        try {
+            a = SourceArchive.build(source, members, ex);
+        } catch (ArchiveException e) {
+            throw new CliException(e.getMessage(), e);
+        }
+        if (output != null) {
+            try {
+                a.writeTo(output);
+            } catch (IOException e) {
+                throw new CliException("Could not write the archive to " + output.toAbsolutePath() + ": " + e.getMessage(), e);
+            }
+        }
+        Map<String, Object> r = new LinkedHashMap<>();
+        r.put("root", a.root().toString());
+        r.put("members", a.members());
+        r.put("sha256", a.sha256());
+        r.put("bytes", a.size());
+        r.put("entries", a.entries());
+        r.put("files", a.files());
+        r.put("build_ms", Math.round(a.buildTime().toNanos() / 1e4) / 100.0);
+        r.put("skipped", a.skipped());
+        r.put("output", output == null ? null : output.toAbsolutePath().toString());
+        PrintWriter out = spec.commandLine().getOut();
+        if (json) {
+            out.println(new ObjectMapper().writeValueAsString(r));
+        } else {
+            out.println("sha256   " + a.sha256());
+            out.println("bytes    " + a.size());
+            out.println("entries  " + a.entries());
+            out.println("build    " + r.get("build_ms") + " ms");
+            for (String s : a.skipped()) {
+                out.println("skipped  " + s);
+            }
+            if (output != null) {
+                out.println("written  " + output.toAbsolutePath());
+            }
+        }
+        out.flush();
+        return 0;
+    }
+}

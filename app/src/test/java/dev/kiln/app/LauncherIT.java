@@ -1,0 +1,74 @@
+package dev.kiln.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Runs the real {@code ./kiln} launcher after {@code package}: it must start from the build, headless, with no display. */
+class LauncherIT {
+    private static final Path ROOT = Path.of(System.getProperty("kiln.project.root", "..")).toAbsolutePath().normalize();
+
+    @TempDir
+    Path tmp;
+
+    record Result(int code, String out, String err) {
+    }
+
+    private Result kiln(String... args) throws IOException, InterruptedException {
+        List<String> cmd = new java.util.ArrayList<>(List.of(ROOT.resolve("kiln").toString()));
+        cmd.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(tmp.toFile());
+        Map<String, String> env = pb.environment();
+        env.remove("DISPLAY"); // headless sub-commands must not need one
+        env.put("XDG_DATA_HOME", tmp.resolve("data").toString());
+        env.put("XDG_STATE_HOME", tmp.resolve("state").toString());
+        pb.redirectOutput(tmp.resolve("out.txt").toFile()).redirectError(tmp.resolve("err.txt").toFile());
+        Process p = pb.start();
+        assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("kiln %s finished", cmd).isTrue();
+        return new Result(p.exitValue(), Files.readString(tmp.resolve("out.txt")), Files.readString(tmp.resolve("err.txt")));
+    }
+
+    @Test
+    void version_printsVersionWithoutRebuilding() throws Exception {
+        Result r = kiln("--version");
+
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.out()).startsWith("kiln 0.1.0");
+        assertThat(r.err()).doesNotContain("building");
+    }
+
+    @Test
+    void demo_writesWorkspaceHeadless() throws Exception {
+        Result r = kiln("demo", tmp.resolve("ws").toString(), "--contracts", "40");
+
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.out()).contains("contracts:      40");
+        try (var s = Files.walk(tmp.resolve("ws/tasks"))) {
+            assertThat(s.filter(p -> p.endsWith("contract.json")).count()).isEqualTo(40);
+        }
+    }
+
+    @Test
+    void help_listsSubcommands() throws Exception {
+        Result r = kiln("--help");
+
+        assertThat(r.code()).isZero();
+        assertThat(r.out()).contains("demo").contains("bench");
+    }
+
+    @Test
+    void logs_goToTheStateDirectory() throws Exception {
+        kiln("demo", tmp.resolve("ws2").toString(), "--contracts", "5");
+
+        assertThat(tmp.resolve("state/kiln/logs")).isDirectory();
+        assertThat(Files.readString(ROOT.resolve("kiln"), StandardCharsets.UTF_8)).contains("-m dev.kiln.app/dev.kiln.app.Main");
+    }
+}

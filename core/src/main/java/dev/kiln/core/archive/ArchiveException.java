@@ -1,0 +1,17 @@
+package dev.kiln.core.archive;
+
+/**
+ * An archive cannot be built, served or extracted. The message says what happened, where (root, member or
+ * entry) and, where there is one, what to do about it.
+ */
+public final class ArchiveException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    public ArchiveException(String message) {
+        super(message);
+    }
+
+    public ArchiveException(String message, Throwable cause) {
+        super(message, cause);
+    }
+}

@@ -1,0 +1,66 @@
+package dev.kiln.ui.events;
+
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
+import javafx.beans.property.ReadOnlyStringWrapper;
+import javafx.geometry.Pos;
+import javafx.scene.control.Button;
+import javafx.scene.control.Label;
+import javafx.scene.control.TableColumn;
+import javafx.scene.control.TableView;
+import javafx.scene.control.TextField;
+import javafx.scene.control.ToggleButton;
+import javafx.scene.layout.HBox;
+import javafx.scene.layout.Priority;
+import javafx.scene.layout.Region;
+import javafx.scene.layout.VBox;
+
+/** The Events page: a live, filterable list of engine events. */
+public final class EventsView extends VBox {
+    private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss.SSS").withZone(ZoneId.systemDefault());
+
+    public EventsView(EventsViewModel vm) {
+        setId("page-events");
+        getStyleClass().add("page");
+        setSpacing(12);
+
+        Label title = new Label("Events");
+        title.getStyleClass().add("title-2");
+        Label count = new Label();
+        count.getStyleClass().add("text-muted");
+        count.textProperty().bind(vm.receivedProperty().asString("%,d received · newest first · last "
+                + EventsViewModel.CAPACITY + " kept"));
+        VBox heading = new VBox(2, title, count);
+
+        TextField filter = new TextField();
+        filter.setPromptText("Filter by kind or text…");
+        filter.setPrefColumnCount(24);
+        filter.textProperty().bindBidirectional(vm.filterProperty());
+        ToggleButton pause = new ToggleButton("Pause");
+        pause.selectedProperty().bindBidirectional(vm.pausedProperty());
+        Button clear = new Button("Clear");
+        clear.setOnAction(e -> vm.clear());
+        Region grow = new Region();
+        HBox.setHgrow(grow, Priority.ALWAYS);
+        HBox header = new HBox(10, heading, grow, filter, pause, clear);
+        header.setAlignment(Pos.CENTER_LEFT);
+
+        TableView<EventRow> table = new TableView<>(vm.shownRows());
+        table.setId("events-table");
+        table.getStyleClass().addAll("dense", "striped");
+        table.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_FLEX_LAST_COLUMN);
+        TableColumn<EventRow, String> at = new TableColumn<>("Time");
+        at.setPrefWidth(110);
+        at.setCellValueFactory(f -> new ReadOnlyStringWrapper(TIME.format(f.getValue().at())));
+        TableColumn<EventRow, String> kind = new TableColumn<>("Kind");
+        kind.setPrefWidth(170);
+        kind.setCellValueFactory(f -> new ReadOnlyStringWrapper(f.getValue().kind()));
+        TableColumn<EventRow, String> what = new TableColumn<>("What happened");
+        what.setCellValueFactory(f -> new ReadOnlyStringWrapper(f.getValue().summary()));
+        table.getColumns().addAll(java.util.List.of(at, kind, what));
+        table.setPlaceholder(new Label("No events yet. Ticks, cache hits, warms and probe steps appear here as they happen."));
+        VBox.setVgrow(table, Priority.ALWAYS);
+
+        getChildren().addAll(header, table);
+    }
+}

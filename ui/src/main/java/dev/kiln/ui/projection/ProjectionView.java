@@ -1,0 +1,94 @@
+package dev.kiln.ui.projection;
+
+import dev.kiln.core.projection.TickResult;
+import dev.kiln.ui.util.Cards;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
+import java.util.function.Function;
+import javafx.beans.binding.Bindings;
+import javafx.beans.property.ReadOnlyStringWrapper;
+import javafx.geometry.Pos;
+import javafx.scene.control.Button;
+import javafx.scene.control.Label;
+import javafx.scene.control.TableColumn;
+import javafx.scene.control.TableView;
+import javafx.scene.layout.HBox;
+import javafx.scene.layout.Priority;
+import javafx.scene.layout.Region;
+import javafx.scene.layout.VBox;
+
+/** The Projection page: cards for the latest tick, the wake reasons, and the tick history. */
+public final class ProjectionView extends VBox {
+    private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss.SSS").withZone(ZoneId.systemDefault());
+
+    public ProjectionView(ProjectionViewModel vm) {
+        setId("page-projection");
+        getStyleClass().add("page");
+        setSpacing(14);
+
+        Label title = new Label("Projection");
+        title.getStyleClass().add("title-2");
+        Label file = new Label(vm.stateFile());
+        file.getStyleClass().add("text-muted");
+        VBox heading = new VBox(2, title, file);
+        Button now = new Button("Project now");
+        now.setId("projection-now");
+        now.setOnAction(e -> vm.projectNow());
+        Region grow = new Region();
+        HBox.setHgrow(grow, Priority.ALWAYS);
+        HBox header = new HBox(10, heading, grow, now);
+        header.setAlignment(Pos.CENTER_LEFT);
+
+        HBox cards = new HBox(12,
+                Cards.card("Revision", Bindings.createStringBinding(() -> text(vm, r -> Long.toString(r.revision())), vm.lastProperty()), "projection-revision"),
+                Cards.card("Contracts", Bindings.createStringBinding(() -> text(vm, r -> Integer.toString(r.leaves())), vm.lastProperty()), null),
+                Cards.card("Last tick", Bindings.createStringBinding(() -> text(vm, r -> String.format("%.1f ms", r.durationMillis())), vm.lastProperty()), null),
+                Cards.card("Parsed / reused", Bindings.createStringBinding(() -> text(vm, r -> r.stats().parsed() + " / " + r.stats().reused()), vm.lastProperty()), null),
+                Cards.card("Failures", Bindings.createStringBinding(() -> text(vm, r -> Integer.toString(r.failures())), vm.lastProperty()), null));
+        cards.getChildren().forEach(c -> HBox.setHgrow(c, Priority.ALWAYS));
+
+        Label watch = new Label();
+        watch.setId("projection-watch");
+        watch.textProperty().bind(Bindings.concat("Watch: ", vm.watchProperty()));
+        Label reasons = new Label();
+        reasons.setId("projection-reasons");
+        reasons.textProperty().bind(Bindings.concat("Wake reasons: ", vm.reasonsProperty()));
+        reasons.getStyleClass().add("text-muted");
+        Label error = new Label();
+        error.getStyleClass().add("text-danger");
+        error.textProperty().bind(vm.errorProperty());
+        error.managedProperty().bind(error.textProperty().isNotEmpty());
+        error.visibleProperty().bind(error.managedProperty());
+
+        TableView<TickResult> table = new TableView<>(vm.history());
+        table.setId("projection-ticks");
+        table.getStyleClass().addAll("dense", "striped");
+        table.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_FLEX_LAST_COLUMN);
+        table.getColumns().add(column("Time", 110, r -> TIME.format(r.at())));
+        table.getColumns().add(column("Woke for", 100, r -> r.reason().jsonName()));
+        table.getColumns().add(column("Revision", 80, r -> r.revision() + (r.changed() ? " ▲" : "")));
+        table.getColumns().add(column("Duration", 90, r -> String.format("%.1f ms", r.durationMillis())));
+        table.getColumns().add(column("Enumerated", 90, r -> Integer.toString(r.stats().enumerated())));
+        table.getColumns().add(column("Parsed", 70, r -> Integer.toString(r.stats().parsed())));
+        table.getColumns().add(column("Reused", 70, r -> Integer.toString(r.stats().reused())));
+        table.getColumns().add(column("Failed", 60, r -> Integer.toString(r.failures())));
+        table.getColumns().add(column("Note", 200, r -> r.writeError() != null ? "state.json not written: " + r.writeError()
+                : !r.driftPruned().isEmpty() ? "pruned drift: " + String.join(", ", r.driftPruned()) : ""));
+        table.setPlaceholder(new Label("No ticks yet"));
+        VBox.setVgrow(table, Priority.ALWAYS);
+
+        getChildren().addAll(header, cards, watch, reasons, error, table);
+    }
+
+    private static String text(ProjectionViewModel vm, Function<TickResult, String> f) {
+        TickResult r = vm.lastProperty().get();
+        return r == null ? "–" : f.apply(r);
+    }
+
+    private static TableColumn<TickResult, String> column(String name, double width, Function<TickResult, String> value) {
+        TableColumn<TickResult, String> c = new TableColumn<>(name);
+        c.setPrefWidth(width);
+        c.setCellValueFactory(f -> new ReadOnlyStringWrapper(value.apply(f.getValue())));
+        return c;
+    }
+}

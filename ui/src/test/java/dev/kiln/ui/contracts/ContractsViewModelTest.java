@@ -1,0 +1,121 @@
+package dev.kiln.ui.contracts;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.kiln.core.Kiln;
+import dev.kiln.core.demo.DemoSummary;
+import dev.kiln.core.demo.DemoWorkspace;
+import dev.kiln.core.telemetry.EventBus;
+import dev.kiln.ui.util.Background;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The Contracts page's state and its heal action, without a window. */
+class ContractsViewModelTest {
+    @TempDir
+    Path tmp;
+
+    private ContractsViewModel open() {
+        return new ContractsViewModel(Kiln.open(tmp, new EventBus(), Clock.systemUTC()), Background.inline());
+    }
+
+    @Test
+    void refresh_listsEveryContractWithItsIdState() {
+        DemoSummary demo = new DemoWorkspace().write(tmp, 60, 5, false);
+        ContractsViewModel vm = open();
+
+        vm.refresh();
+
+        assertThat(vm.rows()).hasSize(60);
+        assertThat(vm.rows()).filteredOn(r -> r.state().equals("unreadable")).singleElement()
+                .satisfies(r -> assertThat("tasks/" + r.file()).isEqualTo(demo.malformed()));
+        assertThat(vm.rows()).filteredOn(r -> r.state().equals("legacy id")).extracting(r -> "tasks/" + r.file())
+                .containsExactlyInAnyOrderElementsOf(demo.legacyIds());
+        assertThat(vm.summaryProperty().get()).startsWith("60 contract files · " + demo.legacyIds().size() + " legacy ids · 0 misplaced · 1 unreadable");
+        assertThat(vm.rows()).filteredOn(r -> r.deadline().endsWith("· overdue")).hasSize(
+                (int) demo.pastDeadline().stream().filter(p -> !p.equals(demo.malformed())).count());
+        assertThat(vm.loadingProperty().get()).isFalse();
+    }
+
+    @Test
+    void filter_andFlaggedOnly_narrowShownRowsOnly() {
+        DemoSummary demo = new DemoWorkspace().write(tmp, 60, 5, false);
+        ContractsViewModel vm = open();
+        vm.refresh();
+
+        vm.filterProperty().set("UNREADABLE");
+        assertThat(vm.shownRows()).hasSize(1);
+
+        vm.filterProperty().set("");
+        vm.flaggedOnlyProperty().set(true);
+        assertThat(vm.shownRows()).hasSize(demo.legacyIds().size() + 1);
+        assertThat(vm.rows()).hasSize(60);
+    }
+
+    @Test
+    void heal_previewWritesNothing_applyRewritesExactlyThePreviewedIds() throws Exception {
+        DemoSummary demo = new DemoWorkspace().write(tmp, 60, 5, false);
+        ContractsViewModel vm = open();
+        vm.refresh();
+        byte[] before = Files.readAllBytes(tmp.resolve(demo.legacyIds().get(0)));
+
+        vm.previewHeal();
+
+        assertThat(vm.healPreviewProperty().get().changes()).hasSize(demo.legacyIds().size());
+        assertThat(vm.healPreviewProperty().get().dryRun()).isTrue();
+        assertThat(Files.readAllBytes(tmp.resolve(demo.legacyIds().get(0)))).isEqualTo(before);
+
+        vm.applyHeal();
+
+        assertThat(vm.healPreviewProperty().get()).isNull();
+        assertThat(vm.noticeProperty().get()).startsWith("Healed " + demo.legacyIds().size() + " leaf ids");
+        String healed = new ObjectMapper().readTree(tmp.resolve(demo.legacyIds().get(0)).toFile()).get("leaf_id").asText();
+        assertThat("tasks/" + healed + "/contract.json").isEqualTo(demo.legacyIds().get(0));
+        assertThat(vm.rows()).noneMatch(r -> r.state().equals("legacy id"));
+    }
+
+    @Test
+    void heal_cancelled_writesNothing() throws Exception {
+        DemoSummary demo = new DemoWorkspace().write(tmp, 30, 5, false);
+        ContractsViewModel vm = open();
+        byte[] before = Files.readAllBytes(tmp.resolve(demo.legacyIds().get(0)));
+
+        vm.previewHeal();
+        vm.cancelHeal();
+        vm.applyHeal();
+
+        assertThat(Files.readAllBytes(tmp.resolve(demo.legacyIds().get(0)))).isEqualTo(before);
+        assertThat(vm.noticeProperty().get()).isEmpty();
+    }
+
+    @Test
+    void refresh_missingTasksDir_listsNothingWithoutError() {
+        ContractsViewModel vm = open();
+
+        vm.refresh();
+
+        assertThat(vm.rows()).isEmpty();
+        assertThat(vm.errorProperty().get()).isEmpty();
+        assertThat(vm.summaryProperty().get()).startsWith("0 contract files");
+    }
+
+    @Test
+    void refresh_failure_isShownAsError() {
+        ContractsViewModel vm = new ContractsViewModel(Kiln.open(tmp, new EventBus(), Clock.systemUTC()), new Background() {
+            @Override
+            public <T> void run(java.util.concurrent.Callable<T> work, java.util.function.Consumer<? super T> onResult,
+                    java.util.function.Consumer<? super Throwable> onError) {
+                onError.accept(new java.io.IOException("Permission denied"));
+            }
+        });
+
+        vm.refresh();
+
+        assertThat(vm.errorProperty().get()).contains("Projection failed").contains("Permission denied");
+        assertThat(vm.loadingProperty().get()).isFalse();
+    }
+}

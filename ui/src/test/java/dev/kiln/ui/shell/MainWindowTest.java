@@ -1,0 +1,73 @@
+package dev.kiln.ui.shell;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kiln.core.demo.DemoWorkspace;
+import dev.kiln.core.workspace.WorkspaceLayout;
+import dev.kiln.ui.KilnConsole;
+import dev.kiln.ui.contracts.ContractRow;
+import dev.kiln.ui.util.FxBackground;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import javafx.scene.Node;
+import javafx.scene.control.Label;
+import javafx.scene.control.TableView;
+import javafx.stage.Stage;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.testfx.api.FxRobot;
+import org.testfx.framework.junit5.ApplicationExtension;
+import org.testfx.framework.junit5.Start;
+import org.testfx.util.WaitForAsyncUtils;
+
+/** The real window (headless Monocle) on a generated demo workspace. */
+@ExtendWith(ApplicationExtension.class)
+class MainWindowTest {
+    private static final int CONTRACTS = 137;
+    private static Path workspace;
+    private static final FxBackground BACKGROUND = new FxBackground();
+    private Stage stage;
+
+    @Start
+    void start(Stage stage) throws Exception {
+        workspace = Files.createTempDirectory("kiln-ui-test");
+        new DemoWorkspace().write(workspace, CONTRACTS, 11, false);
+        this.stage = stage;
+        KilnConsole.show(stage, WorkspaceLayout.of(workspace), BACKGROUND);
+    }
+
+    @AfterAll
+    static void cleanUp() {
+        BACKGROUND.close();
+    }
+
+    @Test
+    void window_titleAndStatusBarNameTheWorkspace(FxRobot robot) {
+        assertThat(stage.getTitle()).isEqualTo("Kiln — " + workspace.toAbsolutePath().normalize());
+        assertThat(robot.lookup("#status-workspace").queryAs(Label.class).getText())
+                .isEqualTo(workspace.toAbsolutePath().normalize().toString());
+    }
+
+    @Test
+    void sidebar_everyEntryShowsItsPage_contractsListsTheGeneratedCount(FxRobot robot) throws Exception {
+        for (Page page : Page.values()) {
+            robot.clickOn("#" + page.navId());
+            WaitForAsyncUtils.waitForFxEvents();
+            String pageId = "#page-" + page.name().toLowerCase(java.util.Locale.ROOT);
+            Node shown = robot.lookup(pageId).query();
+            assertThat(shown).as(page.title()).isNotNull();
+            assertThat(shown.isVisible()).isTrue();
+            assertThat(robot.lookup(pageId).queryAll()).hasSize(1); // only the current page is in the scene
+        }
+
+        robot.clickOn("#" + Page.CONTRACTS.navId());
+        @SuppressWarnings("unchecked")
+        TableView<ContractRow> table = robot.lookup("#contracts-table").queryAs(TableView.class);
+        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> table.getItems().size() == CONTRACTS);
+        assertThat(table.getItems()).hasSize(CONTRACTS);
+        assertThat(robot.lookup("#contracts-summary").queryAs(Label.class).getText()).startsWith(CONTRACTS + " contract files");
+        assertThat(robot.lookup("#status-text").queryAs(Label.class).getText()).startsWith(CONTRACTS + " contract files");
+    }
+}
