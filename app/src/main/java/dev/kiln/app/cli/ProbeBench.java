@@ -63,6 +63,9 @@ final class ProbeBench implements Callable<Integer> {
     @Option(names = "--samples", paramLabel = "N", description = "Overhead samples per side (default: ${DEFAULT-VALUE}).")
     int samples = 21;
 
+    @Option(names = "--warmup", paramLabel = "W", description = "Untimed overhead pairs first (default: ${DEFAULT-VALUE}).")
+    int warmup = 5;
+
     @Option(names = "--repeat", paramLabel = "K", description = "Probe runs per bytecode phase (default: ${DEFAULT-VALUE}).")
     int repeat = 5;
 
@@ -77,8 +80,8 @@ final class ProbeBench implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (samples < 3 || repeat < 1) {
-            throw new CliException("--samples must be at least 3 and --repeat at least 1");
+        if (samples < 3 || repeat < 1 || warmup < 0) {
+            throw new CliException("--samples must be at least 3, --repeat at least 1 and --warmup not negative");
         }
         requireTool("python3", "install Python 3 (apt-get install python3)");
         Path work = Files.createTempDirectory("kiln-bench-probe-");
@@ -108,17 +111,21 @@ final class ProbeBench implements Callable<Integer> {
         StartupProbe probe = StartupProbe.builder().timeout(Duration.ofSeconds(60)).build();
         List<Double> kiln = new ArrayList<>();
         List<Double> baseline = new ArrayList<>();
-        progress("overhead: " + samples + " interleaved samples of the bundled server, Kiln vs a bare Python client");
-        for (int i = 0; i < samples; i++) {
+        progress("overhead: " + warmup + " untimed + " + samples
+                + " interleaved samples of the bundled server, Kiln vs a bare Python client");
+        for (int i = -warmup; i < samples; i++) {
             ServerResult r = probe.run(List.of(config)).results().get(0);
             if (r.outcome() != Outcome.OK) {
                 throw new CliException("the bundled demo server did not start under the probe: " + r.outcomeText() + " "
                         + r.reason() + " " + r.stderrTail());
             }
-            kiln.add(r.initializeMs());
             List<String> cmd = new ArrayList<>(List.of(python, bare.toString()));
             cmd.addAll(serverCmd);
-            baseline.add(Double.parseDouble(run(cmd, work, 60).strip()));
+            double bareMs = Double.parseDouble(run(cmd, work, 60).strip());
+            if (i >= 0) { // the warm-up pairs let the JIT compile the probe's path first
+                kiln.add(r.initializeMs());
+                baseline.add(bareMs);
+            }
         }
         double k = median(kiln);
         double b = median(baseline);
@@ -131,6 +138,7 @@ final class ProbeBench implements Callable<Integer> {
         out.put("server", "kiln_demo_server.py --weight 0");
         out.put("python", python);
         out.put("samples", samples);
+        out.put("warmup", warmup);
         out.put("kiln_initialize_ms_median", round(k));
         out.put("bare_client_initialize_ms_median", round(b));
         out.put("overhead_ms_median", round(median(diffs)));
