@@ -9,6 +9,7 @@ module dev.kiln.core {
     requires com.github.benmanes.caffeine;
     requires org.apache.commons.compress;
     requires jdk.httpserver;
+    requires java.net.http;
 
     exports dev.kiln.core;
     exports dev.kiln.core.telemetry;
@@ -19,6 +20,7 @@ module dev.kiln.core {
     exports dev.kiln.core.projection;
     exports dev.kiln.core.archive;
     exports dev.kiln.core.seed;
+    exports dev.kiln.core.startup;
 
     opens dev.kiln.core.demo to com.fasterxml.jackson.databind;
 }

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kiln.core.startup.DemoServer;
 import dev.kiln.core.workspace.WorkspaceException;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import java.io.IOException;
@@ -145,6 +146,10 @@ public final class DemoWorkspace {
         copyResource("pyproject.toml", target.resolve("pyproject.toml"));
         copyResource("uv.lock", target.resolve("uv.lock"));
         copyResource("servers.json", layout.serversFile());
+        // The demo's servers are Kiln's bundled stdlib-only server, so probing the demo works offline.
+        Path servers = layout.root().resolve("servers");
+        Files.createDirectories(servers);
+        Files.write(servers.resolve(DemoServer.FILE_NAME), DemoServer.script());
 
         return new DemoSummary(layout.root(), count, seed, List.copyOf(legacy), malformed, engine, List.copyOf(overdue));
     }

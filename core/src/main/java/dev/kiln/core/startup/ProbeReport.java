@@ -1,0 +1,248 @@
+package dev.kiln.core.startup;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * What a probe saw: every server's result in every run, with per-server medians, the slowest server, and a
+ * recommended startup timeout per server.
+ *
+ * @param startedAt when the probe started
+ * @param cpus the CPU list servers were pinned to ({@code ""}: not pinned)
+ * @param repeat how many runs
+ * @param bytecode the bytecode mode servers ran with
+ * @param results every server's result in every run, run by run
+ */
+public record ProbeReport(Instant startedAt, String cpus, int repeat, BytecodeMode bytecode, List<ServerResult> results) {
+    /** Head-room over the slowest observed start: ×1.5 plus one second, rounded up to whole seconds. */
+    static final double HEADROOM_FACTOR = 1.5;
+    static final double HEADROOM_SECONDS = 1.0;
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    public ProbeReport {
+        results = List.copyOf(results);
+    }
+
+    /**
+     * One server over all runs.
+     *
+     * @param name the server
+     * @param representative the run to show: the first failed run if any failed, else the median run
+     * @param runs how many runs
+     * @param okRuns how many ended ok
+     * @param initializeMsMedian median spawn → initialize over ok runs, or null
+     * @param initializeMsMax slowest spawn → initialize over ok runs, or null
+     * @param recommendedTimeoutSec the startup timeout to configure, or null when a run failed (nothing to base it on)
+     */
+    public record ServerSummary(String name, ServerResult representative, int runs, int okRuns, Double initializeMsMedian,
+            Double initializeMsMax, Integer recommendedTimeoutSec) {
+    }
+
+    /** Per-server summaries, in config order. */
+    public List<ServerSummary> servers() {
+        Map<String, List<ServerResult>> byName = new LinkedHashMap<>();
+        for (ServerResult r : results) {
+            byName.computeIfAbsent(r.name(), k -> new ArrayList<>()).add(r);
+        }
+        List<ServerSummary> out = new ArrayList<>();
+        byName.forEach((name, rs) -> out.add(summarize(name, rs)));
+        return out;
+    }
+
+    private static ServerSummary summarize(String name, List<ServerResult> rs) {
+        List<ServerResult> ok = rs.stream().filter(r -> r.outcome() == Outcome.OK && r.initializeMs() != null)
+                .sorted(Comparator.comparingDouble(ServerResult::initializeMs)).toList();
+        ServerResult failed = rs.stream().filter(r -> r.outcome() != Outcome.OK).findFirst().orElse(null);
+        ServerResult median = ok.isEmpty() ? null : ok.get((ok.size() - 1) / 2);
+        Double medianMs = ok.isEmpty() ? null : median(ok.stream().map(ServerResult::initializeMs).toList());
+        Double maxMs = ok.isEmpty() ? null : ok.get(ok.size() - 1).initializeMs();
+        Integer recommended = failed != null || maxMs == null ? null : recommend(maxMs);
+        return new ServerSummary(name, failed != null ? failed : median, rs.size(), ok.size(), medianMs, maxMs, recommended);
+    }
+
+    /** The startup timeout, in whole seconds, to configure for a server whose slowest observed start took {@code ms}. */
+    public static int recommend(double ms) {
+        return (int) Math.ceil(ms / 1000.0 * HEADROOM_FACTOR + HEADROOM_SECONDS);
+    }
+
+    static double median(List<Double> sorted) {
+        List<Double> s = sorted.stream().sorted().toList();
+        int n = s.size();
+        return n % 2 == 1 ? s.get(n / 2) : (s.get(n / 2 - 1) + s.get(n / 2)) / 2;
+    }
+
+    /** The slowest ok server by its slowest start, or null when none was ok. */
+    public ServerSummary slowest() {
+        return servers().stream().filter(s -> s.initializeMsMax() != null)
+                .max(Comparator.comparingDouble(ServerSummary::initializeMsMax)).orElse(null);
+    }
+
+    /** Servers that missed their startup timeout in at least one run. */
+    public long overTimeout() {
+        return servers().stream().filter(s -> results.stream()
+                .anyMatch(r -> r.name().equals(s.name()) && r.outcome() == Outcome.TIMEOUT)).count();
+    }
+
+    /** Servers that did not start in at least one run, for any reason. */
+    public long failed() {
+        return servers().stream().filter(s -> s.okRuns() < s.runs()).count();
+    }
+
+    /**
+     * Lines to paste into a client config: Codex {@code config.toml} tables with {@code startup_timeout_sec}, and
+     * Claude Code's {@code MCP_TIMEOUT} (milliseconds, one value for all servers).
+     */
+    public String clientConfigLines() {
+        StringBuilder b = new StringBuilder();
+        b.append("# Codex ~/.codex/config.toml (from the slowest of ").append(repeat).append(" run(s)")
+                .append(cpus.isEmpty() ? "" : " pinned to CPU " + cpus).append(", ×1.5 + 1 s head-room)\n");
+        int max = 0;
+        for (ServerSummary s : servers()) {
+            if (s.recommendedTimeoutSec() == null) {
+                boolean timedOut = s.representative().outcome() == Outcome.TIMEOUT;
+                b.append("# ").append(s.name()).append(": no recommendation, it did not start (")
+                        .append(s.representative().outcomeText()).append(timedOut
+                                ? "); probe again with a longer --timeout to see how long it needs\n"
+                                : "); fix it and probe again\n");
+                continue;
+            }
+            max = Math.max(max, s.recommendedTimeoutSec());
+            b.append("[mcp_servers.").append(tomlKey(s.name())).append("]\n")
+                    .append("startup_timeout_sec = ").append(s.recommendedTimeoutSec());
+            long configured = s.representative().timeoutMs();
+            if (configured < s.recommendedTimeoutSec() * 1000L) {
+                b.append("  # was ").append(Handshake.seconds(java.time.Duration.ofMillis(configured)))
+                        .append(": too tight for what was observed");
+            }
+            b.append('\n');
+        }
+        if (max > 0) {
+            b.append("# Claude Code: one timeout for all servers\nMCP_TIMEOUT=").append(max * 1000).append('\n');
+        }
+        return b.toString();
+    }
+
+    private static String tomlKey(String name) {
+        return name.matches("[A-Za-z0-9_-]+") ? name : "\"" + name.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+    }
+
+    /** The report as JSON: {@code {"servers": [...], "summary": {...}, "runs": [...]}}. */
+    public ObjectNode toJson() {
+        ObjectNode root = JSON.createObjectNode();
+        ArrayNode servers = root.putArray("servers");
+        for (ServerSummary s : servers()) {
+            ObjectNode n = result(servers.addObject(), s.representative());
+            n.put("runs", s.runs());
+            n.put("ok_runs", s.okRuns());
+            putMs(n, "initialize_ms_median", s.initializeMsMedian());
+            putMs(n, "initialize_ms_max", s.initializeMsMax());
+            if (s.recommendedTimeoutSec() == null) {
+                n.putNull("recommended_timeout_sec");
+            } else {
+                n.put("recommended_timeout_sec", s.recommendedTimeoutSec());
+            }
+        }
+        ObjectNode summary = root.putObject("summary");
+        summary.put("started_at", startedAt.toString());
+        summary.put("servers", servers().size());
+        summary.put("repeat", repeat);
+        summary.put("cpus", cpus);
+        summary.put("bytecode", bytecode.label());
+        ServerSummary slowest = slowest();
+        if (slowest == null) {
+            summary.putNull("slowest");
+            summary.putNull("margin");
+        } else {
+            summary.putObject("slowest").put("name", slowest.name()).put("initialize_ms", round(slowest.initializeMsMax()));
+            summary.put("margin", round(slowest.representative().timeoutMs() / slowest.initializeMsMax()));
+        }
+        summary.put("over_timeout", overTimeout());
+        summary.put("failed", failed());
+        ArrayNode runs = root.putArray("runs");
+        for (ServerResult r : results) {
+            result(runs.addObject(), r).put("run", r.run());
+        }
+        return root;
+    }
+
+    private static ObjectNode result(ObjectNode n, ServerResult r) {
+        n.put("name", r.name());
+        n.put("transport", r.transport().label());
+        n.put("outcome", r.outcomeText());
+        n.put("reason", r.reason());
+        n.put("protocol_version", r.protocolVersion());
+        putMs(n, "initialize_ms", r.initializeMs());
+        putMs(n, "tools_ms", r.toolsMs());
+        if (r.tools() < 0) {
+            n.putNull("tools");
+        } else {
+            n.put("tools", r.tools());
+        }
+        n.put("timeout_ms", r.timeoutMs());
+        if (r.exitCode() != null) {
+            n.put("exit_code", r.exitCode());
+        }
+        ObjectNode t = n.putObject("timeline");
+        Timeline tl = r.timeline();
+        putMs(t, "spawn", tl.spawnMs());
+        putMs(t, "first_stdout", tl.firstStdoutMs());
+        putMs(t, "first_stderr", tl.firstStderrMs());
+        putMs(t, "initialized", tl.initializedMs());
+        putMs(t, "tools_listed", tl.toolsListedMs());
+        putMs(t, "exit", tl.exitMs());
+        ArrayNode tail = n.putArray("stderr_tail");
+        r.stderrTail().forEach(tail::add);
+        return n;
+    }
+
+    private static void putMs(ObjectNode n, String field, Double ms) {
+        if (ms == null) {
+            n.putNull(field);
+        } else {
+            n.put(field, round(ms));
+        }
+    }
+
+    private static double round(double v) {
+        return Math.round(v * 10) / 10.0;
+    }
+
+    /** A fixed-width table for terminals: one line per server. */
+    public String table() {
+        StringBuilder b = new StringBuilder();
+        b.append(String.format(Locale.ROOT, "%-22s %-6s %-15s %10s %10s %6s %8s %8s  %s%n", "SERVER", "VIA", "OUTCOME",
+                "INIT ms", "TOOLS ms", "TOOLS", "PROTOCOL", "TIMEOUT", "REASON"));
+        for (ServerSummary s : servers()) {
+            ServerResult r = s.representative();
+            b.append(String.format(Locale.ROOT, "%-22s %-6s %-15s %10s %10s %6s %8s %8s  %s%n", clip(s.name(), 22),
+                    r.transport().label(), r.outcomeText() + (s.runs() > 1 ? " " + s.okRuns() + "/" + s.runs() : ""),
+                    ms(s.initializeMsMedian() != null ? s.initializeMsMedian() : r.initializeMs()), ms(r.toolsMs()),
+                    r.tools() < 0 ? "-" : Integer.toString(r.tools()),
+                    r.protocolVersion() == null ? "-" : r.protocolVersion().substring(2),
+                    Handshake.seconds(java.time.Duration.ofMillis(r.timeoutMs())).replace(" ", ""), r.reason()));
+            if (r.outcome() != Outcome.OK && !r.stderrTail().isEmpty()) {
+                int from = Math.max(0, r.stderrTail().size() - 5);
+                for (String line : r.stderrTail().subList(from, r.stderrTail().size())) {
+                    b.append("    stderr| ").append(line).append('\n');
+                }
+            }
+        }
+        return b.toString();
+    }
+
+    private static String ms(Double v) {
+        return v == null ? "-" : String.format(Locale.ROOT, "%.1f", v);
+    }
+
+    private static String clip(String s, int n) {
+        return s.length() <= n ? s : s.substring(0, n - 1) + "…";
+    }
+}

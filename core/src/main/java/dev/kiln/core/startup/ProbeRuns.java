@@ -1,0 +1,97 @@
+package dev.kiln.core.startup;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.kiln.core.workspace.WorkspaceException;
+import dev.kiln.core.workspace.WorkspaceLayout;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * Saved probe runs of a workspace, {@code observer/probes/probe-<UTC stamp>.json}, each the report's JSON, so the
+ * console (or a script) can compare a run with the ones before it — e.g. before and after a precompile.
+ */
+public final class ProbeRuns {
+    private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss.SSS'Z'").withZone(ZoneOffset.UTC);
+    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+    private ProbeRuns() {
+    }
+
+    /** Where {@code workspace} keeps its runs. */
+    public static Path dir(WorkspaceLayout workspace) {
+        return workspace.observerDir().resolve("probes");
+    }
+
+    /** Writes {@code report} atomically (a reader never sees half a run) and returns its path. */
+    public static Path save(WorkspaceLayout workspace, ProbeReport report) {
+        Path dir = dir(workspace);
+        try {
+            Files.createDirectories(dir);
+            Path target = dir.resolve("probe-" + STAMP.format(report.startedAt()) + ".json");
+            Path tmp = Files.createTempFile(dir, ".probe-", ".tmp");
+            Files.write(tmp, JSON.writeValueAsBytes(report.toJson()));
+            Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            return target;
+        } catch (IOException e) {
+            throw new WorkspaceException("Could not save the probe run into " + dir + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The saved runs, newest first; none when the workspace has never been probed. */
+    public static List<Path> list(WorkspaceLayout workspace) {
+        Path dir = dir(workspace);
+        if (!Files.isDirectory(dir)) {
+            return List.of();
+        }
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.filter(p -> p.getFileName().toString().matches("probe-.*\\.json"))
+                    .sorted(Comparator.comparing((Path p) -> p.getFileName().toString()).reversed()).toList();
+        } catch (IOException e) {
+            throw new WorkspaceException("Cannot list " + dir + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** A saved run's JSON ({@code servers}, {@code summary}, {@code runs}). */
+    public static JsonNode load(Path run) {
+        try {
+            return JSON.readTree(run.toFile());
+        } catch (IOException e) {
+            throw new WorkspaceException(run + " is not a readable probe run: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * One server's median start in an earlier run and now.
+     *
+     * @param server the server
+     * @param beforeMs its median spawn → initialize in the earlier run, or null (absent or not started)
+     * @param afterMs the same now, or null
+     */
+    public record Change(String server, Double beforeMs, Double afterMs) {
+        /** after / before, or null when either is missing. */
+        public Double ratio() {
+            return beforeMs == null || afterMs == null || beforeMs == 0 ? null : afterMs / beforeMs;
+        }
+    }
+
+    /** Compares {@code now} with a saved {@code earlier} run, server by server (the servers of {@code now}). */
+    public static List<Change> compare(JsonNode earlier, ProbeReport now) {
+        java.util.Map<String, Double> before = new java.util.HashMap<>();
+        for (JsonNode s : earlier.path("servers")) {
+            JsonNode ms = s.path("initialize_ms_median");
+            before.put(s.path("name").asText(), ms.isNumber() ? ms.asDouble() : null);
+        }
+        return now.servers().stream()
+                .map(s -> new Change(s.name(), before.get(s.name()), s.initializeMsMedian()))
+                .toList();
+    }
+}

@@ -1,0 +1,35 @@
+package dev.kiln.core.startup;
+
+import java.util.List;
+
+/**
+ * One server's startup in one probe run.
+ *
+ * @param name the server
+ * @param transport how it was reached
+ * @param run which run of the probe (1-based)
+ * @param outcome how it ended
+ * @param exitCode the process's exit code when it ended by itself before the handshake finished, else null
+ * @param reason what happened, for people (empty when ok)
+ * @param protocolVersion the protocol version the server chose, or null
+ * @param initializeMs spawn → {@code initialize} answered, or null
+ * @param toolsMs spawn → tools listed, or null
+ * @param tools how many tools it listed (all pages), or -1
+ * @param timeoutMs the startup timeout it was held to
+ * @param timeline the steps, relative to the probe's start
+ * @param stderrTail the last lines it wrote to stderr
+ */
+public record ServerResult(String name, ServerConfig.Transport transport, int run, Outcome outcome, Integer exitCode,
+        String reason, String protocolVersion, Double initializeMs, Double toolsMs, int tools, long timeoutMs,
+        Timeline timeline, List<String> stderrTail) {
+
+    public ServerResult {
+        stderrTail = List.copyOf(stderrTail);
+        reason = reason == null ? "" : reason;
+    }
+
+    /** The outcome as the console shows it: {@code exited(1)} rather than {@code exited}. */
+    public String outcomeText() {
+        return outcome == Outcome.EXITED && exitCode != null ? "exited(" + exitCode + ")" : outcome.label();
+    }
+}

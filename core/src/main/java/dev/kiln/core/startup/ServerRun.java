@@ -1,0 +1,248 @@
+package dev.kiln.core.startup;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One server's startup in one run: {@link #prepare prepared} before the barrier (so the barrier releases only the
+ * spawn), then spawn, handshake, and the end of its process tree whatever happened.
+ */
+final class ServerRun {
+    /** How long a server that finished its handshake gets to exit after its stdin is closed. */
+    private static final long EXIT_GRACE_MILLIS = 1_000;
+    /** How long a stdout that closed gets to turn into a process exit. */
+    private static final long CLOSED_EXIT_WAIT_MILLIS = 2_000;
+    private static final long KILL_GRACE_MILLIS = 1_000;
+
+    private final ServerConfig config;
+    private final Duration timeout;
+    private final List<String> pinCpus;
+    private final BytecodeMode bytecode;
+    private final int maxLineBytes;
+    private final Map<String, String> baseEnv;
+    private ProcessBuilder prepared;
+    private String prepareFailure;
+    private Path pycache;
+    /** Tags this server's processes (see {@link ProcessTree#endTagged}). */
+    private final String token = java.util.UUID.randomUUID().toString();
+
+    ServerRun(ServerConfig config, Duration timeout, List<String> pinCpus, BytecodeMode bytecode, int maxLineBytes,
+            Map<String, String> baseEnv) {
+        this.config = config;
+        this.timeout = timeout;
+        this.pinCpus = pinCpus;
+        this.bytecode = bytecode;
+        this.maxLineBytes = maxLineBytes;
+        this.baseEnv = baseEnv;
+    }
+
+    /** Runs the startup; never throws for anything the server does. */
+    ServerResult run(Recorder recorder) throws InterruptedException {
+        return config.transport() == ServerConfig.Transport.HTTP ? runHttp(recorder) : runStdio(recorder);
+    }
+
+    private ServerResult runHttp(Recorder recorder) throws InterruptedException {
+        HttpChannel channel = new HttpChannel(config.url(), config.headers(), recorder);
+        long deadline = recorder.now() + timeout.toNanos();
+        Outcome outcome = Outcome.OK;
+        String reason = "";
+        Handshake.Result r = null;
+        try {
+            r = new Handshake(channel, recorder, deadline, timeout).run();
+        } catch (Handshake.Failure f) {
+            outcome = f.outcome;
+            reason = f.getMessage();
+        } catch (Handshake.Closed c) {
+            outcome = Outcome.PROTOCOL_ERROR;
+            reason = "the answer to " + c.step + " ended early: " + c.getMessage();
+        } finally {
+            // The session's end is the HTTP analogue of the process's exit.
+            channel.close();
+            recorder.exited(0);
+        }
+        return result(recorder, outcome, null, reason, r, List.of());
+    }
+
+    /**
+     * Builds the process before the barrier (PATH lookup, environment, per-run pycache), so that the barrier releases
+     * nothing but the spawns themselves.
+     */
+    void prepare() {
+        if (config.transport() != ServerConfig.Transport.STDIO) {
+            return;
+        }
+        List<String> command = new ArrayList<>();
+        if (!pinCpus.isEmpty()) {
+            command.add("taskset");
+            command.add("-c");
+            command.add(String.join(",", pinCpus));
+        }
+        String exe = resolve(config.command());
+        if (exe == null) {
+            prepareFailure = "command '" + config.command() + "' not found on PATH" + hint(config.command());
+            return;
+        }
+        if (config.cwd() != null && !Files.isDirectory(config.cwd())) {
+            prepareFailure = "working directory " + config.cwd() + " does not exist";
+            return;
+        }
+        command.add(exe);
+        command.addAll(config.args());
+        ProcessBuilder pb = new ProcessBuilder(command);
+        pb.environment().clear();
+        pb.environment().putAll(baseEnv);
+        pb.environment().putAll(config.env());
+        pb.environment().put(ProcessTree.TOKEN_VARIABLE, token);
+        if (bytecode != BytecodeMode.AS_IS) {
+            pb.environment().put("PYTHONDONTWRITEBYTECODE", "1");
+            pb.environment().remove("PYTHONPYCACHEPREFIX");
+        }
+        if (bytecode == BytecodeMode.COLD) {
+            try {
+                pycache = Files.createTempDirectory("kiln-pycache-");
+            } catch (IOException e) {
+                prepareFailure = "cannot create an empty pycache prefix: " + e.getMessage();
+                return;
+            }
+            pb.environment().put("PYTHONPYCACHEPREFIX", pycache.toString());
+        }
+        if (config.cwd() != null) {
+            pb.directory(config.cwd().toFile());
+        }
+        prepared = pb;
+    }
+
+    /** The run will not happen (the probe was cancelled at the barrier): drop what {@link #prepare} made. */
+    void discard() {
+        if (pycache != null) {
+            deleteTree(pycache);
+        }
+    }
+
+    private ServerResult runStdio(Recorder recorder) throws InterruptedException {
+        Process process = null;
+        StdioChannel channel;
+        try {
+            if (prepared == null && prepareFailure == null) {
+                prepare();
+            }
+            if (prepareFailure != null) {
+                return result(recorder, Outcome.SPAWN_FAILED, null, prepareFailure, null, List.of());
+            }
+            ProcessBuilder pb = prepared;
+            String exe = pb.command().get(pinCpus.isEmpty() ? 0 : 3);
+            long deadline;
+            long spawnAt = recorder.now();
+            try {
+                process = pb.start();
+            } catch (IOException e) {
+                recorder.spawned(-1, spawnAt);
+                return result(recorder, Outcome.SPAWN_FAILED, null, "cannot start " + exe + ": " + e.getMessage(), null, List.of());
+            }
+            recorder.spawned(process.pid(), spawnAt);
+            deadline = recorder.spawn.get() + timeout.toNanos();
+            Process p = process;
+            p.onExit().thenAccept(ph -> recorder.exited(ph.exitValue()));
+            channel = new StdioChannel(process, recorder, maxLineBytes);
+            try {
+                Handshake.Result r = new Handshake(channel, recorder, deadline, timeout).run();
+                // Done: ask it to leave the polite way, as a client closing a session does.
+                channel.closeInput();
+                process.waitFor(EXIT_GRACE_MILLIS, TimeUnit.MILLISECONDS);
+                return finish(recorder, channel, Outcome.OK, "", r);
+            } catch (Handshake.Failure f) {
+                return finish(recorder, channel, f.outcome, f.getMessage(), null);
+            } catch (Handshake.Closed c) {
+                if (process.waitFor(CLOSED_EXIT_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
+                    return finish(recorder, channel, Outcome.EXITED, "exited with code " + process.exitValue()
+                            + " before answering " + c.step, null);
+                }
+                return finish(recorder, channel, Outcome.PROTOCOL_ERROR, "closed its stdout before answering " + c.step
+                        + " but kept running", null);
+            }
+        } finally {
+            if (process != null) {
+                ProcessTree.end(process.toHandle(), KILL_GRACE_MILLIS);
+                ProcessTree.awaitQuietly(process, KILL_GRACE_MILLIS);
+                ProcessTree.endTagged(token);
+            }
+            if (pycache != null) {
+                deleteTree(pycache);
+            }
+        }
+    }
+
+    private ServerResult finish(Recorder recorder, StdioChannel channel, Outcome outcome, String reason, Handshake.Result r)
+            throws InterruptedException {
+        Process p = channel.process();
+        if (p.isAlive()) {
+            ProcessTree.end(p.toHandle(), KILL_GRACE_MILLIS);
+            ProcessTree.awaitQuietly(p, KILL_GRACE_MILLIS);
+        }
+        channel.awaitDrained(500);
+        if (!p.isAlive()) {
+            // onExit may not have run yet; the exit is recorded once either way.
+            recorder.exited(p.exitValue());
+        }
+        Integer code = outcome == Outcome.EXITED ? p.exitValue() : null;
+        return result(recorder, outcome, code, reason, r, channel.stderrTail());
+    }
+
+    private ServerResult result(Recorder recorder, Outcome outcome, Integer exitCode, String reason, Handshake.Result r,
+            List<String> stderrTail) {
+        ServerResult result = new ServerResult(config.name(), config.transport(), recorder.run, outcome, exitCode, reason,
+                r == null ? null : r.protocolVersion(), recorder.sinceSpawn(recorder.initialized),
+                r == null ? null : recorder.sinceSpawn(recorder.toolsListed), r == null ? -1 : r.tools(), timeout.toMillis(),
+                recorder.timeline(), stderrTail);
+        recorder.finished(result);
+        return result;
+    }
+
+    /** The executable for {@code command}: as given when it has a slash, else the first match on the server's PATH. */
+    private String resolve(String command) {
+        if (command.contains("/")) {
+            Path p = config.cwd() == null ? Path.of(command) : config.cwd().resolve(command);
+            return Files.isRegularFile(p) ? p.toString() : null;
+        }
+        String path = config.env().getOrDefault("PATH", baseEnv.getOrDefault("PATH", ""));
+        for (String dir : path.split(File.pathSeparator)) {
+            if (dir.isEmpty()) {
+                continue;
+            }
+            Path p = Path.of(dir, command);
+            if (Files.isRegularFile(p) && Files.isExecutable(p)) {
+                return p.toString();
+            }
+        }
+        return null;
+    }
+
+    private static String hint(String command) {
+        String c = command.toLowerCase(java.util.Locale.ROOT);
+        if (c.equals("npx") || c.equals("node") || c.equals("npm")) {
+            return "; install Node.js (e.g. apt-get install nodejs npm)";
+        }
+        if (c.equals("uv") || c.equals("uvx")) {
+            return "; install uv (pip install uv, or see https://docs.astral.sh/uv/)";
+        }
+        if (c.startsWith("python")) {
+            return "; install Python 3 (e.g. apt-get install python3) or name the interpreter by its path";
+        }
+        return "";
+    }
+
+    private static void deleteTree(Path root) {
+        try (var s = Files.walk(root)) {
+            s.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException ignored) {
+            // A temp directory left behind is harmless; it is never reused.
+        }
+    }
+}

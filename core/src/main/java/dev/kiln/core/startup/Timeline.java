@@ -1,0 +1,43 @@
+package dev.kiln.core.startup;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * When each step of one server's startup happened, in milliseconds after the probe released all servers at once;
+ * null where the step never happened.
+ *
+ * @param spawnMs the process was started (HTTP: the first request was sent)
+ * @param firstStdoutMs its first byte on stdout (HTTP: the first response)
+ * @param firstStderrMs its first byte on stderr (HTTP: never)
+ * @param initializedMs the {@code initialize} (or {@code server/discover}) answer arrived
+ * @param toolsListedMs the last {@code tools/list} page arrived
+ * @param exitMs the process was seen to end (HTTP: the session was closed)
+ */
+public record Timeline(Double spawnMs, Double firstStdoutMs, Double firstStderrMs, Double initializedMs,
+        Double toolsListedMs, Double exitMs) {
+
+    /**
+     * True when the steps that happened are in their causal order: spawn ≤ first stdout ≤ initialized ≤ tools listed
+     * ≤ exit, and spawn ≤ first stderr ≤ exit.
+     */
+    public boolean isOrdered() {
+        return ascending(spawnMs, firstStdoutMs, initializedMs, toolsListedMs, exitMs)
+                && ascending(spawnMs, firstStderrMs, exitMs);
+    }
+
+    private static boolean ascending(Double... steps) {
+        List<Double> seen = new ArrayList<>();
+        for (Double s : steps) {
+            if (s != null) {
+                seen.add(s);
+            }
+        }
+        for (int i = 1; i < seen.size(); i++) {
+            if (seen.get(i) < seen.get(i - 1)) {
+                return false;
+            }
+        }
+        return true;
+    }
+}

@@ -1,0 +1,13 @@
+/**
+ * Server startup timelines: many MCP servers initialized at once, the way an agent client does at session start,
+ * each timed to its {@code initialize} answer against its startup timeout; and the Python bytecode audit and
+ * precompile that halves a bytecode-less server's cold start.
+ *
+ * <p>Public face: {@link dev.kiln.core.startup.ServerConfigs} reads the configs users keep ({@code mcpServers} JSON,
+ * Codex {@code config.toml}); {@link dev.kiln.core.startup.StartupProbe} runs a probe and returns a
+ * {@link dev.kiln.core.startup.ProbeReport}, publishing {@link dev.kiln.core.startup.ProbeEvent}s as it goes;
+ * {@link dev.kiln.core.startup.ProbeRuns} keeps runs in a workspace; {@link dev.kiln.core.startup.Bytecode} audits and
+ * precompiles; {@link dev.kiln.core.startup.DemoServer} is the bundled stdlib-only server. The MCP client itself
+ * (handshake, stdio and Streamable HTTP channels, process-tree ending) is package-private.
+ */
+package dev.kiln.core.startup;
