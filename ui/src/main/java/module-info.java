@@ -14,4 +14,5 @@ module dev.kiln.ui {
     exports dev.kiln.ui.events;
     exports dev.kiln.ui.projection;
     exports dev.kiln.ui.caches;
+    exports dev.kiln.ui.seeds;
 }

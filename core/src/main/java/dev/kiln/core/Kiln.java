@@ -2,6 +2,12 @@ package dev.kiln.core;
 
 import dev.kiln.core.archive.ArchiveCache;
 import dev.kiln.core.projection.Projector;
+import dev.kiln.core.seed.SeedCaches;
+import dev.kiln.core.startup.ServerConfig;
+import dev.kiln.core.startup.ServerConfigs;
+import dev.kiln.core.startup.StartupProbe;
+import java.nio.file.Files;
+import java.util.List;
 import dev.kiln.core.telemetry.EventBus;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import dev.kiln.core.workspace.WorkspaceSettings;
@@ -22,6 +28,7 @@ public final class Kiln implements AutoCloseable {
     private final Clock clock;
     private final Projector projector;
     private final ArchiveCache archives;
+    private final SeedCaches seeds;
 
     private Kiln(WorkspaceLayout layout, WorkspaceSettings settings, EventBus events, Clock clock) {
         this.layout = layout;
@@ -30,6 +37,7 @@ public final class Kiln implements AutoCloseable {
         this.clock = clock;
         this.projector = Projector.builder(layout).clock(clock).events(events).build();
         this.archives = ArchiveCache.builder().maximumBytes(settings.archiveCacheMaxBytes()).eventSink(events).clock(clock).build();
+        this.seeds = SeedCaches.builder(layout.root()).settings(settings).clock(clock).events(events).build();
     }
 
     /**
@@ -68,6 +76,25 @@ public final class Kiln implements AutoCloseable {
     /** The source archive cache (validated, bounded by {@code archive_cache_max_bytes}). */
     public ArchiveCache archives() {
         return archives;
+    }
+
+    /** The workspace's seed caches (targets under {@code targets/}). */
+    public SeedCaches seeds() {
+        return seeds;
+    }
+
+    /**
+     * The MCP servers of {@code servers.json}; none when the file is absent.
+     *
+     * @throws dev.kiln.core.startup.ServerConfigException naming the file, server and field when it is malformed
+     */
+    public List<ServerConfig> servers() {
+        return Files.exists(layout.serversFile()) ? ServerConfigs.read(layout.serversFile()) : List.of();
+    }
+
+    /** A startup probe publishing to this workspace's bus; the caller sets timeout, CPUs and bytecode mode. */
+    public StartupProbe.Builder probe() {
+        return StartupProbe.builder().events(events).clock(clock);
     }
 
     @Override

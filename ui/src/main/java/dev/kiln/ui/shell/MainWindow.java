@@ -7,6 +7,8 @@ import dev.kiln.core.telemetry.KilnEvent;
 import dev.kiln.ui.caches.CachesView;
 import dev.kiln.ui.caches.CachesViewModel;
 import dev.kiln.ui.contracts.ContractsView;
+import dev.kiln.ui.seeds.SeedsView;
+import dev.kiln.ui.seeds.SeedsViewModel;
 import dev.kiln.ui.contracts.ContractsViewModel;
 import dev.kiln.ui.events.EventsView;
 import dev.kiln.ui.events.EventsViewModel;
@@ -38,6 +40,7 @@ public final class MainWindow implements AutoCloseable {
     private final ProjectionViewModel projection;
     private final ContractsViewModel contracts;
     private final CachesViewModel caches;
+    private final SeedsViewModel seeds;
     private final FxEventPump pump;
     private final Map<Page, Node> pages = new EnumMap<>(Page.class);
     private final StackPane content = new StackPane();
@@ -50,6 +53,7 @@ public final class MainWindow implements AutoCloseable {
         this.projection = new ProjectionViewModel(kiln, background);
         this.contracts = new ContractsViewModel(kiln, background);
         this.caches = new CachesViewModel(kiln, background);
+        this.seeds = new SeedsViewModel(kiln, background);
         contracts.summaryProperty().addListener((o, a, b) -> model.setStatus(b));
         // Subscribed from the start, so events before the first visit to a page are not lost.
         this.pump = new FxEventPump(kiln.events(), this::dispatch);
@@ -69,6 +73,7 @@ public final class MainWindow implements AutoCloseable {
         events.accept(batch);
         projection.accept(batch);
         caches.accept(batch);
+        seeds.accept(batch);
         if (batch.stream().anyMatch(e -> e instanceof TickFinished)) {
             contracts.showLatest();
         }
@@ -140,6 +145,7 @@ public final class MainWindow implements AutoCloseable {
             case CONTRACTS -> new ContractsView(contracts);
             case PROJECTION -> new ProjectionView(projection);
             case CACHES -> new CachesView(caches);
+            case SEEDS -> new SeedsView(seeds);
             case EVENTS -> new EventsView(events);
             default -> new PlaceholderPage(page);
         };

@@ -9,22 +9,32 @@ import java.util.function.Consumer;
  */
 public interface Background {
 
-    /** Runs {@code work}; then {@code onResult} or {@code onError} on the UI thread. */
-    <T> void run(Callable<T> work, Consumer<? super T> onResult, Consumer<? super Throwable> onError);
+    /**
+     * Runs {@code work}; then {@code onResult} or {@code onError} on the UI thread. The handle interrupts the work
+     * (for work that ends on interruption, such as a startup probe).
+     */
+    <T> Cancellable run(Callable<T> work, Consumer<? super T> onResult, Consumer<? super Throwable> onError);
+
+    /** Stops running work; a no-op once it has finished. */
+    @FunctionalInterface
+    interface Cancellable {
+        void cancel();
+    }
 
     /** Runs everything on the calling thread: for tests. */
     static Background inline() {
         return new Background() {
             @Override
-            public <T> void run(Callable<T> work, Consumer<? super T> onResult, Consumer<? super Throwable> onError) {
+            public <T> Cancellable run(Callable<T> work, Consumer<? super T> onResult, Consumer<? super Throwable> onError) {
                 T value;
                 try {
                     value = work.call();
                 } catch (Exception e) {
                     onError.accept(e);
-                    return;
+                    return () -> { };
                 }
                 onResult.accept(value);
+                return () -> { };
             }
         };
     }

@@ -13,15 +13,16 @@ import org.slf4j.LoggerFactory;
 public final class FxBackground implements Background, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(FxBackground.class);
     private final AtomicInteger counter = new AtomicInteger();
-    private final ExecutorService pool = Executors.newFixedThreadPool(2, r -> {
+    // Cached: a long probe or warm must not hold up a quick projection behind it.
+    private final ExecutorService pool = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "kiln-ui-bg-" + counter.incrementAndGet());
         t.setDaemon(true);
         return t;
     });
 
     @Override
-    public <T> void run(Callable<T> work, Consumer<? super T> onResult, Consumer<? super Throwable> onError) {
-        pool.execute(() -> {
+    public <T> Cancellable run(Callable<T> work, Consumer<? super T> onResult, Consumer<? super Throwable> onError) {
+        java.util.concurrent.Future<?> f = pool.submit(() -> {
             try {
                 T value = work.call();
                 Platform.runLater(() -> onResult.accept(value));
@@ -30,6 +31,7 @@ public final class FxBackground implements Background, AutoCloseable {
                 Platform.runLater(() -> onError.accept(e));
             }
         });
+        return () -> f.cancel(true);
     }
 
     @Override

@@ -107,9 +107,10 @@ class ContractsViewModelTest {
     void refresh_failure_isShownAsError() {
         ContractsViewModel vm = new ContractsViewModel(Kiln.open(tmp, new EventBus(), Clock.systemUTC()), new Background() {
             @Override
-            public <T> void run(java.util.concurrent.Callable<T> work, java.util.function.Consumer<? super T> onResult,
+            public <T> Cancellable run(java.util.concurrent.Callable<T> work, java.util.function.Consumer<? super T> onResult,
                     java.util.function.Consumer<? super Throwable> onError) {
                 onError.accept(new java.io.IOException("Permission denied"));
+                return () -> { };
             }
         });
 
