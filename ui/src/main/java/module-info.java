@@ -15,4 +15,5 @@ module dev.kiln.ui {
     exports dev.kiln.ui.projection;
     exports dev.kiln.ui.caches;
     exports dev.kiln.ui.seeds;
+    exports dev.kiln.ui.startup;
 }

@@ -8,6 +8,8 @@ import dev.kiln.ui.caches.CachesView;
 import dev.kiln.ui.caches.CachesViewModel;
 import dev.kiln.ui.contracts.ContractsView;
 import dev.kiln.ui.seeds.SeedsView;
+import dev.kiln.ui.startup.StartupView;
+import dev.kiln.ui.startup.StartupViewModel;
 import dev.kiln.ui.seeds.SeedsViewModel;
 import dev.kiln.ui.contracts.ContractsViewModel;
 import dev.kiln.ui.events.EventsView;
@@ -41,6 +43,7 @@ public final class MainWindow implements AutoCloseable {
     private final ContractsViewModel contracts;
     private final CachesViewModel caches;
     private final SeedsViewModel seeds;
+    private final StartupViewModel startup;
     private final FxEventPump pump;
     private final Map<Page, Node> pages = new EnumMap<>(Page.class);
     private final StackPane content = new StackPane();
@@ -54,6 +57,7 @@ public final class MainWindow implements AutoCloseable {
         this.contracts = new ContractsViewModel(kiln, background);
         this.caches = new CachesViewModel(kiln, background);
         this.seeds = new SeedsViewModel(kiln, background);
+        this.startup = new StartupViewModel(kiln, background);
         contracts.summaryProperty().addListener((o, a, b) -> model.setStatus(b));
         // Subscribed from the start, so events before the first visit to a page are not lost.
         this.pump = new FxEventPump(kiln.events(), this::dispatch);
@@ -74,6 +78,7 @@ public final class MainWindow implements AutoCloseable {
         projection.accept(batch);
         caches.accept(batch);
         seeds.accept(batch);
+        startup.accept(batch);
         if (batch.stream().anyMatch(e -> e instanceof TickFinished)) {
             contracts.showLatest();
         }
@@ -146,8 +151,9 @@ public final class MainWindow implements AutoCloseable {
             case PROJECTION -> new ProjectionView(projection);
             case CACHES -> new CachesView(caches);
             case SEEDS -> new SeedsView(seeds);
+            case STARTUP -> new StartupView(startup);
             case EVENTS -> new EventsView(events);
-            default -> new PlaceholderPage(page);
+
         };
     }
 }
