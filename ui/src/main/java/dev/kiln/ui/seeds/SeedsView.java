@@ -50,6 +50,7 @@ public final class SeedsView extends VBox {
         seeds.getColumns().add(column("Problem", 200, s -> s.problem().orElse("")));
         seeds.setPlaceholder(new Label("No targets: add targets/<name>/target.json"));
         seeds.setPrefHeight(170);
+        seeds.setMinHeight(130);
 
         Button plan = new Button("Dry run");
         plan.setOnAction(e -> vm.plan(selected(seeds)));

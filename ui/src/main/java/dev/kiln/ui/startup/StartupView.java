@@ -71,6 +71,8 @@ public final class StartupView extends VBox {
         verdict.getStyleClass().add("text-bold");
         verdict.textProperty().bind(vm.verdictProperty());
         verdict.setWrapText(true);
+        verdict.managedProperty().bind(verdict.textProperty().isNotEmpty());
+        verdict.visibleProperty().bind(verdict.managedProperty());
         Label error = new Label();
         error.setId("startup-error");
         error.getStyleClass().add("text-danger");
@@ -83,7 +85,9 @@ public final class StartupView extends VBox {
         chart.setId("startup-chart");
         ScrollPane chartScroll = new ScrollPane(chart);
         chartScroll.setFitToWidth(true);
-        chartScroll.setPrefViewportHeight(220);
+        chartScroll.setPrefViewportHeight(TimelineChart.heightFor(vm.lanes().size()));
+        vm.lanes().addListener((javafx.collections.ListChangeListener<Lane>) c ->
+                chartScroll.setPrefViewportHeight(TimelineChart.heightFor(vm.lanes().size())));
         chartScroll.getStyleClass().add("edge-to-edge");
 
         TableView<ProbeReport.ServerSummary> table = new TableView<>();

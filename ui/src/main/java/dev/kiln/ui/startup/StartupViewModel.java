@@ -132,7 +132,6 @@ public final class StartupViewModel {
     }
 
     private void show(ProbeReport r, Optional<JsonNode> previous) {
-        report.set(r);
         ProbeReport.ServerSummary slowest = r.slowest();
         String head = r.servers().size() + " servers · " + (r.servers().size() - r.failed()) + " ok · " + r.overTimeout() + " over timeout"
                 + (slowest != null && slowest.initializeMsMedian() != null
@@ -143,6 +142,8 @@ public final class StartupViewModel {
                 .collect(Collectors.joining(", "))).filter(s -> !s.isEmpty()).map(s -> "\nSince the last run: " + s).orElse("");
         verdict.set(head + compare);
         configLines.set(r.clientConfigLines());
+        report.set(r); // last: it is what views and tests wait on
+
     }
 
     /** Ends the running probe and every process it started. */

@@ -6,7 +6,6 @@ import javafx.collections.ObservableList;
 import javafx.scene.control.Label;
 import javafx.scene.control.Tooltip;
 import javafx.scene.layout.Pane;
-import javafx.scene.layout.Region;
 import javafx.scene.shape.Line;
 import javafx.scene.shape.Rectangle;
 
@@ -15,19 +14,20 @@ import javafx.scene.shape.Rectangle;
  * red late or failed), a tick at first output, a dot when tools are listed, and the startup timeout as a line when
  * it falls inside the scale (else its margin is written at the lane's end).
  */
-final class TimelineChart extends Region {
+final class TimelineChart extends Pane {
     private static final double NAME_WIDTH = 170;
     private static final double LANE = 26;
     private static final double AXIS = 22;
 
     private final ObservableList<Lane> lanes;
-    private final Pane canvas = new Pane();
+    private final Pane canvas = this;
 
     TimelineChart(ObservableList<Lane> lanes) {
         this.lanes = lanes;
         getStyleClass().add("timeline-chart");
-        getChildren().add(canvas);
-        lanes.addListener((ListChangeListener<Lane>) c -> requestLayout());
+        // Redrawn when the data or the width changes, never from layout (which would loop).
+        lanes.addListener((ListChangeListener<Lane>) c -> draw(getWidth()));
+        widthProperty().addListener((o, a, w) -> draw(w.doubleValue()));
         setMinHeight(AXIS + LANE * 2);
     }
 
@@ -36,11 +36,11 @@ final class TimelineChart extends Region {
         return AXIS + LANE * Math.max(2, lanes.size()) + 8;
     }
 
-    @Override
-    protected void layoutChildren() {
-        canvas.resizeRelocate(0, 0, getWidth(), getHeight());
-        draw(getWidth());
+    /** The viewport height that shows {@code lanes} lanes, up to about ten before it scrolls. */
+    static double heightFor(int lanes) {
+        return AXIS + LANE * Math.min(10, Math.max(2, lanes)) + 10;
     }
+
 
     /** The scale's end: a bit past the slowest step seen, never past the largest timeout, at least one second. */
     static double scaleMs(List<Lane> lanes) {
@@ -124,8 +124,6 @@ final class TimelineChart extends Region {
             tail.setMaxWidth(86);
             canvas.getChildren().add(tail);
         }
-        canvas.getChildren().forEach(n -> n.setManaged(false));
-        canvas.getChildren().stream().filter(n -> n instanceof Label).forEach(n -> ((Label) n).autosize());
     }
 
     static String tail(Lane l) {

@@ -6,7 +6,9 @@ import dev.kiln.core.demo.DemoWorkspace;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import dev.kiln.ui.KilnConsole;
 import dev.kiln.ui.contracts.ContractRow;
+import dev.kiln.core.startup.ProbeReport;
 import dev.kiln.ui.util.FxBackground;
+import dev.kiln.ui.util.PngSnapshot;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
@@ -41,6 +43,28 @@ class MainWindowTest {
     @AfterAll
     static void cleanUp() {
         BACKGROUND.close();
+    }
+
+    @Test
+    void startupPage_probeAll_drawsEveryServersTimeline(FxRobot robot) throws Exception {
+        robot.clickOn("#" + Page.STARTUP.navId());
+        robot.clickOn("#startup-probe");
+        @SuppressWarnings("unchecked")
+        TableView<ProbeReport.ServerSummary> results = robot.lookup("#startup-results").queryAs(TableView.class);
+        WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> results.getItems().size() == 3);
+
+        assertThat(results.getItems()).allSatisfy(s -> assertThat(s.representative().outcomeText()).isEqualTo("ok"));
+        assertThat(robot.lookup("#startup-verdict").queryAs(Label.class).getText()).startsWith("3 servers · 3 ok");
+        WaitForAsyncUtils.waitForFxEvents();
+        assertThat(robot.lookup(".timeline-bar-ok").queryAll()).hasSize(3);
+        // A picture of the page for reviews (target/ is the build's scratch space).
+        robot.interact(() -> {
+            try {
+                PngSnapshot.write(stage.getScene(), Path.of("target/startup-probe.png"));
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
     }
 
     @Test
