@@ -78,6 +78,9 @@ final class SseClient implements AutoCloseable {
 
     @Override
     public void close() {
-        connection.disconnect();
+        // disconnect() drains the chunked stream under the reader's lock: do it off the test thread
+        Thread t = new Thread(connection::disconnect, "test-sse-disconnect");
+        t.setDaemon(true);
+        t.start();
     }
 }
