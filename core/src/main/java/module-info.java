@@ -15,6 +15,7 @@ module dev.kiln.core {
     exports dev.kiln.core.snapshot;
     exports dev.kiln.core.contract;
     exports dev.kiln.core.demo;
+    exports dev.kiln.core.projection;
 
     opens dev.kiln.core.demo to com.fasterxml.jackson.databind;
 }

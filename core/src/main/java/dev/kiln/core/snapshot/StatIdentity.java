@@ -45,6 +45,28 @@ public record StatIdentity(long size, long mtimeNanos, long ctimeNanos, Object f
         return of(b);
     }
 
+    /**
+     * Reads the identity of {@code file} (following symlinks) in the same attribute call that says whether it
+     * is a regular file; {@code null} when it is not (a directory, a device…). The snapshot's walk uses this so
+     * each contract file costs exactly one {@code stat}.
+     */
+    public static StatIdentity ofRegularFile(Path file) throws IOException {
+        if (UNIX_VIEW) {
+            Map<String, Object> a = Files.readAttributes(file, "unix:size,lastModifiedTime,ctime,fileKey,isRegularFile");
+            if (!Boolean.TRUE.equals(a.get("isRegularFile"))) {
+                return null;
+            }
+            return new StatIdentity(
+                    (Long) a.get("size"),
+                    nanos((FileTime) a.get("lastModifiedTime")),
+                    nanos((FileTime) a.get("ctime")),
+                    a.get("fileKey"),
+                    true);
+        }
+        BasicFileAttributes b = Files.readAttributes(file, BasicFileAttributes.class);
+        return b.isRegularFile() ? of(b) : null;
+    }
+
     /** Reads the identity of {@code file}, following symlinks. */
     public static StatIdentity of(Path file) throws IOException {
         return of(file, true);

@@ -1,0 +1,85 @@
+package dev.kiln.app.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kiln.core.projection.Projector;
+import dev.kiln.core.projection.TickResult;
+import dev.kiln.core.projection.WakeReason;
+import dev.kiln.core.snapshot.SnapshotFailure;
+import dev.kiln.core.snapshot.SnapshotStats;
+import dev.kiln.core.workspace.WorkspaceLayout;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code kiln project DIR}: one projection tick; writes observer/state.json if it changed and prints the counters. */
+@Command(name = "project", mixinStandardHelpOptions = true,
+        description = "Run one projection tick over a workspace: write observer/state.json if it changed, print counters and failures.")
+final class ProjectCommand implements Callable<Integer> {
+
+    @Parameters(index = "0", paramLabel = "DIR", description = "Workspace directory.")
+    Path dir;
+
+    @Option(names = "--json", description = "Print the result as one JSON object.")
+    boolean json;
+
+    @Override
+    public Integer call() throws Exception {
+        WorkspaceLayout ws = WorkspaceLayout.of(dir);
+        if (!ws.isWorkspace()) {
+            throw new CliException(ws.root() + " is not a Kiln workspace (no kiln.json or tasks/). Create one with: kiln demo " + dir);
+        }
+        Projector projector = Projector.builder(ws).build();
+        TickResult r = projector.tick(WakeReason.MANUAL);
+        if (json) {
+            System.out.println(new ObjectMapper().writeValueAsString(toJson(ws, r, projector)));
+        } else {
+            print(ws, r, projector);
+        }
+        if (r.writeError() != null) {
+            throw new CliException("could not write " + ws.stateFile() + ": " + r.writeError()
+                    + ". Make the observer/ directory writable and run again.");
+        }
+        return 0;
+    }
+
+    private static void print(WorkspaceLayout ws, TickResult r, Projector p) {
+        SnapshotStats s = r.stats();
+        System.out.printf("Projected %s: revision %d (%s)%n", ws.root(), r.revision(), r.changed() ? "changed, state.json written" : "unchanged");
+        System.out.printf("  contracts: %d enumerated, %d parsed, %d reused, %d failed, %d pruned; build %.1f ms, tick %.1f ms%n",
+                s.enumerated(), s.parsed(), s.reused(), s.failed(), s.pruned(), s.buildMillis(), r.durationMillis());
+        for (SnapshotFailure f : p.snapshot().failures()) {
+            System.out.printf("  failed: tasks/%s [%s] %s%n", f.path(), f.kind().name().toLowerCase(Locale.ROOT), f.reason());
+        }
+        for (String d : r.driftPruned()) {
+            System.out.println("  drift pruned: observer/drift/" + d);
+        }
+        System.out.println("  state: " + ws.stateFile());
+    }
+
+    private static ObjectNode toJson(WorkspaceLayout ws, TickResult r, Projector p) {
+        ObjectMapper m = new ObjectMapper();
+        ObjectNode o = m.createObjectNode();
+        o.put("workspace", ws.root().toString());
+        o.put("state_file", ws.stateFile().toString());
+        o.put("revision", r.revision());
+        o.put("changed", r.changed());
+        o.put("leaves", r.leaves());
+        SnapshotStats s = r.stats();
+        o.putObject("counters").put("enumerated", s.enumerated()).put("parsed", s.parsed()).put("reused", s.reused())
+                .put("failed", s.failed()).put("pruned", s.pruned()).put("build_ms", s.buildMillis());
+        o.put("tick_ms", r.durationMillis());
+        ArrayNode failures = o.putArray("failures");
+        for (SnapshotFailure f : p.snapshot().failures()) {
+            failures.addObject().put("path", f.path()).put("kind", f.kind().name().toLowerCase(Locale.ROOT)).put("reason", f.reason());
+        }
+        ArrayNode drift = o.putArray("drift_pruned");
+        r.driftPruned().forEach(drift::add);
+        o.put("write_error", r.writeError());
+        return o;
+    }
+}

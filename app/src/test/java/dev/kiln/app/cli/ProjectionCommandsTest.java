@@ -1,0 +1,91 @@
+package dev.kiln.app.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+class ProjectionCommandsTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    Path dir;
+
+    /** Runs {@code kiln args…}; returns exit code and what it printed. */
+    private record Run(int exit, String out, String err) {
+    }
+
+    private Run kiln(String... args) {
+        PrintStream old = System.out;
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        StringWriter err = new StringWriter();
+        try {
+            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+            CommandLine cl = KilnCommand.commandLine();
+            cl.setErr(new PrintWriter(err, true));
+            int exit = cl.execute(args);
+            return new Run(exit, out.toString(StandardCharsets.UTF_8), err.toString());
+        } finally {
+            System.setOut(old);
+        }
+    }
+
+    @Test
+    void project_demoWorkspace_writesStateAndPrintsCountersAsJson() throws Exception {
+        Path ws = dir.resolve("ws");
+        assertThat(kiln("demo", ws.toString(), "--contracts", "120").exit()).isZero();
+
+        Run first = kiln("project", ws.toString(), "--json");
+        Run second = kiln("project", ws.toString(), "--json");
+
+        assertThat(first.exit()).isZero();
+        JsonNode a = JSON.readTree(first.out());
+        assertThat(a.get("changed").asBoolean()).isTrue();
+        assertThat(a.get("revision").asLong()).isEqualTo(1);
+        assertThat(a.get("counters").get("enumerated").asInt()).isEqualTo(120);
+        assertThat(a.get("failures")).hasSize(1); // the demo's planted malformed contract
+        JsonNode b = JSON.readTree(second.out());
+        assertThat(b.get("changed").asBoolean()).isFalse();
+        assertThat(b.get("revision").asLong()).isEqualTo(1);
+        assertThat(JSON.readTree(ws.resolve("observer/state.json").toFile()).get("leaves")).hasSize(119);
+    }
+
+    @Test
+    void heal_dryRunThenReal_listsThenRewritesAndASecondRunFindsNothing() throws Exception {
+        Path ws = dir.resolve("ws");
+        kiln("demo", ws.toString(), "--contracts", "200");
+
+        JsonNode dry = JSON.readTree(kiln("heal", ws.toString(), "--dry-run", "--json").out());
+        Run real = kiln("heal", ws.toString());
+        JsonNode again = JSON.readTree(kiln("heal", ws.toString(), "--json").out());
+
+        assertThat(dry.get("dry_run").asBoolean()).isTrue();
+        assertThat(dry.get("changes")).hasSize(2);
+        assertThat(real.exit()).isZero();
+        assertThat(real.out()).startsWith("Healed 2 of 200 contracts").contains("->");
+        assertThat(again.get("changes")).isEmpty();
+        assertThat(again.get("problems")).hasSize(1);
+    }
+
+    @Test
+    void projectAndHeal_notAWorkspace_failWithExitTwoAndSayWhatToDo() throws Exception {
+        Files.createDirectories(dir.resolve("empty"));
+
+        Run project = kiln("project", dir.resolve("empty").toString());
+        Run heal = kiln("heal", dir.resolve("empty").toString());
+
+        assertThat(project.exit()).isEqualTo(2);
+        assertThat(project.err()).contains("not a Kiln workspace").contains("kiln demo");
+        assertThat(heal.exit()).isEqualTo(2);
+    }
+}

@@ -1,0 +1,31 @@
+package dev.kiln.core.projection;
+
+import dev.kiln.core.snapshot.SnapshotStats;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * What one projection tick did.
+ *
+ * @param reason why it ran
+ * @param at when it ran (injected clock)
+ * @param revision the projection's revision after the tick
+ * @param changed whether the stable content changed (then state.json was written and the revision advanced)
+ * @param leaves leaves projected
+ * @param failures files and directories that failed this tick
+ * @param stats what the snapshot build did
+ * @param durationNanos wall time of the whole tick
+ * @param driftPruned drift files removed because their leaf is gone
+ * @param writeError why state.json could not be written, or {@code null}; the next tick tries again
+ */
+public record TickResult(WakeReason reason, Instant at, long revision, boolean changed, int leaves, int failures,
+        SnapshotStats stats, long durationNanos, List<String> driftPruned, String writeError) {
+
+    public TickResult {
+        driftPruned = List.copyOf(driftPruned);
+    }
+
+    public double durationMillis() {
+        return durationNanos / 1e6;
+    }
+}

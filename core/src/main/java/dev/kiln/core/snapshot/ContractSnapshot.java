@@ -1,0 +1,81 @@
+package dev.kiln.core.snapshot;
+
+import java.nio.file.Path;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * One immutable view of a workspace's contracts, made by one build: the contracts in enumeration order
+ * (sorted by path, depth first), the failures with their reasons, and what the build did. Every reader of a
+ * tick reads the same snapshot, so they agree with each other.
+ */
+public final class ContractSnapshot {
+    private final Path tasksDir;
+    private final List<ContractFile> contracts;
+    private final List<SnapshotFailure> failures;
+    private final SnapshotStats stats;
+    private volatile Map<String, ContractFile> byLeafId;
+
+    ContractSnapshot(Path tasksDir, List<ContractFile> contracts, List<SnapshotFailure> failures, SnapshotStats stats) {
+        this.tasksDir = tasksDir;
+        this.contracts = Collections.unmodifiableList(contracts);
+        this.failures = Collections.unmodifiableList(failures);
+        this.stats = stats;
+    }
+
+    /** The {@code tasks/} directory this snapshot is of. */
+    public Path tasksDir() {
+        return tasksDir;
+    }
+
+    /** Parsed contracts in enumeration order. */
+    public List<ContractFile> contracts() {
+        return contracts;
+    }
+
+    /** Files and directories that could not be used this build, in enumeration order. */
+    public List<SnapshotFailure> failures() {
+        return failures;
+    }
+
+    public SnapshotStats stats() {
+        return stats;
+    }
+
+    /** The parsed contracts by canonical leaf id (computed on first use). */
+    public Map<String, ContractFile> byLeafId() {
+        Map<String, ContractFile> m = byLeafId;
+        if (m == null) {
+            Map<String, ContractFile> built = new LinkedHashMap<>(contracts.size() * 2);
+            for (ContractFile c : contracts) {
+                built.put(c.leafId(), c);
+            }
+            byLeafId = m = Collections.unmodifiableMap(built);
+        }
+        return m;
+    }
+
+    /**
+     * Every leaf that exists on disk in this snapshot: the parsed ones and those whose contract failed to
+     * parse (a malformed contract does not make its leaf disappear).
+     */
+    public Set<String> existingLeafIds() {
+        Set<String> s = new HashSet<>(byLeafId().keySet());
+        for (SnapshotFailure f : failures) {
+            if (!f.isDirectory()) {
+                int slash = f.path().lastIndexOf('/');
+                s.add(slash < 0 ? "" : f.path().substring(0, slash));
+            }
+        }
+        return s;
+    }
+
+    @Override
+    public String toString() {
+        return "ContractSnapshot[" + contracts.size() + " contracts, " + failures.size() + " failures, " + stats + "]";
+    }
+}

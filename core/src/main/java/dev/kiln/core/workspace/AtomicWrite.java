@@ -1,0 +1,80 @@
+package dev.kiln.core.workspace;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.PosixFilePermission;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * Replaces a file so that a concurrent reader sees either the old bytes or the new ones, never a mix:
+ * temp file beside the target, fsync, keep the target's permissions, atomic rename, fsync the directory.
+ *
+ * <p>The temp file is named {@code .<name>.<random>.tmp}, which the watcher ignores, and is removed when
+ * anything fails, so a failed write leaves the old file as it was.
+ */
+public final class AtomicWrite {
+    private AtomicWrite() {
+    }
+
+    /** Atomically replaces (or creates) {@code target} with {@code bytes}, keeping an existing file's mode. */
+    public static void write(Path target, byte[] bytes) throws IOException {
+        Path dir = target.toAbsolutePath().getParent();
+        try {
+            Files.createDirectories(dir);
+        } catch (java.nio.file.FileAlreadyExistsException e) {
+            throw new IOException(dir + " exists and is not a directory; cannot write " + target.getFileName() + " into it", e);
+        }
+        Set<PosixFilePermission> mode = existingMode(target);
+        Path tmp = dir.resolve("." + target.getFileName() + "." + Long.toHexString(ThreadLocalRandom.current().nextLong()) + ".tmp");
+        try {
+            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+                ByteBuffer buf = ByteBuffer.wrap(bytes);
+                while (buf.hasRemaining()) {
+                    ch.write(buf);
+                }
+                ch.force(true);
+            }
+            if (mode != null) {
+                Files.setPosixFilePermissions(tmp, mode);
+            }
+            try {
+                Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            } catch (AtomicMoveNotSupportedException e) {
+                throw new IOException("cannot replace " + target + " atomically on this file system", e);
+            }
+        } finally {
+            Files.deleteIfExists(tmp);
+        }
+        syncDirectory(dir);
+    }
+
+    private static Set<PosixFilePermission> existingMode(Path target) throws IOException {
+        PosixFileAttributeView view = Files.getFileAttributeView(target, PosixFileAttributeView.class);
+        if (view == null) {
+            return null;
+        }
+        try {
+            return view.readAttributes().permissions();
+        } catch (NoSuchFileException e) {
+            return null;
+        }
+    }
+
+    /** Makes the rename durable; best-effort, since not every platform can open a directory. */
+    private static void syncDirectory(Path dir) {
+        try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
+            ch.force(true);
+        } catch (IOException | RuntimeException e) {
+            // The rename itself is atomic; only its durability across a crash is weaker here.
+        }
+    }
+}
