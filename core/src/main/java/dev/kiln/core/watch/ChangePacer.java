@@ -1,5 +1,7 @@
 package dev.kiln.core.watch;
 
+import dev.kiln.core.projection.WakeReason;
+
 import java.time.Duration;
 import java.util.Optional;
 

@@ -311,9 +311,7 @@ public final class ChangeWatcher implements AutoCloseable {
             if (type == DirectoryChangeEvent.EventType.DELETE && roots.contains(path)) {
                 fail(gen, layout.root().relativize(path) + "/ was deleted", null);
             }
-            if (type == DirectoryChangeEvent.EventType.MODIFY && (event.isDirectory() || Files.isDirectory(path))) {
-                return; // a directory's own metadata; its children's events say what changed
-            }
+            // A directory's MODIFY (chmod, link count) is kept: its readability decides what a walk sees below it.
             if (rules.isRootCandidate(path) && type == DirectoryChangeEvent.EventType.CREATE) {
                 try {
                     supervisor.execute(ChangeWatcher.this::rederive);
@@ -321,7 +319,7 @@ public final class ChangeWatcher implements AutoCloseable {
                     return;
                 }
             }
-            rules.classify(path).ifPresent(domain -> {
+            rules.classify(path, event.isDirectory()).ifPresent(domain -> {
                 try {
                     listener.onChange(domain, path);
                 } catch (RuntimeException e) {

@@ -29,8 +29,16 @@ final class PathRules {
         this.settings = layout.settingsFile();
     }
 
-    /** The domain {@code path} affects, or empty when it is ignored. */
+    /** The domain {@code path} (a file) affects, or empty when it is ignored. */
     Optional<ChangeDomain> classify(Path path) {
+        return classify(path, false);
+    }
+
+    /**
+     * The domain {@code path} affects, or empty when it is ignored. Name suffixes ({@code *.tmp}, lock files) are
+     * ignored for files only: a directory so named may hold contracts, and dropping its move would lose them.
+     */
+    Optional<ChangeDomain> classify(Path path, boolean isDirectory) {
         Path p = path.toAbsolutePath().normalize();
         if (p.equals(settings)) {
             return Optional.of(ChangeDomain.SETTINGS);
@@ -38,7 +46,7 @@ final class PathRules {
         if (!p.startsWith(root)) {
             return Optional.of(ChangeDomain.UNKNOWN);
         }
-        if (isIgnoredName(root.relativize(p))) {
+        if (isIgnoredName(root.relativize(p), isDirectory)) {
             return Optional.empty();
         }
         if (p.startsWith(tasks)) {
@@ -77,14 +85,14 @@ final class PathRules {
         return layout;
     }
 
-    private static boolean isIgnoredName(Path relative) {
+    private static boolean isIgnoredName(Path relative, boolean isDirectory) {
         for (Path segment : relative) {
             if (segment.toString().startsWith(".")) {
                 return true;
             }
         }
         Path last = relative.getFileName();
-        if (last == null) {
+        if (last == null || isDirectory) {
             return false;
         }
         String name = last.toString();

@@ -1,5 +1,7 @@
 package dev.kiln.core.watch;
 
+import dev.kiln.core.projection.WakeReason;
+
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -270,7 +272,7 @@ public final class ProjectionLoop implements ChangeWatcher.Listener, AutoCloseab
             out = projection.project(reason, changes, full);
         } catch (Exception | Error e) {
             error = e.toString();
-            LOG.error("Projection tick ({}) failed: {}. The next tick re-enumerates everything.", reason.label(), e, e);
+            LOG.error("Projection tick ({}) failed: {}. The next tick re-enumerates everything.", reason.jsonName(), e, e);
         }
         long t1 = ticker.read();
         lock.lock();

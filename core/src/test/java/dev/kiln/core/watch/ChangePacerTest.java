@@ -1,5 +1,7 @@
 package dev.kiln.core.watch;
 
+import dev.kiln.core.projection.WakeReason;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
