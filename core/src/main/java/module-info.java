@@ -16,6 +16,8 @@ module dev.kiln.core {
     exports dev.kiln.core.contract;
     exports dev.kiln.core.demo;
     exports dev.kiln.core.projection;
+    exports dev.kiln.core.watch;
+    exports dev.kiln.core.api;
 
     opens dev.kiln.core.demo to com.fasterxml.jackson.databind;
 }

@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,6 +42,7 @@ public final class Projector {
     private final EventSink events;
     private final boolean parseCache;
     private final SnapshotBuilder snapshots;
+    private final Supplier<? extends JsonNode> runtimeMeta;
 
     private volatile long revision;
     private StateDocument.Stable lastStable;
@@ -55,6 +57,7 @@ public final class Projector {
         this.events = b.events;
         this.parseCache = b.parseCache;
         this.snapshots = new SnapshotBuilder(layout.tasksDir(), b.maxContractBytes);
+        this.runtimeMeta = b.runtimeMeta;
     }
 
     /** A projector of {@code layout}'s workspace, with the system clock and no events until configured. */
@@ -90,7 +93,8 @@ public final class Projector {
         String writeError = null;
         TickResult result = result(reason, now, nextRevision, changed, snapshot, t0, drift, null);
         if (changed) {
-            byte[] bytes = StateDocument.render(layout.root(), nextRevision, now, stable, result);
+            byte[] bytes = StateDocument.render(layout.root(), nextRevision, now, stable, result,
+                    runtimeMeta == null ? null : runtimeMeta.get());
             try {
                 AtomicWrite.write(layout.stateFile(), bytes);
                 revision = nextRevision;
@@ -204,6 +208,7 @@ public final class Projector {
         private EventSink events = EventSink.none();
         private long maxContractBytes = ContractStore.DEFAULT_MAX_BYTES;
         private boolean parseCache = true;
+        private Supplier<? extends JsonNode> runtimeMeta;
 
         private Builder(WorkspaceLayout layout) {
             this.layout = Objects.requireNonNull(layout, "layout");
@@ -230,6 +235,15 @@ public final class Projector {
         /** Whether unchanged files reuse their parse (default); off, every tick parses every file (benchmark baseline). */
         public Builder parseCache(boolean enabled) {
             this.parseCache = enabled;
+            return this;
+        }
+
+        /**
+         * Runtime instrumentation (the daemon's projection counts, wake reasons, last tick) rendered as
+         * {@code meta.daemon} whenever the document is written. Volatile: it never advances the revision by itself.
+         */
+        public Builder runtimeMeta(Supplier<? extends JsonNode> supplier) {
+            this.runtimeMeta = Objects.requireNonNull(supplier, "supplier");
             return this;
         }
 

@@ -30,13 +30,24 @@ final class StateDocument {
     private StateDocument() {
     }
 
+    /** The key inside {@code meta} for runtime instrumentation: volatile, never part of the stable content. */
+    static final String RUNTIME_META = "daemon";
+
     static byte[] render(Path workspace, long revision, Instant generatedAt, Stable stable, TickResult tick) {
+        return render(workspace, revision, generatedAt, stable, tick, null);
+    }
+
+    /** Renders, adding {@code runtime} (if not null) as {@code meta.daemon}, which does not count as a change. */
+    static byte[] render(Path workspace, long revision, Instant generatedAt, Stable stable, TickResult tick, JsonNode runtime) {
         ObjectNode o = MAPPER.createObjectNode();
         o.put("format", FORMAT);
         o.put("revision", revision);
         o.put("generated_at", generatedAt.toString());
         o.put("workspace", workspace.toString());
         stableInto(o, stable);
+        if (runtime != null && o.get("meta") instanceof ObjectNode meta) {
+            meta.set(RUNTIME_META, runtime);
+        }
         ObjectNode t = o.putObject("tick");
         t.put("reason", tick.reason().jsonName());
         t.put("at", tick.at().toString());
@@ -71,6 +82,11 @@ final class StateDocument {
             if (doc.has(f)) {
                 o.set(f, doc.get(f));
             }
+        }
+        if (o.get("meta") instanceof ObjectNode meta && meta.has(RUNTIME_META)) {
+            ObjectNode stableMeta = meta.deepCopy();
+            stableMeta.remove(RUNTIME_META);
+            o.set("meta", stableMeta);
         }
         return o;
     }
