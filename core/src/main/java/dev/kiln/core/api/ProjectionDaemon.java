@@ -192,7 +192,10 @@ public final class ProjectionDaemon implements AutoCloseable {
         byte[] doc = projector.document();
         Published p = published;
         if (doc != null && (p == null || r.revision() > p.revision())) {
-            Published next = new Published(r.revision(), doc);
+            Projector.DocumentParts parts = projector.parts();
+            Published next = parts != null && parts.revision() == r.revision()
+                    ? new Published(r.revision(), doc, parts.leaves(), parts.failures(), parts.meta())
+                    : new Published(r.revision(), doc);
             published = next;
             api.publish(next);
         }

@@ -67,7 +67,8 @@ final class SseHub {
         }
     }
 
-    private record Revision(long revision, Map<String, JsonNode> leaves, JsonNode failures, JsonNode meta) {
+    /** A revision's leaves, failures and meta as JSON text: compared as strings, embedded raw. */
+    private record Revision(long revision, Map<String, String> leaves, String failures, String meta) {
     }
 
     private final int queueCapacity;
@@ -201,50 +202,65 @@ final class SseHub {
     }
 
     private static Revision parse(Published p) throws IOException {
+        if (p.leaves() != null && p.failures() != null && p.meta() != null) {
+            return new Revision(p.revision(), p.leaves(), p.failures(), p.meta());
+        }
         JsonNode doc = MAPPER.readTree(p.document());
-        Map<String, JsonNode> leaves = new LinkedHashMap<>();
+        Map<String, String> leaves = new LinkedHashMap<>();
         for (JsonNode leaf : doc.path("leaves")) {
             String id = leaf.path("leaf_id").asText(leaf.path("file").asText(""));
-            leaves.put(id, leaf);
+            leaves.put(id, MAPPER.writeValueAsString(leaf));
         }
-        return new Revision(p.revision(), leaves, doc.path("failures"), doc.path("meta"));
+        JsonNode meta = doc.path("meta").deepCopy();
+        if (meta instanceof ObjectNode m) {
+            m.remove("daemon"); // volatile instrumentation is no change
+        }
+        return new Revision(p.revision(), leaves, MAPPER.writeValueAsString(doc.path("failures")), MAPPER.writeValueAsString(meta));
     }
 
-    private static JsonNode delta(Revision before, Revision after) {
-        ObjectNode d = MAPPER.createObjectNode();
-        d.put("revision", after.revision());
-        d.put("previous", before.revision());
-        ObjectNode added = d.putObject("added");
-        ObjectNode changed = d.putObject("changed");
-        var removed = d.putArray("removed");
+    /** The delta event's data, assembled from JSON text (no tree of the whole document is built). */
+    private static String delta(Revision before, Revision after) {
+        StringBuilder added = new StringBuilder();
+        StringBuilder changed = new StringBuilder();
+        StringBuilder removed = new StringBuilder();
         after.leaves().forEach((id, leaf) -> {
-            JsonNode old = before.leaves().get(id);
+            String old = before.leaves().get(id);
             if (old == null) {
-                added.set(id, leaf);
+                member(added, id, leaf);
             } else if (!old.equals(leaf)) {
-                changed.set(id, leaf);
+                member(changed, id, leaf);
             }
         });
-        before.leaves().keySet().stream().filter(id -> !after.leaves().containsKey(id)).forEach(removed::add);
+        before.leaves().keySet().stream().filter(id -> !after.leaves().containsKey(id)).forEach(id -> {
+            removed.append(removed.length() == 0 ? "" : ",").append(quote(id));
+        });
+        StringBuilder d = new StringBuilder(added.length() + changed.length() + removed.length() + 128);
+        d.append("{\"revision\":").append(after.revision()).append(",\"previous\":").append(before.revision())
+                .append(",\"added\":{").append(added).append("},\"changed\":{").append(changed)
+                .append("},\"removed\":[").append(removed).append(']');
         if (!before.failures().equals(after.failures())) {
-            d.set("failures", after.failures());
+            d.append(",\"failures\":").append(after.failures());
         }
         if (!before.meta().equals(after.meta())) {
-            d.set("meta", after.meta());
+            d.append(",\"meta\":").append(after.meta());
         }
-        return d;
+        return d.append('}').toString();
+    }
+
+    private static void member(StringBuilder b, String id, String json) {
+        b.append(b.length() == 0 ? "" : ",").append(quote(id)).append(':').append(json);
+    }
+
+    private static String quote(String s) {
+        try {
+            return MAPPER.writeValueAsString(s);
+        } catch (IOException e) {
+            throw new IllegalStateException("a string always serializes", e);
+        }
     }
 
     private static String snapshotFrame(Published p) {
         return frame("snapshot", p.revision(), new String(p.document(), StandardCharsets.UTF_8));
-    }
-
-    private static String frame(String event, long id, JsonNode data) {
-        try {
-            return frame(event, id, MAPPER.writeValueAsString(data));
-        } catch (IOException e) {
-            throw new IllegalStateException("a JSON tree always serializes", e);
-        }
     }
 
     static String frame(String event, long id, String data) {

@@ -15,6 +15,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -50,6 +51,8 @@ public final class Projector {
     private JsonNode meta = StateDocument.MAPPER.createObjectNode();
     private volatile TickResult lastTick;
     private volatile byte[] document;
+    private volatile DocumentParts parts;
+    private final StateDocument.LeafJsonCache leafJson = new StateDocument.LeafJsonCache();
 
     private Projector(Builder b) {
         this.layout = b.layout;
@@ -93,13 +96,15 @@ public final class Projector {
         String writeError = null;
         TickResult result = result(reason, now, nextRevision, changed, snapshot, t0, drift, null);
         if (changed) {
-            byte[] bytes = StateDocument.render(layout.root(), nextRevision, now, stable, result,
-                    runtimeMeta == null ? null : runtimeMeta.get());
+            StateDocument.Rendered r = StateDocument.render(layout.root(), nextRevision, now, stable, result,
+                    runtimeMeta == null ? null : runtimeMeta.get(), leafJson);
+            byte[] bytes = r.bytes();
             try {
                 AtomicWrite.write(layout.stateFile(), bytes);
                 revision = nextRevision;
                 lastStable = stable;
                 document = bytes;
+                parts = new DocumentParts(nextRevision, r.leaves(), r.failures(), r.meta());
             } catch (IOException e) {
                 writeError = e.getClass().getSimpleName() + ": " + e.getMessage();
                 LOG.error("Could not write {}: {}. The projection stays at revision {}; the next tick tries again.",
@@ -149,6 +154,24 @@ public final class Projector {
     public byte[] document() {
         byte[] d = document;
         return d == null ? null : d.clone();
+    }
+
+    /**
+     * The last written document in parts, as JSON text: each leaf's object by leaf id, the failures array and the
+     * stable meta object. Lets a consumer (the SSE hub) compare and embed leaves without parsing the document.
+     * Null before this projector wrote a document.
+     *
+     * @param revision the document's revision
+     * @param leaves each leaf's JSON object by leaf id, in document order
+     * @param failures the failures array
+     * @param meta the stable meta object (without the volatile {@code meta.daemon})
+     */
+    public record DocumentParts(long revision, Map<String, String> leaves, String failures, String meta) {
+    }
+
+    /** The parts of the last written document, or null before the first write. */
+    public DocumentParts parts() {
+        return parts;
     }
 
     public WorkspaceLayout layout() {

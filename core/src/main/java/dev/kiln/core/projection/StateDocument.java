@@ -1,5 +1,6 @@
 package dev.kiln.core.projection;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -7,12 +8,17 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kiln.core.snapshot.SnapshotFailure;
 import dev.kiln.core.snapshot.SnapshotStats;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 
 /**
@@ -33,35 +39,120 @@ final class StateDocument {
     /** The key inside {@code meta} for runtime instrumentation: volatile, never part of the stable content. */
     static final String RUNTIME_META = "daemon";
 
-    static byte[] render(Path workspace, long revision, Instant generatedAt, Stable stable, TickResult tick) {
-        return render(workspace, revision, generatedAt, stable, tick, null);
+    /**
+     * A rendered document and its parts as JSON text: each leaf's object by leaf id (what SSE deltas compare and
+     * embed without re-parsing the document), the failures array and the stable meta object.
+     */
+    record Rendered(byte[] bytes, Map<String, String> leaves, String failures, String meta) {
     }
 
-    /** Renders, adding {@code runtime} (if not null) as {@code meta.daemon}, which does not count as a change. */
-    static byte[] render(Path workspace, long revision, Instant generatedAt, Stable stable, TickResult tick, JsonNode runtime) {
-        ObjectNode o = MAPPER.createObjectNode();
-        o.put("format", FORMAT);
-        o.put("revision", revision);
-        o.put("generated_at", generatedAt.toString());
-        o.put("workspace", workspace.toString());
-        stableInto(o, stable);
-        if (runtime != null && o.get("meta") instanceof ObjectNode meta) {
-            meta.set(RUNTIME_META, runtime);
+    static byte[] render(Path workspace, long revision, Instant generatedAt, Stable stable, TickResult tick) {
+        return render(workspace, revision, generatedAt, stable, tick, null, new LeafJsonCache()).bytes();
+    }
+
+    /**
+     * Renders the document, adding {@code runtime} (if not null) as {@code meta.daemon}, which does not count as a
+     * change. Each leaf's JSON comes from {@code cache} when an equal leaf was rendered before: at 10,000 leaves,
+     * building and writing a tree of every leaf on every tick costs far more than the incremental snapshot.
+     */
+    static Rendered render(Path workspace, long revision, Instant generatedAt, Stable stable, TickResult tick,
+            JsonNode runtime, LeafJsonCache cache) {
+        Map<String, String> leafJson = new LinkedHashMap<>(stable.leaves().size() * 2);
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + stable.leaves().size() * 320);
+        String failuresJson;
+        String metaJson;
+        try (JsonGenerator g = MAPPER.getFactory().createGenerator(bytes)) {
+            g.writeStartObject();
+            g.writeNumberField("format", FORMAT);
+            g.writeNumberField("revision", revision);
+            g.writeStringField("generated_at", generatedAt.toString());
+            g.writeStringField("workspace", workspace.toString());
+            g.writeArrayFieldStart("leaves");
+            for (LeafState l : stable.leaves()) {
+                String json = cache.json(l);
+                leafJson.put(l.leafId(), json);
+                g.writeRawValue(json);
+            }
+            g.writeEndArray();
+            ArrayNode failures = MAPPER.createArrayNode();
+            for (SnapshotFailure f : stable.failures()) {
+                failures.addObject().put("path", f.path()).put("kind", f.kind().name().toLowerCase(Locale.ROOT)).put("reason", f.reason());
+            }
+            failuresJson = MAPPER.writeValueAsString(failures);
+            g.writeFieldName("failures");
+            g.writeRawValue(failuresJson);
+            metaJson = MAPPER.writeValueAsString(stable.meta());
+            ObjectNode meta = stable.meta() instanceof ObjectNode m ? m.deepCopy() : MAPPER.createObjectNode();
+            if (runtime != null) {
+                meta.set(RUNTIME_META, runtime);
+            }
+            g.writeFieldName("meta");
+            g.writeTree(meta);
+            ObjectNode t = MAPPER.createObjectNode();
+            t.put("reason", tick.reason().jsonName());
+            t.put("at", tick.at().toString());
+            SnapshotStats s = tick.stats();
+            ObjectNode c = t.putObject("counters");
+            c.put("enumerated", s.enumerated()).put("parsed", s.parsed()).put("reused", s.reused())
+                    .put("failed", s.failed()).put("pruned", s.pruned()).put("build_ms", round(s.buildMillis()));
+            ArrayNode drift = t.putArray("drift_pruned");
+            tick.driftPruned().forEach(drift::add);
+            g.writeFieldName("tick");
+            g.writeTree(t);
+            g.writeEndObject();
+        } catch (IOException e) {
+            throw new IllegalStateException("rendering to memory cannot fail", e);
         }
-        ObjectNode t = o.putObject("tick");
-        t.put("reason", tick.reason().jsonName());
-        t.put("at", tick.at().toString());
-        SnapshotStats s = tick.stats();
-        ObjectNode c = t.putObject("counters");
-        c.put("enumerated", s.enumerated()).put("parsed", s.parsed()).put("reused", s.reused())
-                .put("failed", s.failed()).put("pruned", s.pruned()).put("build_ms", round(s.buildMillis()));
-        ArrayNode drift = t.putArray("drift_pruned");
-        tick.driftPruned().forEach(drift::add);
-        try {
-            return MAPPER.writeValueAsBytes(o);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException("a JSON tree always serializes", e);
+        cache.retainOnly(stable.leaves());
+        return new Rendered(bytes.toByteArray(), Collections.unmodifiableMap(leafJson), failuresJson, metaJson);
+    }
+
+    /** Each leaf's JSON text by leaf value; kept across ticks, pruned to the leaves of the last render. */
+    static final class LeafJsonCache {
+        private Map<LeafState, String> byLeaf = new HashMap<>();
+        private Map<LeafState, String> next = new HashMap<>();
+
+        String json(LeafState l) {
+            String j = byLeaf.get(l);
+            if (j == null) {
+                try {
+                    j = MAPPER.writeValueAsString(leafNode(l));
+                } catch (JsonProcessingException e) {
+                    throw new IllegalStateException("a JSON tree always serializes", e);
+                }
+            }
+            next.put(l, j);
+            return j;
         }
+
+        void retainOnly(List<LeafState> leaves) {
+            byLeaf = next;
+            next = new HashMap<>(Math.max(16, byLeaf.size() * 4 / 3 + 16));
+        }
+    }
+
+    static ObjectNode leafNode(LeafState l) {
+        ObjectNode n = MAPPER.createObjectNode();
+        n.put("leaf_id", l.leafId());
+        n.put("file", l.file());
+        n.put("declared_leaf_id", l.declaredLeafId());
+        n.put("id_shape", l.idShape().name().toLowerCase(Locale.ROOT));
+        n.put("title", l.title());
+        n.put("status", l.status());
+        n.put("deadline", l.deadline() == null ? null : l.deadline().toString());
+        n.put("overdue", l.overdue());
+        ArrayNode enc = n.putArray("enclosure");
+        l.enclosure().forEach(enc::add);
+        if (l.engine() == null) {
+            n.putNull("engine");
+        } else {
+            n.putObject("engine")
+                    .put("pid", l.engine().pid())
+                    .put("command", l.engine().command())
+                    .put("started_at", l.engine().startedAt() == null ? null : l.engine().startedAt().toString())
+                    .put("liveness", l.engine().liveness().name().toLowerCase(Locale.ROOT));
+        }
+        return n;
     }
 
     /** The stable content as it reads back from a file (numbers normalized by the round trip). */
@@ -111,26 +202,7 @@ final class StateDocument {
     private static void stableInto(ObjectNode o, Stable stable) {
         ArrayNode leaves = o.putArray("leaves");
         for (LeafState l : stable.leaves()) {
-            ObjectNode n = leaves.addObject();
-            n.put("leaf_id", l.leafId());
-            n.put("file", l.file());
-            n.put("declared_leaf_id", l.declaredLeafId());
-            n.put("id_shape", l.idShape().name().toLowerCase(Locale.ROOT));
-            n.put("title", l.title());
-            n.put("status", l.status());
-            n.put("deadline", l.deadline() == null ? null : l.deadline().toString());
-            n.put("overdue", l.overdue());
-            ArrayNode enc = n.putArray("enclosure");
-            l.enclosure().forEach(enc::add);
-            if (l.engine() == null) {
-                n.putNull("engine");
-            } else {
-                n.putObject("engine")
-                        .put("pid", l.engine().pid())
-                        .put("command", l.engine().command())
-                        .put("started_at", l.engine().startedAt() == null ? null : l.engine().startedAt().toString())
-                        .put("liveness", l.engine().liveness().name().toLowerCase(Locale.ROOT));
-            }
+            leaves.add(leafNode(l));
         }
         ArrayNode failures = o.putArray("failures");
         for (SnapshotFailure f : stable.failures()) {
