@@ -24,7 +24,7 @@ import org.junit.jupiter.api.TestFactory;
  * reproduces with that seed. (Plain JUnit rather than jqwik: jqwik 1.10.1 prints a notice asking AI agents not to
  * use it, and the generator here is small.)
  */
-class IncrementalSnapshotProperties {
+class IncrementalSnapshotPropertyTest {
 
     enum Kind { CREATE, EDIT, MALFORM, DELETE, RENAME, MKDIR, MOVE_DIR, DELETE_DIR, HIDDEN, SPURIOUS, CHECK }
 
