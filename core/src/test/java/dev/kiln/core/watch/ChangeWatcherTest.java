@@ -194,6 +194,22 @@ class ChangeWatcherTest {
     }
 
     @Test
+    void onDegraded_eventFlood_overflowDegradesAsEventsLostThenReestablishes() throws Exception {
+        start();
+        // The JDK queues at most 512 events per directory key before it signals OVERFLOW, which directory-watcher
+        // hands to onException: a flood of creates in one directory provokes it for real.
+        Path flood = layout.tasksDir().resolve("payments/refunds/retry");
+        for (int batch = 0; batch < 20 && recorder.degraded.isEmpty(); batch++) {
+            for (int i = 0; i < 2_000; i++) {
+                Files.writeString(flood.resolve("f" + batch + "-" + i + ".json"), "x");
+            }
+        }
+        await("degraded by the overflow", () -> !recorder.degraded.isEmpty());
+        assertThat(recorder.degraded.get(0).reason()).contains(ChangeWatcher.EVENTS_LOST);
+        await("re-established", () -> recorder.live.size() >= 2 && watcher.status().live());
+    }
+
+    @Test
     void start_moreDirectoriesThanTheInotifyLimit_degradedWithThatReason() {
         start(ChangeWatcher.builder(layout).watchLimit(3));
         WatchStatus s = watcher.status();
