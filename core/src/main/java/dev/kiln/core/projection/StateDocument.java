@@ -1,6 +1,5 @@
 package dev.kiln.core.projection;
 
-import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -10,6 +9,7 @@ import dev.kiln.core.snapshot.SnapshotFailure;
 import dev.kiln.core.snapshot.SnapshotStats;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -58,36 +58,38 @@ final class StateDocument {
     static Rendered render(Path workspace, long revision, Instant generatedAt, Stable stable, TickResult tick,
             JsonNode runtime, LeafJsonCache cache) {
         Map<String, String> leafJson = new LinkedHashMap<>(stable.leaves().size() * 2);
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + stable.leaves().size() * 320);
+        ByteArrayOutputStream out = new ByteArrayOutputStream(256 + stable.leaves().size() * 340);
         String failuresJson;
         String metaJson;
-        try (JsonGenerator g = MAPPER.getFactory().createGenerator(bytes)) {
-            g.writeStartObject();
-            g.writeNumberField("format", FORMAT);
-            g.writeNumberField("revision", revision);
-            g.writeStringField("generated_at", generatedAt.toString());
-            g.writeStringField("workspace", workspace.toString());
-            g.writeArrayFieldStart("leaves");
+        try {
+            ObjectNode head = MAPPER.createObjectNode();
+            head.put("format", FORMAT);
+            head.put("revision", revision);
+            head.put("generated_at", generatedAt.toString());
+            head.put("workspace", workspace.toString());
+            byte[] h = MAPPER.writeValueAsBytes(head);
+            out.write(h, 0, h.length - 1); // without its closing brace
+            out.write(",\"leaves\":[".getBytes(StandardCharsets.UTF_8));
+            boolean first = true;
             for (LeafState l : stable.leaves()) {
-                String json = cache.json(l);
-                leafJson.put(l.leafId(), json);
-                g.writeRawValue(json);
+                LeafJson j = cache.json(l);
+                leafJson.put(l.leafId(), j.text());
+                if (!first) {
+                    out.write(',');
+                }
+                first = false;
+                out.write(j.utf8());
             }
-            g.writeEndArray();
             ArrayNode failures = MAPPER.createArrayNode();
             for (SnapshotFailure f : stable.failures()) {
                 failures.addObject().put("path", f.path()).put("kind", f.kind().name().toLowerCase(Locale.ROOT)).put("reason", f.reason());
             }
             failuresJson = MAPPER.writeValueAsString(failures);
-            g.writeFieldName("failures");
-            g.writeRawValue(failuresJson);
             metaJson = MAPPER.writeValueAsString(stable.meta());
             ObjectNode meta = stable.meta() instanceof ObjectNode m ? m.deepCopy() : MAPPER.createObjectNode();
             if (runtime != null) {
                 meta.set(RUNTIME_META, runtime);
             }
-            g.writeFieldName("meta");
-            g.writeTree(meta);
             ObjectNode t = MAPPER.createObjectNode();
             t.put("reason", tick.reason().jsonName());
             t.put("at", tick.at().toString());
@@ -97,26 +99,34 @@ final class StateDocument {
                     .put("failed", s.failed()).put("pruned", s.pruned()).put("build_ms", round(s.buildMillis()));
             ArrayNode drift = t.putArray("drift_pruned");
             tick.driftPruned().forEach(drift::add);
-            g.writeFieldName("tick");
-            g.writeTree(t);
-            g.writeEndObject();
+            out.write(("],\"failures\":" + failuresJson + ",\"meta\":" + MAPPER.writeValueAsString(meta) + ",\"tick\":"
+                    + MAPPER.writeValueAsString(t) + "}").getBytes(StandardCharsets.UTF_8));
         } catch (IOException e) {
             throw new IllegalStateException("rendering to memory cannot fail", e);
         }
-        cache.retainOnly(stable.leaves());
-        return new Rendered(bytes.toByteArray(), Collections.unmodifiableMap(leafJson), failuresJson, metaJson);
+        cache.retainOnly();
+        return new Rendered(out.toByteArray(), Collections.unmodifiableMap(leafJson), failuresJson, metaJson);
     }
 
-    /** Each leaf's JSON text by leaf value; kept across ticks, pruned to the leaves of the last render. */
-    static final class LeafJsonCache {
-        private Map<LeafState, String> byLeaf = new HashMap<>();
-        private Map<LeafState, String> next = new HashMap<>();
+    /** One leaf's JSON object, as text (for SSE deltas) and as the UTF-8 bytes the document is assembled from. */
+    record LeafJson(String text, byte[] utf8) {
+    }
 
-        String json(LeafState l) {
-            String j = byLeaf.get(l);
+    /**
+     * Each leaf's JSON by leaf value, kept across ticks and pruned to the leaves of the last render: an unchanged
+     * leaf costs a hash lookup and a copy of its bytes, and keeps the very same text instance (so SSE compares by
+     * identity first).
+     */
+    static final class LeafJsonCache {
+        private Map<LeafState, LeafJson> byLeaf = new HashMap<>();
+        private Map<LeafState, LeafJson> next = new HashMap<>();
+
+        LeafJson json(LeafState l) {
+            LeafJson j = byLeaf.get(l);
             if (j == null) {
                 try {
-                    j = MAPPER.writeValueAsString(leafNode(l));
+                    String text = MAPPER.writeValueAsString(leafNode(l));
+                    j = new LeafJson(text, text.getBytes(StandardCharsets.UTF_8));
                 } catch (JsonProcessingException e) {
                     throw new IllegalStateException("a JSON tree always serializes", e);
                 }
@@ -125,7 +135,7 @@ final class StateDocument {
             return j;
         }
 
-        void retainOnly(List<LeafState> leaves) {
+        void retainOnly() {
             byLeaf = next;
             next = new HashMap<>(Math.max(16, byLeaf.size() * 4 / 3 + 16));
         }
