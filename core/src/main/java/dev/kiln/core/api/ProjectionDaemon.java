@@ -49,7 +49,6 @@ import org.slf4j.LoggerFactory;
 public final class ProjectionDaemon implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ProjectionDaemon.class);
     private static final ObjectMapper MAPPER = new ObjectMapper();
-    private static final int METRICS_HISTORY_SHOWN = 50;
 
     private final WorkspaceLayout layout;
     private final Clock clock;
@@ -216,6 +215,7 @@ public final class ProjectionDaemon implements AutoCloseable {
         ObjectNode o = MAPPER.createObjectNode();
         ProjectionLoop.Metrics m = loop.metrics();
         o.put("projections", m.projections() + 1); // this tick is being written
+        m.last().ifPresent(t -> o.put("previous_wake_reason", t.reason().jsonName()));
         ObjectNode by = o.putObject("by_reason");
         m.byReason().forEach((r, n) -> by.put(r.jsonName(), n));
         m.last().ifPresent(t -> o.set("previous_tick", tickJson(t)));
@@ -243,9 +243,8 @@ public final class ProjectionDaemon implements AutoCloseable {
         ws.roots().forEach(r -> roots.add(layout.root().relativize(r).toString()));
         o.putObject("sse").put("clients", api.sseClients()).put("dropped", api.droppedSseClients());
         o.put("history_size", m.history().size());
-        ArrayNode h = o.putArray("history");
-        int from = Math.max(0, m.history().size() - METRICS_HISTORY_SHOWN);
-        m.history().subList(from, m.history().size()).forEach(t -> h.add(tickJson(t)));
+        ArrayNode h = o.putArray("history"); // oldest first, at most ProjectionLoop.HISTORY
+        m.history().forEach(t -> h.add(tickJson(t)));
         return o;
     }
 
