@@ -60,6 +60,8 @@ public final class ProjectionDaemon implements AutoCloseable {
     private final ApiToken token;
     private volatile Published published;
     private volatile WatchStatus metaWatch;
+    /** The reason of the tick in progress, for {@code meta.daemon} (written by that very tick). */
+    private volatile WakeReason ticking;
 
     private ProjectionDaemon(Builder b) throws IOException {
         this.layout = b.layout;
@@ -186,6 +188,7 @@ public final class ProjectionDaemon implements AutoCloseable {
             watch.put("since", ws.since().toString());
             projector.meta(meta);
         }
+        ticking = reason;
         TickResult r = full ? projector.tick(reason)
                 : projector.tick(reason, b -> b.apply(changes.paths(ChangeDomain.CONTRACTS)));
         byte[] doc = projector.document();
@@ -214,10 +217,12 @@ public final class ProjectionDaemon implements AutoCloseable {
     private JsonNode runtimeMeta() {
         ObjectNode o = MAPPER.createObjectNode();
         ProjectionLoop.Metrics m = loop.metrics();
-        o.put("projections", m.projections() + 1); // this tick is being written
-        m.last().ifPresent(t -> o.put("previous_wake_reason", t.reason().jsonName()));
+        WakeReason now = ticking;
+        // the tick being written counts: the loop records it only once it returns
+        o.put("projections", m.projections() + 1);
+        o.put("last_wake_reason", now.jsonName());
         ObjectNode by = o.putObject("by_reason");
-        m.byReason().forEach((r, n) -> by.put(r.jsonName(), n));
+        m.byReason().forEach((r, n) -> by.put(r.jsonName(), n + (r == now ? 1 : 0)));
         m.last().ifPresent(t -> o.set("previous_tick", tickJson(t)));
         return o;
     }
