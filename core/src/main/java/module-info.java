@@ -21,6 +21,8 @@ module dev.kiln.core {
     exports dev.kiln.core.archive;
     exports dev.kiln.core.seed;
     exports dev.kiln.core.startup;
+    exports dev.kiln.core.watch;
+    exports dev.kiln.core.api;
 
     opens dev.kiln.core.demo to com.fasterxml.jackson.databind;
 }

@@ -15,8 +15,10 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,6 +43,7 @@ public final class Projector {
     private final EventSink events;
     private final boolean parseCache;
     private final SnapshotBuilder snapshots;
+    private final Supplier<? extends JsonNode> runtimeMeta;
 
     private volatile long revision;
     private StateDocument.Stable lastStable;
@@ -48,6 +51,8 @@ public final class Projector {
     private JsonNode meta = StateDocument.MAPPER.createObjectNode();
     private volatile TickResult lastTick;
     private volatile byte[] document;
+    private volatile DocumentParts parts;
+    private final StateDocument.LeafJsonCache leafJson = new StateDocument.LeafJsonCache();
 
     private Projector(Builder b) {
         this.layout = b.layout;
@@ -55,6 +60,7 @@ public final class Projector {
         this.events = b.events;
         this.parseCache = b.parseCache;
         this.snapshots = new SnapshotBuilder(layout.tasksDir(), b.maxContractBytes);
+        this.runtimeMeta = b.runtimeMeta;
     }
 
     /** A projector of {@code layout}'s workspace, with the system clock and no events until configured. */
@@ -90,12 +96,15 @@ public final class Projector {
         String writeError = null;
         TickResult result = result(reason, now, nextRevision, changed, snapshot, t0, drift, null);
         if (changed) {
-            byte[] bytes = StateDocument.render(layout.root(), nextRevision, now, stable, result);
+            StateDocument.Rendered r = StateDocument.render(layout.root(), nextRevision, now, stable, result,
+                    runtimeMeta == null ? null : runtimeMeta.get(), leafJson);
+            byte[] bytes = r.bytes();
             try {
                 AtomicWrite.write(layout.stateFile(), bytes);
                 revision = nextRevision;
                 lastStable = stable;
                 document = bytes;
+                parts = new DocumentParts(nextRevision, r.leaves(), r.failures(), r.meta());
             } catch (IOException e) {
                 writeError = e.getClass().getSimpleName() + ": " + e.getMessage();
                 LOG.error("Could not write {}: {}. The projection stays at revision {}; the next tick tries again.",
@@ -145,6 +154,24 @@ public final class Projector {
     public byte[] document() {
         byte[] d = document;
         return d == null ? null : d.clone();
+    }
+
+    /**
+     * The last written document in parts, as JSON text: each leaf's object by leaf id, the failures array and the
+     * stable meta object. Lets a consumer (the SSE hub) compare and embed leaves without parsing the document.
+     * Null before this projector wrote a document.
+     *
+     * @param revision the document's revision
+     * @param leaves each leaf's JSON object by leaf id, in document order
+     * @param failures the failures array
+     * @param meta the stable meta object (without the volatile {@code meta.daemon})
+     */
+    public record DocumentParts(long revision, Map<String, String> leaves, String failures, String meta) {
+    }
+
+    /** The parts of the last written document, or null before the first write. */
+    public DocumentParts parts() {
+        return parts;
     }
 
     public WorkspaceLayout layout() {
@@ -204,6 +231,7 @@ public final class Projector {
         private EventSink events = EventSink.none();
         private long maxContractBytes = ContractStore.DEFAULT_MAX_BYTES;
         private boolean parseCache = true;
+        private Supplier<? extends JsonNode> runtimeMeta;
 
         private Builder(WorkspaceLayout layout) {
             this.layout = Objects.requireNonNull(layout, "layout");
@@ -230,6 +258,15 @@ public final class Projector {
         /** Whether unchanged files reuse their parse (default); off, every tick parses every file (benchmark baseline). */
         public Builder parseCache(boolean enabled) {
             this.parseCache = enabled;
+            return this;
+        }
+
+        /**
+         * Runtime instrumentation (the daemon's projection counts, wake reasons, last tick) rendered as
+         * {@code meta.daemon} whenever the document is written. Volatile: it never advances the revision by itself.
+         */
+        public Builder runtimeMeta(Supplier<? extends JsonNode> supplier) {
+            this.runtimeMeta = Objects.requireNonNull(supplier, "supplier");
             return this;
         }
 

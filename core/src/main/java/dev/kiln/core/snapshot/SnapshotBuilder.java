@@ -7,9 +7,13 @@ import dev.kiln.core.contract.ContractStore;
 import dev.kiln.core.contract.LeafIds;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Builds {@link ContractSnapshot}s of one {@code tasks/} directory, backed by a parse cache keyed by stat
@@ -32,6 +36,11 @@ public final class SnapshotBuilder {
     /** Relative path → the file as last parsed. Replaced whole by each build. */
     private Map<String, ContractFile> cache = new HashMap<>();
     private volatile ContractSnapshot current;
+    /**
+     * The current snapshot's entries (contracts and failures) by relative path, in enumeration order; what the
+     * incremental step edits. Built from the snapshot on the first {@link #apply} after a full build.
+     */
+    private TreeMap<String, Object> index;
 
     public SnapshotBuilder(Path tasksDir) {
         this(tasksDir, ContractStore.DEFAULT_MAX_BYTES);
@@ -64,13 +73,149 @@ public final class SnapshotBuilder {
     /** Forgets every parse, so the next build reads every file (after doubt, and for the benchmark's no-cache run). */
     public void invalidateAll() {
         cache = new HashMap<>();
+        index = null;
+    }
+
+    /**
+     * The incremental step: re-enumerates only {@code changed} (absolute paths a watcher reported — files, and
+     * directories that were created, deleted, moved or modified) and reuses the rest of {@link #current()}. A
+     * changed contract file is re-stat'ed (and re-parsed if its identity moved); a changed directory is re-listed
+     * with everything below it (unchanged files still come from the stat-keyed cache); a path that is gone takes
+     * its entries with it. The result equals what {@link #build()} would give for the same tree, provided
+     * {@code changed} names every path that changed since the last snapshot; {@code tasks/} itself changing, or a
+     * failure on {@code tasks/}, falls back to a full build. Paths outside {@code tasks/} are ignored.
+     *
+     * <p>The stats count only what this step enumerated ({@code enumerated}, {@code parsed}, {@code reused});
+     * {@code failed} is the snapshot's total.
+     */
+    public ContractSnapshot apply(Collection<Path> changed) {
+        long t0 = System.nanoTime();
+        if (index == null) {
+            index = indexOf(current);
+        }
+        List<String> rels = new ArrayList<>(changed.size());
+        for (Path p : changed) {
+            Path abs = p.toAbsolutePath().normalize();
+            if (!abs.startsWith(tasksDir)) {
+                continue;
+            }
+            if (abs.equals(tasksDir) || index.containsKey(".")) {
+                return build();
+            }
+            rels.add(tasksDir.relativize(abs).toString().replace('\\', '/'));
+        }
+        rels.sort(ENUMERATION_ORDER);
+        Map<String, ContractFile> removed = new HashMap<>();
+        Build b = new Build(removed, cache);
+        String lastRegion = null;
+        for (String rel : rels) {
+            if (lastRegion != null && (rel.equals(lastRegion) || rel.startsWith(lastRegion + "/"))) {
+                continue; // inside a region already re-enumerated
+            }
+            if (belowFailedDirectory(rel)) {
+                continue; // a full walk does not get below it either; its own failure stays
+            }
+            lastRegion = rel;
+            removeRegion(rel, removed);
+            TreeWalk.walkEntry(tasksDir, rel, b);
+        }
+        for (ContractFile c : b.contracts) {
+            index.put(c.file(), c);
+        }
+        for (SnapshotFailure f : b.failures) {
+            index.put(f.path(), f);
+        }
+        List<ContractFile> contracts = new ArrayList<>(index.size());
+        List<SnapshotFailure> failures = new ArrayList<>();
+        for (Object o : index.values()) {
+            if (o instanceof ContractFile c) {
+                contracts.add(c);
+            } else {
+                failures.add((SnapshotFailure) o);
+            }
+        }
+        SnapshotStats stats = new SnapshotStats(b.enumerated, b.parsed, b.reused, failures.size(),
+                removed.size() - b.seenOld, System.nanoTime() - t0);
+        ContractSnapshot s = new ContractSnapshot(tasksDir, contracts, failures, stats);
+        current = s;
+        return s;
+    }
+
+    /**
+     * The order of a full walk: depth first, entries sorted by name — i.e. relative paths compared segment by
+     * segment, so a directory's path sorts right before everything below it. {@code .} (tasks/ itself) comes first.
+     */
+    static final Comparator<String> ENUMERATION_ORDER = (a, b) -> {
+        if (a.equals(b)) {
+            return 0;
+        }
+        if (a.equals(".")) {
+            return -1;
+        }
+        if (b.equals(".")) {
+            return 1;
+        }
+        int n = Math.min(a.length(), b.length());
+        for (int i = 0; i < n; i++) {
+            char x = a.charAt(i);
+            char y = b.charAt(i);
+            if (x != y) {
+                if (x == '/') {
+                    return -1; // a's segment ended first: a shorter name sorts first
+                }
+                if (y == '/') {
+                    return 1;
+                }
+                return Character.compare(x, y);
+            }
+        }
+        return Integer.compare(a.length(), b.length());
+    };
+
+    private static TreeMap<String, Object> indexOf(ContractSnapshot s) {
+        TreeMap<String, Object> m = new TreeMap<>(ENUMERATION_ORDER);
+        for (ContractFile c : s.contracts()) {
+            m.put(c.file(), c);
+        }
+        for (SnapshotFailure f : s.failures()) {
+            m.put(f.path(), f);
+        }
+        return m;
+    }
+
+    private boolean belowFailedDirectory(String rel) {
+        for (int i = rel.indexOf('/'); i > 0; i = rel.indexOf('/', i + 1)) {
+            if (index.get(rel.substring(0, i)) instanceof SnapshotFailure f && f.isDirectory()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Drops {@code rel} and everything below it from the index, and their parses from the cache into {@code removed}. */
+    private void removeRegion(String rel, Map<String, ContractFile> removed) {
+        String below = rel + "/";
+        for (Iterator<Map.Entry<String, Object>> it = index.tailMap(rel, true).entrySet().iterator(); it.hasNext();) {
+            Map.Entry<String, Object> e = it.next();
+            String key = e.getKey();
+            Object value = e.getValue(); // read before remove(): TreeMap may recycle the removed node for its successor
+            if (!key.equals(rel) && !key.startsWith(below)) {
+                break;
+            }
+            it.remove();
+            if (value instanceof ContractFile c) {
+                cache.remove(c.file());
+                removed.put(c.file(), c);
+            }
+        }
     }
 
     /** A full build: enumerate, reuse what is unchanged, parse the rest. */
     public ContractSnapshot build() {
         long t0 = System.nanoTime();
-        Build b = new Build(cache);
+        Build b = new Build(cache, null);
         TreeWalk.walk(tasksDir, b);
+        index = null;
         return publish(b, t0);
     }
 
@@ -150,10 +295,11 @@ public final class SnapshotBuilder {
         int reused;
         int seenOld;
 
-        Build(Map<String, ContractFile> old) {
+        /** @param next where resolved parses go; null for a fresh map (a full build replaces the cache whole) */
+        Build(Map<String, ContractFile> old, Map<String, ContractFile> next) {
             this.old = old;
-            this.next = new HashMap<>(Math.max(16, old.size() * 4 / 3 + 16));
-            this.contracts = new ArrayList<>(old.size() + 16);
+            this.next = next != null ? next : new HashMap<>(Math.max(16, old.size() * 4 / 3 + 16));
+            this.contracts = new ArrayList<>(next != null ? 16 : old.size() + 16);
         }
 
         @Override

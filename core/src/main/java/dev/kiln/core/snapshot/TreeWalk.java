@@ -78,52 +78,99 @@ final class TreeWalk {
         entries.sort((a, b) -> a.getFileName().toString().compareTo(b.getFileName().toString()));
         for (Path p : entries) {
             String name = p.getFileName().toString();
-            String rel = prefix + name;
-            if (name.equals(LeafIds.CONTRACT_FILE)) {
-                try {
-                    StatIdentity id = StatIdentity.ofRegularFile(p);
-                    if (id != null) {
-                        visitor.contract(rel, p, id);
-                        continue;
-                    }
-                } catch (NoSuchFileException e) {
-                    continue; // deleted since listed, or a dangling symlink: not a contract
-                } catch (IOException e) {
-                    visitor.failure(new SnapshotFailure(rel, SnapshotFailure.Kind.IO_ERROR, "cannot stat: " + describe(e)));
-                    continue;
-                }
-            }
-            BasicFileAttributes a;
+            entry(p, name, prefix + name, depth);
+        }
+    }
+
+    /**
+     * One entry of a listed directory: a contract file, a directory to descend into, or nothing. Hidden entries
+     * (a leading dot: {@code .git}, editor and atomic-write temp files) are not inputs — the watcher ignores them
+     * too, so the incremental step and a full walk agree.
+     */
+    private void entry(Path p, String name, String rel, int depth) {
+        if (name.startsWith(".")) {
+            return;
+        }
+        if (name.equals(LeafIds.CONTRACT_FILE)) {
             try {
-                a = Files.readAttributes(p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-                if (a.isSymbolicLink()) {
-                    a = Files.readAttributes(p, BasicFileAttributes.class);
+                StatIdentity id = StatIdentity.ofRegularFile(p);
+                if (id != null) {
+                    visitor.contract(rel, p, id);
+                    return;
                 }
+            } catch (NoSuchFileException e) {
+                return; // deleted since listed, or a dangling symlink: not a contract
             } catch (IOException e) {
-                continue; // vanished, or a dangling symlink
-            }
-            if (!a.isDirectory()) {
-                continue;
-            }
-            Object key = a.fileKey();
-            if (key != null && ancestors.contains(key)) {
-                visitor.failure(new SnapshotFailure(rel, SnapshotFailure.Kind.SYMLINK_LOOP,
-                        "symlink loop: leads back to a directory above it; not followed"));
-                continue;
-            }
-            if (depth + 1 >= MAX_DEPTH) {
-                visitor.failure(new SnapshotFailure(rel, SnapshotFailure.Kind.SYMLINK_LOOP,
-                        "deeper than " + MAX_DEPTH + " levels (a symlink loop?); not followed"));
-                continue;
-            }
-            if (key != null) {
-                ancestors.add(key);
-            }
-            directory(p, rel + "/", depth + 1);
-            if (key != null) {
-                ancestors.remove(key);
+                visitor.failure(new SnapshotFailure(rel, SnapshotFailure.Kind.IO_ERROR, "cannot stat: " + describe(e)));
+                return;
             }
         }
+        BasicFileAttributes a;
+        try {
+            a = Files.readAttributes(p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+            if (a.isSymbolicLink()) {
+                a = Files.readAttributes(p, BasicFileAttributes.class);
+            }
+        } catch (IOException e) {
+            return; // vanished, or a dangling symlink
+        }
+        if (!a.isDirectory()) {
+            return;
+        }
+        Object key = a.fileKey();
+        if (key != null && ancestors.contains(key)) {
+            visitor.failure(new SnapshotFailure(rel, SnapshotFailure.Kind.SYMLINK_LOOP,
+                    "symlink loop: leads back to a directory above it; not followed"));
+            return;
+        }
+        if (depth + 1 >= MAX_DEPTH) {
+            visitor.failure(new SnapshotFailure(rel, SnapshotFailure.Kind.SYMLINK_LOOP,
+                    "deeper than " + MAX_DEPTH + " levels (a symlink loop?); not followed"));
+            return;
+        }
+        if (key != null) {
+            ancestors.add(key);
+        }
+        directory(p, rel + "/", depth + 1);
+        if (key != null) {
+            ancestors.remove(key);
+        }
+    }
+
+    /**
+     * Walks one entry of the tree, {@code rel} (relative to {@code tasksDir}, {@code /}-separated), exactly as a
+     * full walk would reach it: a contract file, or a directory with everything below it. Reports nothing when the
+     * entry, or one of its ancestors, is gone or is not a directory a full walk would descend into (the caller keeps
+     * the ancestors' own failures). The incremental step's enumeration of one changed path.
+     */
+    static void walkEntry(Path tasksDir, String rel, Visitor visitor) {
+        String[] segments = rel.split("/");
+        TreeWalk w = new TreeWalk(visitor);
+        Path dir = tasksDir;
+        try {
+            BasicFileAttributes root = Files.readAttributes(tasksDir, BasicFileAttributes.class);
+            if (!root.isDirectory()) {
+                return;
+            }
+            if (root.fileKey() != null) {
+                w.ancestors.add(root.fileKey());
+            }
+            for (int i = 0; i < segments.length - 1; i++) {
+                if (segments[i].startsWith(".")) {
+                    return;
+                }
+                dir = dir.resolve(segments[i]);
+                BasicFileAttributes a = Files.readAttributes(dir, BasicFileAttributes.class);
+                Object key = a.fileKey();
+                if (!a.isDirectory() || (key != null && !w.ancestors.add(key)) || i + 1 >= MAX_DEPTH) {
+                    return; // a full walk reports (or skips) this ancestor itself and never gets below it
+                }
+            }
+        } catch (IOException e) {
+            return;
+        }
+        String name = segments[segments.length - 1];
+        w.entry(dir.resolve(name), name, rel, segments.length - 1);
     }
 
     static String describe(Exception e) {

@@ -1,0 +1,398 @@
+package dev.kiln.core.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.BindException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The daemon's HTTP API on the JDK's {@code com.sun.net.httpserver} (no framework), loopback by default.
+ *
+ * <ul>
+ *   <li>{@code GET /api/state}: the projection, {@code ETag: W/"<revision>"}, {@code Cache-Control: no-cache};
+ *       {@code If-None-Match} with the current revision gives 304; 503 with a JSON reason before the first tick.
+ *   <li>{@code GET /api/events}: Server-Sent Events — {@code snapshot}, then one {@code delta} per revision;
+ *       {@code Last-Event-ID} resumes.
+ *   <li>{@code GET /api/metrics}: the projector's instrumentation.
+ *   <li>{@code POST /api/project}, {@code POST /api/heal[?dry_run=true]}: need {@code Authorization: Bearer <token>}.
+ * </ul>
+ * Errors are JSON ({@code {"error": …, "message": …}}): 401, 404, 405, 503.
+ *
+ * <p>Concurrency: requests run on a cached pool of daemon threads; each SSE client holds one thread that only
+ * writes what the hub queued for it, so the projector never waits on a client.
+ */
+public final class ApiServer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ApiServer.class);
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+
+    /** What the API serves and does; implemented by the daemon. */
+    public interface Backend {
+        /** The current projection, or null before the first tick. */
+        Published current();
+
+        /** The instrumentation document. */
+        JsonNode metrics();
+
+        /** Runs a manual projection and describes it. */
+        JsonNode project() throws Exception;
+
+        /** Runs (or previews, when {@code dryRun}) the leaf-id heal sweep and describes it. */
+        JsonNode heal(boolean dryRun) throws Exception;
+    }
+
+    @FunctionalInterface
+    private interface Handler {
+        void handle(HttpExchange x) throws Exception;
+    }
+
+    private final Backend backend;
+    private final ApiToken token;
+    private final String bind;
+    private final int requestedPort;
+    private final SseHub hub;
+    private final Duration keepAlive;
+    private final Map<String, Map<String, Handler>> routes = new LinkedHashMap<>();
+    private final AtomicInteger threads = new AtomicInteger();
+    private HttpServer server;
+    private ExecutorService executor;
+    private volatile boolean closed;
+
+    private ApiServer(Builder b) {
+        this.backend = b.backend;
+        this.token = b.token;
+        this.bind = b.bind;
+        this.requestedPort = b.port;
+        this.hub = new SseHub(b.sseQueue, b.history, b.maxSseClients);
+        this.keepAlive = b.keepAlive;
+        route("/api/state", "GET", this::state);
+        route("/api/events", "GET", this::events);
+        route("/api/metrics", "GET", this::metrics);
+        route("/api/project", "POST", authorized(x -> json(x, 200, backend.project())));
+        route("/api/heal", "POST", authorized(x -> json(x, 200, backend.heal(dryRun(x)))));
+    }
+
+    public static Builder builder(Backend backend, ApiToken token) {
+        return new Builder(backend, token);
+    }
+
+    /**
+     * Binds and starts serving.
+     *
+     * @throws IOException with a message naming the address when it cannot bind
+     */
+    public ApiServer start() throws IOException {
+        InetSocketAddress address = new InetSocketAddress(InetAddress.getByName(bind), requestedPort);
+        try {
+            server = HttpServer.create(address, 64);
+        } catch (BindException e) {
+            throw new IOException("cannot listen on " + bind + ":" + requestedPort + " (" + e.getMessage()
+                    + "); choose another port with --port (0 picks a free one)", e);
+        }
+        executor = Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "kiln-api-" + threads.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        server.setExecutor(executor);
+        server.createContext("/", this::dispatch);
+        server.start();
+        return this;
+    }
+
+    /** Sends a new revision to SSE clients. Never blocks on a client. */
+    public void publish(Published p) {
+        hub.publish(p);
+    }
+
+    public int port() {
+        return server.getAddress().getPort();
+    }
+
+    /** The base URL, e.g. {@code http://127.0.0.1:7117/}. */
+    public URI url() {
+        String host = server.getAddress().getAddress().getHostAddress();
+        if (host.contains(":")) {
+            host = "[" + host + "]";
+        }
+        return URI.create("http://" + host + ":" + port() + "/");
+    }
+
+    /** Connected SSE clients. */
+    public int sseClients() {
+        return hub.clientCount();
+    }
+
+    /** SSE clients dropped because they could not keep up. */
+    public long droppedSseClients() {
+        return hub.droppedClients();
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        if (server != null) {
+            server.stop(0);
+        }
+        if (executor != null) {
+            executor.shutdownNow();
+            try {
+                executor.awaitTermination(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    // ---- routing ----------------------------------------------------------------------------------------------
+
+    private void route(String path, String method, Handler h) {
+        routes.computeIfAbsent(path, p -> new LinkedHashMap<>()).put(method, h);
+    }
+
+    private void dispatch(HttpExchange x) throws IOException {
+        try (x) {
+            String path = x.getRequestURI().getPath();
+            Map<String, Handler> byMethod = routes.get(path);
+            if (byMethod == null) {
+                error(x, 404, "not_found", "no such endpoint: " + path + " (try /api/state, /api/events, /api/metrics,"
+                        + " POST /api/project, POST /api/heal)");
+                return;
+            }
+            Handler h = byMethod.get(x.getRequestMethod());
+            if (h == null) {
+                x.getResponseHeaders().set("Allow", String.join(", ", byMethod.keySet()));
+                error(x, 405, "method_not_allowed", x.getRequestMethod() + " is not allowed on " + path + "; use "
+                        + String.join(" or ", byMethod.keySet()));
+                return;
+            }
+            try {
+                h.handle(x);
+            } catch (IOException e) {
+                LOG.debug("client went away during {} {}: {}", x.getRequestMethod(), path, e.toString());
+            } catch (Exception e) {
+                LOG.error("{} {} failed", x.getRequestMethod(), path, e);
+                error(x, 500, "internal_error", e.toString());
+            }
+        } catch (IOException e) {
+            LOG.debug("client went away: {}", e.toString());
+        }
+    }
+
+    private Handler authorized(Handler h) {
+        return x -> {
+            if (!token.authorizes(x.getRequestHeaders().getFirst("Authorization"))) {
+                x.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"kiln\"");
+                error(x, 401, "unauthorized", x.getRequestMethod() + " " + x.getRequestURI().getPath()
+                        + " needs 'Authorization: Bearer <token>'; the token is in the workspace's observer/api-token");
+                return;
+            }
+            h.handle(x);
+        };
+    }
+
+    // ---- endpoints --------------------------------------------------------------------------------------------
+
+    private void state(HttpExchange x) throws IOException {
+        Published p = backend.current();
+        if (p == null) {
+            x.getResponseHeaders().set("Retry-After", "1");
+            error(x, 503, "not_ready", "the first projection has not finished yet; retry shortly");
+            return;
+        }
+        String etag = "W/\"" + p.revision() + "\"";
+        x.getResponseHeaders().set("ETag", etag);
+        x.getResponseHeaders().set("Cache-Control", "no-cache");
+        if (matches(x.getRequestHeaders().getFirst("If-None-Match"), p.revision())) {
+            x.sendResponseHeaders(304, -1);
+            return;
+        }
+        send(x, 200, "application/json", p.document());
+    }
+
+    private void metrics(HttpExchange x) throws IOException {
+        x.getResponseHeaders().set("Cache-Control", "no-cache");
+        json(x, 200, backend.metrics());
+    }
+
+    private void events(HttpExchange x) throws IOException {
+        SseHub.Client client = hub.connect(x.getRequestHeaders().getFirst("Last-Event-ID"));
+        if (client == null) {
+            error(x, 503, "too_many_clients", "too many event-stream clients are connected; retry later");
+            return;
+        }
+        client.attach(Thread.currentThread());
+        try {
+            x.getResponseHeaders().set("Content-Type", "text/event-stream; charset=utf-8");
+            x.getResponseHeaders().set("Cache-Control", "no-cache");
+            x.sendResponseHeaders(200, 0);
+            OutputStream out = x.getResponseBody();
+            out.write("retry: 1000\n\n".getBytes(StandardCharsets.UTF_8));
+            out.flush();
+            long idleSince = System.nanoTime();
+            while (!closed && !client.dropped) {
+                String frame = client.queue.poll(250, TimeUnit.MILLISECONDS);
+                if (frame == null) {
+                    if (System.nanoTime() - idleSince < keepAlive.toNanos()) {
+                        continue;
+                    }
+                    frame = ": keep-alive\n\n"; // a dead client shows up as a failed write
+                }
+                out.write(frame.getBytes(StandardCharsets.UTF_8));
+                out.flush();
+                idleSince = System.nanoTime();
+            }
+        } catch (InterruptedException | IOException e) {
+            LOG.debug("SSE client ended: {}", e.toString());
+        } finally {
+            hub.disconnect(client);
+            client.detach();
+            Thread.interrupted(); // a release() may have interrupted this pooled thread; the next request must not see it
+        }
+    }
+
+    // ---- helpers ----------------------------------------------------------------------------------------------
+
+    private static boolean matches(String ifNoneMatch, long revision) {
+        if (ifNoneMatch == null) {
+            return false;
+        }
+        for (String tag : ifNoneMatch.split(",")) {
+            String t = tag.trim();
+            if (t.equals("*")) {
+                return true;
+            }
+            if (t.startsWith("W/")) {
+                t = t.substring(2);
+            }
+            if (t.equals("\"" + revision + "\"")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean dryRun(HttpExchange x) {
+        String q = x.getRequestURI().getRawQuery();
+        if (q == null) {
+            return false;
+        }
+        for (String kv : q.split("&")) {
+            String[] p = kv.split("=", 2);
+            if (p[0].equals("dry_run")) {
+                return p.length == 1 || p[1].equalsIgnoreCase("true") || p[1].equals("1");
+            }
+        }
+        return false;
+    }
+
+    private static void json(HttpExchange x, int status, JsonNode body) throws IOException {
+        send(x, status, "application/json", MAPPER.writeValueAsBytes(body));
+    }
+
+    private static void error(HttpExchange x, int status, String code, String message) throws IOException {
+        ObjectNode o = MAPPER.createObjectNode();
+        o.put("error", code);
+        o.put("message", message);
+        json(x, status, o);
+    }
+
+    private static void send(HttpExchange x, int status, String type, byte[] body) throws IOException {
+        x.getResponseHeaders().set("Content-Type", type + "; charset=utf-8");
+        boolean head = x.getRequestMethod().equals("HEAD");
+        x.sendResponseHeaders(status, head ? -1 : (body.length == 0 ? -1 : body.length));
+        if (!head && body.length > 0) {
+            try (OutputStream out = x.getResponseBody()) {
+                out.write(body);
+            }
+        }
+    }
+
+    /** Configures an {@link ApiServer}; bad values are rejected when set. */
+    public static final class Builder {
+        private final Backend backend;
+        private final ApiToken token;
+        private String bind = "127.0.0.1";
+        private int port = 0;
+        private int sseQueue = 256;
+        private int history = 256;
+        private int maxSseClients = 64;
+        private Duration keepAlive = Duration.ofSeconds(15);
+
+        private Builder(Backend backend, ApiToken token) {
+            this.backend = Objects.requireNonNull(backend, "backend");
+            this.token = Objects.requireNonNull(token, "token");
+        }
+
+        /** Address to bind (default {@code 127.0.0.1}: the API is local unless asked otherwise). */
+        public Builder bind(String address) {
+            this.bind = Objects.requireNonNull(address, "bind address");
+            return this;
+        }
+
+        /** Port; 0 picks any free port (default 0). */
+        public Builder port(int port) {
+            if (port < 0 || port > 65_535) {
+                throw new IllegalArgumentException("port must be 0..65535, got " + port);
+            }
+            this.port = port;
+            return this;
+        }
+
+        /** Events queued per SSE client before it is dropped as too slow (default 256). */
+        public Builder sseQueue(int events) {
+            if (events < 1) {
+                throw new IllegalArgumentException("SSE queue must hold at least 1 event, got " + events);
+            }
+            this.sseQueue = events;
+            return this;
+        }
+
+        /** Deltas kept for {@code Last-Event-ID} resumption (default 256). */
+        public Builder history(int revisions) {
+            if (revisions < 0) {
+                throw new IllegalArgumentException("history must not be negative, got " + revisions);
+            }
+            this.history = revisions;
+            return this;
+        }
+
+        public Builder maxSseClients(int n) {
+            if (n < 1) {
+                throw new IllegalArgumentException("max SSE clients must be at least 1, got " + n);
+            }
+            this.maxSseClients = n;
+            return this;
+        }
+
+        /** Idle time after which an SSE comment is sent, to detect dead clients (default 15 s). */
+        public Builder keepAlive(Duration d) {
+            if (d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException("keep-alive must be positive, got " + d);
+            }
+            this.keepAlive = d;
+            return this;
+        }
+
+        public ApiServer build() {
+            return new ApiServer(this);
+        }
+    }
+}

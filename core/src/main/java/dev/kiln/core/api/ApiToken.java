@@ -1,0 +1,80 @@
+package dev.kiln.core.api;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.MessageDigest;
+import java.security.SecureRandom;
+import java.util.HexFormat;
+
+/**
+ * The bearer token of the mutating API calls: 256 random bits, new for every daemon start, written to
+ * {@code observer/api-token} readable by its owner only (mode 600 from the moment the file exists).
+ */
+public final class ApiToken {
+    private static final SecureRandom RANDOM = new SecureRandom();
+    private final String value;
+
+    private ApiToken(String value) {
+        this.value = value;
+    }
+
+    /** A fresh random token (not written anywhere). */
+    public static ApiToken generate() {
+        byte[] b = new byte[32];
+        RANDOM.nextBytes(b);
+        return new ApiToken(HexFormat.of().formatHex(b));
+    }
+
+    /** Generates a token and writes it to {@code file} with mode 600, replacing the previous daemon's. */
+    public static ApiToken writeNew(Path file) throws IOException {
+        ApiToken t = generate();
+        Path dir = file.toAbsolutePath().getParent();
+        Files.createDirectories(dir);
+        Path tmp;
+        if (FileSystems.getDefault().supportedFileAttributeViews().contains("posix")) {
+            tmp = Files.createTempFile(dir, ".api-token", ".tmp", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        } else {
+            tmp = Files.createTempFile(dir, ".api-token", ".tmp");
+        }
+        try {
+            Files.writeString(tmp, t.value + "\n", StandardCharsets.US_ASCII);
+            try {
+                Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            } catch (AtomicMoveNotSupportedException e) {
+                Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
+            }
+        } finally {
+            Files.deleteIfExists(tmp);
+        }
+        return t;
+    }
+
+    /** Reads the token a daemon wrote (for clients). */
+    public static ApiToken read(Path file) throws IOException {
+        return new ApiToken(Files.readString(file, StandardCharsets.US_ASCII).trim());
+    }
+
+    public String value() {
+        return value;
+    }
+
+    /** Whether an {@code Authorization} header carries this token; compares in constant time. */
+    boolean authorizes(String authorizationHeader) {
+        if (authorizationHeader == null || !authorizationHeader.regionMatches(true, 0, "Bearer ", 0, 7)) {
+            return false;
+        }
+        byte[] given = authorizationHeader.substring(7).trim().getBytes(StandardCharsets.UTF_8);
+        return MessageDigest.isEqual(given, value.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Override
+    public String toString() {
+        return "ApiToken[redacted]";
+    }
+}

@@ -1,0 +1,390 @@
+package dev.kiln.core.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kiln.core.contract.HealReport;
+import dev.kiln.core.contract.LeafIdHeal;
+import dev.kiln.core.projection.Projector;
+import dev.kiln.core.projection.TickResult;
+import dev.kiln.core.projection.WakeReason;
+import dev.kiln.core.snapshot.SnapshotStats;
+import dev.kiln.core.telemetry.EventSink;
+import dev.kiln.core.watch.ChangeDomain;
+import dev.kiln.core.watch.ChangePacer;
+import dev.kiln.core.watch.ChangeSet;
+import dev.kiln.core.watch.ChangeWatcher;
+import dev.kiln.core.watch.ProjectionLoop;
+import dev.kiln.core.watch.Ticker;
+import dev.kiln.core.watch.WatchStatus;
+import dev.kiln.core.workspace.WorkspaceException;
+import dev.kiln.core.workspace.WorkspaceLayout;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The change-driven projector daemon of one workspace ({@code kiln serve}): a {@link ChangeWatcher} feeds a
+ * {@link ProjectionLoop} (the pacer decides when), each tick runs the {@link Projector} — incrementally over the
+ * paths the watcher named while the watch is live — and every new revision goes out through the {@link ApiServer}.
+ * The watch status sits in the state document's {@code meta.watch} (stable: a degrade is a new revision), the
+ * instrumentation in {@code meta.daemon} (volatile) and at {@code GET /api/metrics}.
+ *
+ * <p>One daemon per workspace ({@link ServeLock}); a fresh API token per start in {@code observer/api-token}.
+ * {@link #close()} stops the API, lets a running tick finish (the state file is replaced atomically, never left
+ * half-written), closes the watcher, removes the token and releases the lock.
+ */
+public final class ProjectionDaemon implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ProjectionDaemon.class);
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+
+    private final WorkspaceLayout layout;
+    private final Clock clock;
+    private final ServeLock lock;
+    private final Projector projector;
+    private final ProjectionLoop loop;
+    private final ChangeWatcher watcher;
+    private final ApiServer api;
+    private final ApiToken token;
+    private volatile Published published;
+    private volatile WatchStatus metaWatch;
+    /** The reason of the tick in progress, for {@code meta.daemon} (written by that very tick). */
+    private volatile WakeReason ticking;
+
+    private ProjectionDaemon(Builder b) throws IOException {
+        this.layout = b.layout;
+        this.clock = b.clock;
+        if (!layout.isWorkspace()) {
+            throw new WorkspaceException(layout.root() + " is not a Kiln workspace (no kiln.json or tasks/)."
+                    + " Create one with: kiln demo " + layout.root());
+        }
+        this.lock = ServeLock.acquire(layout);
+        ApiServer started = null;
+        ChangeWatcher w = null;
+        try {
+            this.token = ApiToken.writeNew(layout.apiTokenFile());
+            this.projector = Projector.builder(layout).clock(clock).events(b.events).runtimeMeta(this::runtimeMeta).build();
+            this.loop = new ProjectionLoop(b.ticker, clock, b.pacing, b.reconcile, this::project);
+            ProjectionLoop l = loop;
+            w = ChangeWatcher.builder(layout).clock(clock).events(b.events).backoff(b.backoffInitial, b.backoffMax)
+                    .listener(new ChangeWatcher.Listener() {
+                        @Override
+                        public void onChange(ChangeDomain domain, Path path) {
+                            l.onChange(domain, path);
+                        }
+
+                        @Override
+                        public void onLive(WatchStatus status) {
+                            l.onLive(status);
+                        }
+
+                        @Override
+                        public void onDegraded(WatchStatus status) {
+                            l.onDegraded(status);
+                        }
+                    }).build();
+            this.watcher = w;
+            started = ApiServer.builder(new Backend(), token).bind(b.bind).port(b.port).build().start();
+            this.api = started;
+            // Watch first, then the startup tick: the full enumeration of startup covers anything before the watch.
+            watcher.start();
+            loop.start();
+        } catch (IOException | RuntimeException e) {
+            if (started != null) {
+                started.close();
+            }
+            if (w != null) {
+                w.close();
+            }
+            lock.close();
+            throw e;
+        }
+    }
+
+    public static Builder builder(WorkspaceLayout layout) {
+        return new Builder(layout);
+    }
+
+    /** The API's base URL. */
+    public URI url() {
+        return api.url();
+    }
+
+    public int port() {
+        return api.port();
+    }
+
+    /** Where this start's API token is. */
+    public Path tokenFile() {
+        return layout.apiTokenFile();
+    }
+
+    public ApiToken token() {
+        return token;
+    }
+
+    public WatchStatus watchStatus() {
+        return watcher.status();
+    }
+
+    public ProjectionLoop.Metrics metrics() {
+        return loop.metrics();
+    }
+
+    /** The current published projection, or null before the first tick. */
+    public Published current() {
+        return published;
+    }
+
+    /** Waits until the first tick has published a revision. */
+    public Published awaitFirstProjection(Duration timeout) throws InterruptedException, TimeoutException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (published == null) {
+            if (System.nanoTime() > deadline) {
+                throw new TimeoutException("no projection within " + timeout);
+            }
+            Thread.sleep(5);
+        }
+        return published;
+    }
+
+    @Override
+    public void close() {
+        api.close();
+        loop.close();
+        watcher.close();
+        try {
+            Files.deleteIfExists(layout.apiTokenFile());
+        } catch (IOException e) {
+            LOG.warn("Could not remove {}: {}", layout.apiTokenFile(), e.getMessage());
+        }
+        lock.close();
+    }
+
+    // ---- the tick ---------------------------------------------------------------------------------------------
+
+    private ProjectionLoop.TickOutcome project(WakeReason reason, ChangeSet changes, boolean full) {
+        WatchStatus ws = watcher.status();
+        if (metaWatch == null || ws.live() != metaWatch.live() || !ws.reason().equals(metaWatch.reason())) {
+            metaWatch = ws;
+            ObjectNode meta = MAPPER.createObjectNode();
+            ObjectNode watch = meta.putObject("watch");
+            watch.put("mode", ws.mode());
+            if (!ws.live()) {
+                watch.put("reason", ws.reason());
+            }
+            watch.put("since", ws.since().toString());
+            projector.meta(meta);
+        }
+        ticking = reason;
+        TickResult r = full ? projector.tick(reason)
+                : projector.tick(reason, b -> b.apply(changes.paths(ChangeDomain.CONTRACTS)));
+        byte[] doc = projector.document();
+        Published p = published;
+        if (doc != null && (p == null || r.revision() > p.revision())) {
+            Projector.DocumentParts parts = projector.parts();
+            Published next = parts != null && parts.revision() == r.revision()
+                    ? new Published(r.revision(), doc, parts.leaves(), parts.failures(), parts.meta())
+                    : new Published(r.revision(), doc);
+            published = next;
+            api.publish(next);
+        }
+        SnapshotStats s = r.stats();
+        Map<String, Long> counters = new LinkedHashMap<>();
+        counters.put("enumerated", (long) s.enumerated());
+        counters.put("parsed", (long) s.parsed());
+        counters.put("reused", (long) s.reused());
+        counters.put("failed", (long) s.failed());
+        counters.put("pruned", (long) s.pruned());
+        counters.put("build_us", s.buildNanos() / 1_000);
+        counters.put("leaves", (long) r.leaves());
+        return new ProjectionLoop.TickOutcome(r.revision(), r.changed(), counters);
+    }
+
+    /** {@code meta.daemon}: the loop's instrumentation, compact. Called by the projector while writing. */
+    private JsonNode runtimeMeta() {
+        ObjectNode o = MAPPER.createObjectNode();
+        ProjectionLoop.Metrics m = loop.metrics();
+        WakeReason now = ticking;
+        // the tick being written counts: the loop records it only once it returns
+        o.put("projections", m.projections() + 1);
+        o.put("last_wake_reason", now.jsonName());
+        ObjectNode by = o.putObject("by_reason");
+        m.byReason().forEach((r, n) -> by.put(r.jsonName(), n + (r == now ? 1 : 0)));
+        m.last().ifPresent(t -> o.set("previous_tick", tickJson(t)));
+        return o;
+    }
+
+    private JsonNode metricsJson() {
+        ProjectionLoop.Metrics m = loop.metrics();
+        ObjectNode o = MAPPER.createObjectNode();
+        o.put("workspace", layout.root().toString());
+        o.put("projections", m.projections());
+        o.put("revision", published == null ? 0 : published.revision());
+        m.last().ifPresent(t -> o.put("last_wake_reason", t.reason().jsonName()));
+        ObjectNode by = o.putObject("by_reason");
+        m.byReason().forEach((r, n) -> by.put(r.jsonName(), n));
+        m.last().ifPresent(t -> o.set("last_tick", tickJson(t)));
+        WatchStatus ws = watcher.status();
+        ObjectNode watch = o.putObject("watch");
+        watch.put("mode", ws.mode());
+        watch.put("reason", ws.reason());
+        watch.put("since", ws.since().toString());
+        watch.put("watched_directories", ws.watchedDirectories());
+        watch.put("inotify_limit", ws.inotifyLimit());
+        ArrayNode roots = watch.putArray("roots");
+        ws.roots().forEach(r -> roots.add(layout.root().relativize(r).toString()));
+        o.putObject("sse").put("clients", api.sseClients()).put("dropped", api.droppedSseClients());
+        o.put("history_size", m.history().size());
+        ArrayNode h = o.putArray("history"); // oldest first, at most ProjectionLoop.HISTORY
+        m.history().forEach(t -> h.add(tickJson(t)));
+        return o;
+    }
+
+    private static ObjectNode tickJson(ProjectionLoop.TickRecord t) {
+        ObjectNode n = MAPPER.createObjectNode();
+        n.put("seq", t.seq());
+        n.put("reason", t.reason().jsonName());
+        n.put("full", t.full());
+        n.put("at", t.at().toString());
+        n.put("duration_ms", Math.round(t.durationMillis() * 1000) / 1000.0);
+        n.put("changed_paths", t.changedPaths());
+        n.put("revision", t.revision());
+        n.put("changed", t.changed());
+        ObjectNode c = n.putObject("counters");
+        t.counters().forEach(c::put);
+        if (!t.error().isEmpty()) {
+            n.put("error", t.error());
+        }
+        return n;
+    }
+
+    private static JsonNode healJson(HealReport r) {
+        ObjectNode o = MAPPER.createObjectNode();
+        o.put("dry_run", r.dryRun());
+        o.put("scanned", r.scanned());
+        ArrayNode changes = o.putArray("changes");
+        r.changes().forEach(c -> changes.addObject().put("file", c.file()).put("from", c.from()).put("to", c.to()));
+        ArrayNode misplaced = o.putArray("misplaced");
+        r.misplaced().forEach(m -> misplaced.addObject().put("file", m.file()).put("declared", m.declared()).put("expected", m.expected()));
+        ArrayNode problems = o.putArray("problems");
+        r.problems().forEach(p -> problems.addObject().put("file", p.file()).put("reason", p.reason()));
+        return o;
+    }
+
+    private final class Backend implements ApiServer.Backend {
+        @Override
+        public Published current() {
+            return published;
+        }
+
+        @Override
+        public JsonNode metrics() {
+            return metricsJson();
+        }
+
+        @Override
+        public JsonNode project() throws InterruptedException, ExecutionException, TimeoutException {
+            ProjectionLoop.TickRecord t = loop.requestManual().get(2, TimeUnit.MINUTES);
+            return tickJson(t);
+        }
+
+        @Override
+        public JsonNode heal(boolean dryRun) {
+            HealReport r = LeafIdHeal.sweep(layout.tasksDir(), dryRun);
+            if (!dryRun && !r.changes().isEmpty()) {
+                loop.requestManual(); // the watcher sees the rewrites too; this makes the next projection full
+            }
+            return healJson(r);
+        }
+    }
+
+    /** Configures a {@link ProjectionDaemon}; bad values are rejected when set. */
+    public static final class Builder {
+        private final WorkspaceLayout layout;
+        private Clock clock = Clock.systemUTC();
+        private Ticker ticker = Ticker.system();
+        private EventSink events = EventSink.none();
+        private ChangePacer.Settings pacing = ChangePacer.Settings.defaults();
+        private Duration reconcile = Duration.ofMinutes(5);
+        private Duration backoffInitial = Duration.ofSeconds(1);
+        private Duration backoffMax = Duration.ofSeconds(30);
+        private String bind = "127.0.0.1";
+        private int port;
+
+        private Builder(WorkspaceLayout layout) {
+            this.layout = Objects.requireNonNull(layout, "layout");
+        }
+
+        public Builder clock(Clock c) {
+            this.clock = Objects.requireNonNull(c, "clock");
+            return this;
+        }
+
+        public Builder events(EventSink sink) {
+            this.events = Objects.requireNonNull(sink, "events");
+            return this;
+        }
+
+        /** Settle, interval (spacing and degraded period) and heartbeat. */
+        public Builder pacing(ChangePacer.Settings s) {
+            this.pacing = Objects.requireNonNull(s, "pacing");
+            return this;
+        }
+
+        /** A full enumeration at least this often while the watch is live (default 5 min). */
+        public Builder reconcile(Duration d) {
+            if (d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException("reconcile interval must be positive, got " + d);
+            }
+            this.reconcile = d;
+            return this;
+        }
+
+        /** Re-establishing the watch after a failure: first wait and cap (default 1 s, 30 s). */
+        public Builder watchBackoff(Duration initial, Duration max) {
+            if (initial.isNegative() || initial.isZero() || max.compareTo(initial) < 0) {
+                throw new IllegalArgumentException("back-off must be positive and max >= initial, got " + initial + ", " + max);
+            }
+            this.backoffInitial = initial;
+            this.backoffMax = max;
+            return this;
+        }
+
+        public Builder bind(String address) {
+            this.bind = Objects.requireNonNull(address, "bind");
+            return this;
+        }
+
+        /** 0 picks any free port. */
+        public Builder port(int p) {
+            if (p < 0 || p > 65_535) {
+                throw new IllegalArgumentException("port must be 0..65535, got " + p);
+            }
+            this.port = p;
+            return this;
+        }
+
+        /**
+         * Starts the daemon: lock, token, API, watch, then the startup projection (asynchronously).
+         *
+         * @throws WorkspaceException when another daemon serves the workspace, or it is no workspace
+         * @throws IOException when the API cannot bind or the token cannot be written
+         */
+        public ProjectionDaemon start() throws IOException {
+            return new ProjectionDaemon(this);
+        }
+    }
+}

@@ -1,0 +1,274 @@
+package dev.kiln.core.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Fans projection revisions out to SSE clients: a {@code snapshot} event when a client connects, then one
+ * {@code delta} event per revision (leaves added, removed, changed), each with {@code id: <revision>}. Keeps the
+ * last deltas so a client reconnecting with {@code Last-Event-ID} gets exactly what it missed, or a fresh snapshot
+ * when that is no longer in the history.
+ *
+ * <p>Publishing never blocks: each client has a bounded queue, and a client whose queue is full (slow or dead) is
+ * dropped; it may reconnect and resume.
+ *
+ * <p>Concurrency: {@link #publish} and {@link #connect} are synchronized, so a connecting client sees either the
+ * state before a revision (and then its delta) or after it, never neither.
+ */
+final class SseHub {
+    private static final Logger LOG = LoggerFactory.getLogger(SseHub.class);
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+
+    /** One connected client: its queue of ready-to-write SSE frames. */
+    static final class Client {
+        final BlockingQueue<String> queue;
+        volatile boolean dropped;
+        boolean needsSnapshot;
+        private Thread writer;
+        private boolean finished;
+
+        /** The thread that writes this client's frames. */
+        synchronized void attach(Thread t) {
+            writer = t;
+        }
+
+        /** The writer is done; from now on {@link #release()} does nothing. */
+        synchronized void detach() {
+            finished = true;
+            writer = null;
+        }
+
+        /**
+         * Releases a writer that may be blocked on a socket whose peer stopped reading: interrupting it closes the
+         * (interruptible) channel, so the write fails instead of blocking forever. Never blocks the caller.
+         */
+        synchronized void release() {
+            if (writer != null && !finished) {
+                writer.interrupt();
+            }
+        }
+
+        Client(int capacity) {
+            this.queue = new ArrayBlockingQueue<>(capacity);
+        }
+    }
+
+    /** A revision's leaves, failures and meta as JSON text: compared as strings, embedded raw. */
+    private record Revision(long revision, Map<String, String> leaves, String failures, String meta) {
+    }
+
+    private final int queueCapacity;
+    private final int historySize;
+    private final int maxClients;
+    private final Set<Client> clients = ConcurrentHashMap.newKeySet();
+    private final ArrayDeque<Map.Entry<Long, String>> history = new ArrayDeque<>();
+    private final AtomicLong droppedClients = new AtomicLong();
+    private Published current;
+    private Revision currentTree;
+
+    SseHub(int queueCapacity, int historySize, int maxClients) {
+        this.queueCapacity = queueCapacity;
+        this.historySize = historySize;
+        this.maxClients = maxClients;
+    }
+
+    /** Publishes a new revision; older or equal revisions are ignored. */
+    synchronized void publish(Published p) {
+        if (current != null && p.revision() <= current.revision()) {
+            return;
+        }
+        Revision tree;
+        try {
+            tree = parse(p);
+        } catch (IOException e) {
+            LOG.error("Revision {} is not valid JSON; not sent to SSE clients: {}", p.revision(), e.getMessage());
+            return;
+        }
+        String delta = currentTree == null ? null : frame("delta", p.revision(), delta(currentTree, tree));
+        String snapshot = null;
+        if (delta != null) {
+            history.addLast(Map.entry(p.revision(), delta));
+            while (history.size() > historySize) {
+                history.removeFirst();
+            }
+        } else {
+            history.clear();
+        }
+        current = p;
+        currentTree = tree;
+        for (Client c : clients) {
+            if (c.needsSnapshot || delta == null) {
+                snapshot = snapshot == null ? snapshotFrame(p) : snapshot;
+                c.needsSnapshot = false;
+                offer(c, snapshot);
+            } else {
+                offer(c, delta);
+            }
+        }
+    }
+
+    /**
+     * Connects a client; its queue already holds what it must see first.
+     *
+     * @param lastEventId the {@code Last-Event-ID} header, or null
+     * @return the client, or null when the hub is full
+     */
+    synchronized Client connect(String lastEventId) {
+        if (clients.size() >= maxClients) {
+            return null;
+        }
+        Client c = new Client(queueCapacity);
+        if (current == null) {
+            c.needsSnapshot = true;
+        } else if (!replay(c, lastEventId)) {
+            c.queue.add(snapshotFrame(current));
+        }
+        clients.add(c);
+        return c;
+    }
+
+    void disconnect(Client c) {
+        clients.remove(c);
+    }
+
+    int clientCount() {
+        return clients.size();
+    }
+
+    long droppedClients() {
+        return droppedClients.get();
+    }
+
+    /** Queues the deltas after {@code lastEventId} if the history still holds all of them. */
+    private boolean replay(Client c, String lastEventId) {
+        if (lastEventId == null || lastEventId.isBlank()) {
+            return false;
+        }
+        long last;
+        try {
+            last = Long.parseLong(lastEventId.trim());
+        } catch (NumberFormatException e) {
+            return false;
+        }
+        if (last == current.revision()) {
+            return true; // up to date: nothing to send until the next revision
+        }
+        if (last > current.revision() || history.isEmpty() || history.peekFirst().getKey() > last + 1) {
+            return false; // from another daemon's sequence, or older than the history
+        }
+        int missed = 0;
+        for (Map.Entry<Long, String> e : history) {
+            if (e.getKey() > last) {
+                missed++;
+            }
+        }
+        if (missed > queueCapacity) {
+            return false;
+        }
+        for (Iterator<Map.Entry<Long, String>> it = history.iterator(); it.hasNext();) {
+            Map.Entry<Long, String> e = it.next();
+            if (e.getKey() > last) {
+                c.queue.add(e.getValue());
+            }
+        }
+        return true;
+    }
+
+    private void offer(Client c, String frame) {
+        if (c.dropped) {
+            return;
+        }
+        if (!c.queue.offer(frame)) {
+            c.dropped = true;
+            clients.remove(c);
+            droppedClients.incrementAndGet();
+            c.release();
+            LOG.warn("Dropped a slow SSE client ({} events queued); it can reconnect with Last-Event-ID", queueCapacity);
+        }
+    }
+
+    private static Revision parse(Published p) throws IOException {
+        if (p.leaves() != null && p.failures() != null && p.meta() != null) {
+            return new Revision(p.revision(), p.leaves(), p.failures(), p.meta());
+        }
+        JsonNode doc = MAPPER.readTree(p.document());
+        Map<String, String> leaves = new LinkedHashMap<>();
+        for (JsonNode leaf : doc.path("leaves")) {
+            String id = leaf.path("leaf_id").asText(leaf.path("file").asText(""));
+            leaves.put(id, MAPPER.writeValueAsString(leaf));
+        }
+        JsonNode meta = doc.path("meta").deepCopy();
+        if (meta instanceof ObjectNode m) {
+            m.remove("daemon"); // volatile instrumentation is no change
+        }
+        return new Revision(p.revision(), leaves, MAPPER.writeValueAsString(doc.path("failures")), MAPPER.writeValueAsString(meta));
+    }
+
+    /** The delta event's data, assembled from JSON text (no tree of the whole document is built). */
+    private static String delta(Revision before, Revision after) {
+        StringBuilder added = new StringBuilder();
+        StringBuilder changed = new StringBuilder();
+        StringBuilder removed = new StringBuilder();
+        after.leaves().forEach((id, leaf) -> {
+            String old = before.leaves().get(id);
+            if (old == null) {
+                member(added, id, leaf);
+            } else if (!old.equals(leaf)) {
+                member(changed, id, leaf);
+            }
+        });
+        before.leaves().keySet().stream().filter(id -> !after.leaves().containsKey(id)).forEach(id -> {
+            removed.append(removed.length() == 0 ? "" : ",").append(quote(id));
+        });
+        StringBuilder d = new StringBuilder(added.length() + changed.length() + removed.length() + 128);
+        d.append("{\"revision\":").append(after.revision()).append(",\"previous\":").append(before.revision())
+                .append(",\"added\":{").append(added).append("},\"changed\":{").append(changed)
+                .append("},\"removed\":[").append(removed).append(']');
+        if (!before.failures().equals(after.failures())) {
+            d.append(",\"failures\":").append(after.failures());
+        }
+        if (!before.meta().equals(after.meta())) {
+            d.append(",\"meta\":").append(after.meta());
+        }
+        return d.append('}').toString();
+    }
+
+    private static void member(StringBuilder b, String id, String json) {
+        b.append(b.length() == 0 ? "" : ",").append(quote(id)).append(':').append(json);
+    }
+
+    private static String quote(String s) {
+        try {
+            return MAPPER.writeValueAsString(s);
+        } catch (IOException e) {
+            throw new IllegalStateException("a string always serializes", e);
+        }
+    }
+
+    private static String snapshotFrame(Published p) {
+        return frame("snapshot", p.revision(), new String(p.document(), StandardCharsets.UTF_8));
+    }
+
+    static String frame(String event, long id, String data) {
+        StringBuilder b = new StringBuilder(data.length() + 64);
+        b.append("id: ").append(id).append('\n').append("event: ").append(event).append('\n');
+        for (String line : data.split("\n", -1)) {
+            b.append("data: ").append(line).append('\n');
+        }
+        return b.append('\n').toString();
+    }
+}

@@ -1,0 +1,261 @@
+package dev.kiln.core.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kiln.core.demo.DemoWorkspace;
+import dev.kiln.core.projection.Projector;
+import dev.kiln.core.projection.TickResult;
+import dev.kiln.core.projection.WakeReason;
+import dev.kiln.core.workspace.WorkspaceLayout;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.HttpURLConnection;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.stream.Stream;
+
+/**
+ * {@code kiln bench watch}: a real daemon on a temp workspace, measured from the outside.
+ *
+ * <ul>
+ *   <li>{@code idle_projections_20s}: projections in the first 20 s with nothing changing (startup included).
+ *   <li>{@code change_to_state_ms_p50/_p95}: from writing one contract to the SSE delta that carries it, over 20
+ *       single-file edits spaced past the minimum interval.
+ *   <li>{@code burst_1000_edits_projections}: projections caused by 1,000 edits written as fast as possible.
+ *   <li>On a bigger workspace, in process: a whole tick after a one-file edit, full enumeration vs the incremental
+ *       step (median of rounds), and the snapshot step alone — the ratio is the point.
+ * </ul>
+ */
+public final class WatchBenchmark {
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+
+    private WatchBenchmark() {
+    }
+
+    /**
+     * Runs it.
+     *
+     * @param contracts contracts of the daemon's workspace (2,000 by default)
+     * @param bigContracts contracts of the full-vs-incremental workspace (10,000 by default)
+     * @param idle idle observation (20 s by default)
+     * @param edits single-file edits timed (20 by default)
+     * @param burst edits of the burst (1,000 by default)
+     * @param rounds rounds of the full-vs-incremental comparison
+     */
+    public static ObjectNode run(int contracts, int bigContracts, Duration idle, int edits, int burst, int rounds)
+            throws Exception {
+        Path tmp = Files.createTempDirectory("kiln-bench-watch");
+        try {
+            ObjectNode out = MAPPER.createObjectNode();
+            out.put("contracts", contracts);
+            daemonFigures(tmp.resolve("ws"), contracts, idle, edits, burst, out);
+            tickFigures(tmp.resolve("big"), bigContracts, rounds, out);
+            return out;
+        } finally {
+            deleteTree(tmp);
+        }
+    }
+
+    private static void daemonFigures(Path ws, int contracts, Duration idle, int edits, int burst, ObjectNode out)
+            throws Exception {
+        new DemoWorkspace().write(ws, contracts, 7, false);
+        WorkspaceLayout layout = WorkspaceLayout.of(ws);
+        List<Path> files = validContracts(layout.tasksDir());
+        long t0 = System.nanoTime();
+        try (ProjectionDaemon d = ProjectionDaemon.builder(layout).port(0).start()) {
+            d.awaitFirstProjection(Duration.ofMinutes(2));
+            out.put("watch", d.watchStatus().mode());
+            out.put("watched_directories", d.watchStatus().watchedDirectories());
+            out.put("inotify_limit", d.watchStatus().inotifyLimit());
+            sleepUntil(t0 + idle.toNanos());
+            out.put("idle_projections_" + idle.toSeconds() + "s", d.metrics().projections());
+
+            try (Sse sse = new Sse(d.url().resolve("api/events").toURL())) {
+                sse.next(Duration.ofSeconds(30)); // the snapshot
+                List<Double> latencies = new ArrayList<>();
+                for (int i = 0; i < edits; i++) {
+                    Thread.sleep(1_200); // past the minimum spacing: measures the settle path, not the spacing
+                    Path f = files.get(i % files.size());
+                    String leaf = layout.tasksDir().relativize(f.getParent()).toString();
+                    byte[] content = edited(f, "latency edit " + i);
+                    long start = System.nanoTime();
+                    Files.write(f, content);
+                    while (true) {
+                        JsonNode e = sse.next(Duration.ofSeconds(30));
+                        if (e == null) {
+                            throw new IllegalStateException("no delta for " + leaf + " within 30 s");
+                        }
+                        if (e.path("changed").has(leaf)) {
+                            break;
+                        }
+                    }
+                    latencies.add((System.nanoTime() - start) / 1e6);
+                }
+                latencies.sort(Comparator.naturalOrder());
+                out.put("change_to_state_ms_p50", round(percentile(latencies, 50)));
+                out.put("change_to_state_ms_p95", round(percentile(latencies, 95)));
+            }
+
+            Thread.sleep(1_500);
+            List<byte[]> contents = new ArrayList<>(burst);
+            for (int i = 0; i < burst; i++) {
+                contents.add(edited(files.get(i % files.size()), "burst edit " + i));
+            }
+            long before = d.metrics().projections();
+            long start = System.nanoTime();
+            for (int i = 0; i < burst; i++) {
+                Files.write(files.get(i % files.size()), contents.get(i));
+            }
+            double burstMs = (System.nanoTime() - start) / 1e6;
+            Thread.sleep(3_000); // settle + spacing: every projection the burst causes has run
+            out.put("burst_" + burst + "_edits_projections", d.metrics().projections() - before);
+            out.put("burst_write_ms", round(burstMs));
+            out.put("watch_after", d.watchStatus().mode());
+        }
+    }
+
+    private static void tickFigures(Path ws, int contracts, int rounds, ObjectNode out) throws IOException {
+        new DemoWorkspace().write(ws, contracts, 11, false);
+        WorkspaceLayout layout = WorkspaceLayout.of(ws);
+        List<Path> files = validContracts(layout.tasksDir());
+        Projector p = Projector.builder(layout).build();
+        p.tick(WakeReason.STARTUP);
+        double[][] full = measure(p, files, rounds, 0, f -> b -> b.build());
+        // The incremental step edits the index the first apply builds: one warm-up round, as a daemon would have.
+        measure(p, files, 1, rounds, f -> b -> b.apply(Set.of(f)));
+        double[][] inc = measure(p, files, rounds, rounds + 1, f -> b -> b.apply(Set.of(f)));
+        out.put("big_contracts", contracts);
+        out.put("full_tick_ms", round(median(full[0])));
+        out.put("incremental_tick_ms", round(median(inc[0])));
+        out.put("tick_ratio", round(median(full[0]) / median(inc[0])));
+        out.put("full_snapshot_ms", round(median(full[1])));
+        out.put("incremental_snapshot_ms", round(median(inc[1])));
+        out.put("snapshot_ratio", round(median(full[1]) / median(inc[1])));
+        out.put("rounds", rounds);
+    }
+
+    /** Edits one file per round and ticks with the given step: [tick ms][snapshot ms] per round. */
+    private static double[][] measure(Projector p, List<Path> files, int rounds, int offset,
+            Function<Path, Function<dev.kiln.core.snapshot.SnapshotBuilder, dev.kiln.core.snapshot.ContractSnapshot>> step)
+            throws IOException {
+        double[][] r = new double[2][rounds];
+        for (int i = 0; i < rounds; i++) {
+            Path f = files.get((offset + i) * 7 % files.size());
+            edit(f, "tick edit " + (offset + i));
+            TickResult t = p.tick(WakeReason.CHANGE, step.apply(f));
+            r[0][i] = t.durationMillis();
+            r[1][i] = t.stats().buildMillis();
+        }
+        return r;
+    }
+
+    private static List<Path> validContracts(Path tasks) throws IOException {
+        List<Path> out = new ArrayList<>();
+        try (Stream<Path> s = Files.walk(tasks)) {
+            for (Path f : s.filter(p -> p.getFileName().toString().equals("contract.json")).sorted().toList()) {
+                try {
+                    if (MAPPER.readTree(f.toFile()).isObject()) {
+                        out.add(f);
+                    }
+                } catch (IOException e) {
+                    // the demo's planted malformed contract: not edited
+                }
+            }
+        }
+        return out;
+    }
+
+    private static void edit(Path f, String title) throws IOException {
+        Files.write(f, edited(f, title));
+    }
+
+    /** The bytes of {@code f} with a new title, prepared before any timer starts. */
+    private static byte[] edited(Path f, String title) throws IOException {
+        ObjectNode c = (ObjectNode) MAPPER.readTree(f.toFile());
+        c.put("title", title);
+        return MAPPER.writeValueAsBytes(c);
+    }
+
+    private static void sleepUntil(long nanoTime) throws InterruptedException {
+        long left = nanoTime - System.nanoTime();
+        if (left > 0) {
+            TimeUnit.NANOSECONDS.sleep(left);
+        }
+    }
+
+    private static double percentile(List<Double> sorted, int p) {
+        int i = (int) Math.ceil(p / 100.0 * sorted.size()) - 1;
+        return sorted.get(Math.max(0, Math.min(sorted.size() - 1, i)));
+    }
+
+    private static double median(double[] v) {
+        double[] s = v.clone();
+        java.util.Arrays.sort(s);
+        return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+    }
+
+    private static double round(double v) {
+        return Math.round(v * 100) / 100.0;
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        try (Stream<Path> s = Files.walk(root)) {
+            for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+
+    /** A minimal SSE reader: the data of each event as JSON, on its own thread. */
+    private static final class Sse implements AutoCloseable {
+        private final BlockingQueue<JsonNode> events = new LinkedBlockingQueue<>();
+        private final HttpURLConnection c;
+
+        Sse(java.net.URL url) throws IOException {
+            c = (HttpURLConnection) url.openConnection();
+            c.setConnectTimeout(10_000);
+            Thread t = new Thread(this::read, "bench-sse");
+            t.setDaemon(true);
+            t.start();
+        }
+
+        private void read() {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(c.getInputStream(), StandardCharsets.UTF_8))) {
+                StringBuilder data = new StringBuilder();
+                for (String line = r.readLine(); line != null; line = r.readLine()) {
+                    if (line.startsWith("data: ")) {
+                        data.append(line, 6, line.length());
+                    } else if (line.isEmpty() && data.length() > 0) {
+                        events.add(MAPPER.readTree(data.toString()));
+                        data.setLength(0);
+                    }
+                }
+            } catch (IOException e) {
+                // closed
+            }
+        }
+
+        JsonNode next(Duration timeout) throws InterruptedException {
+            return events.poll(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        }
+
+        @Override
+        public void close() {
+            Thread t = new Thread(c::disconnect, "bench-sse-close");
+            t.setDaemon(true);
+            t.start();
+        }
+    }
+}

@@ -1,0 +1,541 @@
+package dev.kiln.core.watch;
+
+import dev.kiln.core.telemetry.EventSink;
+import dev.kiln.core.workspace.WorkspaceLayout;
+import io.methvin.watcher.DirectoryChangeEvent;
+import io.methvin.watcher.DirectoryChangeListener;
+import io.methvin.watcher.DirectoryWatcher;
+import io.methvin.watcher.visitor.FileTreeVisitor;
+import java.io.IOException;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Watches the projection's input roots ({@code tasks/}, {@code observer/drift/}, {@code targets/}, and the workspace
+ * directory itself, non-recursively, for {@code kiln.json} and roots that appear) with io.methvin directory-watcher
+ * (file hashing off), and tells a {@link Listener} what changed, in which domain.
+ *
+ * <p>Fails open. Any watcher failure — a watched root deleted, events lost (inotify OVERFLOW, which the library
+ * reports as an exception), the inotify watch limit, any other exception — is logged once as an error with its
+ * cause, reported as {@link Listener#onDegraded}, and a retry loop re-establishes the watch with back-off (up to
+ * {@code maxBackoff}); when it succeeds, {@link Listener#onLive} tells the caller to reconcile with a full
+ * enumeration, because inotify has no replay. The root set is re-derived every {@code rederiveEvery} (and at
+ * once when a root directory appears), so a root created after start gets watched.
+ *
+ * <p>Concurrency: establishing, failing and retrying all run on one supervisor thread, so they never interleave;
+ * the library's event loop runs on its own thread per watch generation and only forwards events of the current
+ * generation. {@link #status()} may be read from any thread.
+ */
+public final class ChangeWatcher implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ChangeWatcher.class);
+    private static final Path MAX_USER_WATCHES = Path.of("/proc/sys/fs/inotify/max_user_watches");
+    static final String EVENTS_LOST = "events were lost (inotify queue overflow or a watcher error)";
+
+    /** Receives what the watcher sees; called on watcher threads, so it must be quick and must not block. */
+    public interface Listener {
+        /** A path of {@code domain} was created, modified or deleted. */
+        void onChange(ChangeDomain domain, Path path);
+
+        /** The watch is established (at start or again after a failure): reconcile with one full enumeration. */
+        void onLive(WatchStatus status);
+
+        /** The watch failed: fall back to the fixed interval until {@link #onLive}. */
+        void onDegraded(WatchStatus status);
+    }
+
+    private final WorkspaceLayout layout;
+    private final PathRules rules;
+    private final Listener listener;
+    private final Clock clock;
+    private final EventSink events;
+    private final Duration initialBackoff;
+    private final Duration maxBackoff;
+    private final Duration rederiveEvery;
+    private final long watchLimit;
+    private final ScheduledExecutorService supervisor;
+    private final AtomicInteger watched = new AtomicInteger();
+
+    // Only the supervisor thread writes these.
+    private volatile int generation;
+    private volatile WatchStatus status;
+    private volatile boolean closed;
+    private DirectoryWatcher current;
+    private volatile List<Path> roots = List.of();
+    private Duration backoff;
+    private ScheduledFuture<?> retry;
+    private ScheduledFuture<?> rederive;
+
+    private ChangeWatcher(Builder b) {
+        this.layout = b.layout;
+        this.rules = new PathRules(b.layout);
+        this.listener = Objects.requireNonNull(b.listener, "listener");
+        this.clock = b.clock;
+        this.events = b.events;
+        this.initialBackoff = b.initialBackoff;
+        this.maxBackoff = b.maxBackoff;
+        this.rederiveEvery = b.rederiveEvery;
+        this.watchLimit = b.watchLimit > 0 ? b.watchLimit : readInotifyLimit();
+        this.backoff = initialBackoff;
+        this.status = WatchStatus.degraded("not started", clock.instant(), watchLimit);
+        this.supervisor = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "kiln-watch-supervisor");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    public static Builder builder(WorkspaceLayout layout) {
+        return new Builder(layout);
+    }
+
+    /**
+     * Makes the first attempt to establish the watch and returns when it succeeded or failed (a failure is
+     * reported to the listener and retried in the background, like any later one).
+     */
+    public void start() {
+        try {
+            supervisor.submit(() -> {
+                attempt();
+                rederive = supervisor.scheduleWithFixedDelay(this::rederive, rederiveEvery.toNanos(),
+                        rederiveEvery.toNanos(), TimeUnit.NANOSECONDS);
+            }).get(5, TimeUnit.MINUTES);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("could not start watching " + layout.root() + ": " + e, e);
+        }
+    }
+
+    /** The current status: live, or degraded with the reason and since when. */
+    public WatchStatus status() {
+        WatchStatus s = status;
+        return s.live() ? new WatchStatus(true, "", s.since(), s.roots(), watched.get(), s.inotifyLimit()) : s;
+    }
+
+    /** Stops watching: closes the library watcher and the supervisor. No callback runs afterwards. */
+    @Override
+    public void close() {
+        closed = true;
+        supervisor.shutdownNow();
+        try {
+            supervisor.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        closeCurrent();
+    }
+
+    // ---- supervisor thread ------------------------------------------------------------------------------------
+
+    private void attempt() {
+        if (closed) {
+            return;
+        }
+        retry = null;
+        boolean wasDown = !status.live() && !status.reason().equals("not started");
+        try {
+            establish();
+        } catch (WatchFailure f) {
+            WatchStatus before = status;
+            boolean firstFailure = before.live() || before.reason().equals("not started");
+            Duration wait = backoff;
+            backoff = backoff.multipliedBy(2).compareTo(maxBackoff) > 0 ? maxBackoff : backoff.multipliedBy(2);
+            status = WatchStatus.degraded(f.getMessage(), firstFailure ? clock.instant() : before.since(), watchLimit);
+            if (firstFailure) {
+                LOG.error("Cannot watch {}: {}. Projecting on the fixed interval; retrying in {} ms.", layout.root(),
+                        f.getMessage(), wait.toMillis(), f.getCause());
+                announce(false);
+            } else {
+                LOG.debug("Watch still not established ({}); next try in {} ms", f.getMessage(), wait.toMillis());
+            }
+            scheduleRetry(wait);
+            return;
+        }
+        backoff = initialBackoff;
+        if (wasDown) {
+            LOG.info("Watch on {} re-established ({} directories); reconciling with one full projection",
+                    layout.root(), watched.get());
+        }
+        announce(true);
+    }
+
+    private void establish() throws WatchFailure {
+        closeCurrent();
+        int gen = ++generation;
+        List<Path> found = deriveRoots();
+        if (!found.contains(layout.tasksDir())) {
+            throw new WatchFailure(layout.tasksDir() + " does not exist; create it (or a demo: kiln demo DIR)", null);
+        }
+        int dirs = 1 + countDirectories(found);
+        if (watchLimit > 0 && dirs > watchLimit) {
+            throw new WatchFailure(limitReason(dirs), null);
+        }
+        List<Path> paths = new ArrayList<>();
+        paths.add(layout.root());
+        paths.addAll(found);
+        DirectoryWatcher w;
+        CompletableFuture<Void> running;
+        try {
+            w = DirectoryWatcher.builder()
+                    .paths(paths)
+                    .fileHashing(false)
+                    .fileTreeVisitor(new InputTreeVisitor(found))
+                    .listener(new GenerationListener(gen))
+                    .build();
+            running = w.watchAsync(r -> {
+                Thread t = new Thread(r, "kiln-watch-" + gen);
+                t.setDaemon(true);
+                t.start();
+            });
+        } catch (IOException | RuntimeException e) {
+            throw new WatchFailure(describe(e, dirs), e);
+        }
+        if (running.isCompletedExceptionally()) {
+            Throwable cause = running.handle((v, t) -> t).join();
+            Throwable root = cause instanceof CompletionException && cause.getCause() != null ? cause.getCause() : cause;
+            closeQuietly(w);
+            throw new WatchFailure(describe(root, dirs), root);
+        }
+        current = w;
+        roots = found;
+        watched.set(dirs);
+        running.whenComplete((v, t) -> {
+            if (!closed && gen == generation) {
+                fail(gen, t == null ? "the watch ended: its directories were removed" : describe(t, watched.get()), t);
+            }
+        });
+        status = new WatchStatus(true, "", clock.instant(), found, dirs, watchLimit);
+    }
+
+    private void rederive() {
+        if (closed || !status.live()) {
+            return;
+        }
+        List<Path> now = deriveRoots();
+        if (!now.equals(roots)) {
+            LOG.info("Input roots changed ({} -> {}); re-establishing the watch", roots, now);
+            attempt();
+        }
+    }
+
+    private void scheduleRetry(Duration wait) {
+        if (!closed && retry == null) {
+            retry = supervisor.schedule(this::attempt, wait.toNanos(), TimeUnit.NANOSECONDS);
+        }
+    }
+
+    private void announce(boolean live) {
+        WatchStatus s = status();
+        events.publish(new WatchChanged(clock.instant(), s));
+        try {
+            if (live) {
+                listener.onLive(s);
+            } else {
+                listener.onDegraded(s);
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("A watch listener failed on {}; the watcher goes on", s, e);
+        }
+    }
+
+    // ---- any thread -------------------------------------------------------------------------------------------
+
+    /** Reports a failure of generation {@code gen}; stale generations (already replaced) are ignored. */
+    private void fail(int gen, String reason, Throwable cause) {
+        if (closed) {
+            return;
+        }
+        try {
+            supervisor.execute(() -> {
+                if (closed || gen != generation || !status.live()) {
+                    return;
+                }
+                closeCurrent();
+                generation++;
+                status = WatchStatus.degraded(reason, clock.instant(), watchLimit);
+                backoff = initialBackoff;
+                LOG.error("Watching {} failed: {}. Projecting on the fixed interval until the watch is re-established"
+                        + " (first retry in {} ms).", layout.root(), reason, backoff.toMillis(), cause);
+                announce(false);
+                scheduleRetry(backoff);
+            });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // closing: nothing to do
+        }
+    }
+
+    private final class GenerationListener implements DirectoryChangeListener {
+        private final int gen;
+
+        GenerationListener(int gen) {
+            this.gen = gen;
+        }
+
+        @Override
+        public void onEvent(DirectoryChangeEvent event) {
+            if (closed || gen != generation || event.path() == null) {
+                return;
+            }
+            Path path = event.path().toAbsolutePath().normalize();
+            DirectoryChangeEvent.EventType type = event.eventType();
+            if (type == DirectoryChangeEvent.EventType.OVERFLOW) {
+                fail(gen, EVENTS_LOST, null);
+                return;
+            }
+            boolean inRoot = roots.stream().anyMatch(path::startsWith);
+            if (inRoot && event.isDirectory() && type == DirectoryChangeEvent.EventType.CREATE) {
+                watched.incrementAndGet();
+            } else if (inRoot && event.isDirectory() && type == DirectoryChangeEvent.EventType.DELETE) {
+                watched.decrementAndGet();
+            }
+            if (type == DirectoryChangeEvent.EventType.DELETE && roots.contains(path)) {
+                fail(gen, layout.root().relativize(path) + "/ was deleted", null);
+            }
+            // A directory's MODIFY (chmod, link count) is kept: its readability decides what a walk sees below it.
+            if (rules.isRootCandidate(path) && type == DirectoryChangeEvent.EventType.CREATE) {
+                try {
+                    supervisor.execute(ChangeWatcher.this::rederive);
+                } catch (java.util.concurrent.RejectedExecutionException e) {
+                    return;
+                }
+            }
+            rules.classify(path, event.isDirectory()).ifPresent(domain -> {
+                try {
+                    listener.onChange(domain, path);
+                } catch (RuntimeException e) {
+                    LOG.warn("A watch listener failed on {}; the watcher goes on", path, e);
+                }
+            });
+        }
+
+        @Override
+        public void onException(Exception e) {
+            // directory-watcher reports OVERFLOW (a null path) and failed registrations here: events may be lost
+            fail(gen, describe(e, watched.get()), e);
+        }
+    }
+
+    // ---- roots, counting, limits ------------------------------------------------------------------------------
+
+    private List<Path> deriveRoots() {
+        List<Path> found = new ArrayList<>(3);
+        for (Path p : List.of(layout.tasksDir(), layout.driftDir(), layout.targetsDir())) {
+            if (Files.isDirectory(p)) {
+                found.add(p);
+            }
+        }
+        return List.copyOf(found);
+    }
+
+    private static int countDirectories(List<Path> roots) throws WatchFailure {
+        int[] n = {0};
+        for (Path r : roots) {
+            try {
+                walk(r, d -> n[0]++, f -> { });
+            } catch (IOException e) {
+                throw new WatchFailure("cannot list " + r + ": " + e.getMessage(), e);
+            }
+        }
+        return n[0];
+    }
+
+    private String limitReason(int dirs) {
+        return "inotify watch limit reached: " + dirs + " directories to watch, max_user_watches is " + watchLimit
+                + " (raise it: sysctl fs.inotify.max_user_watches=" + Math.max(524_288, dirs * 2L) + ")";
+    }
+
+    private String describe(Throwable t, int dirs) {
+        Throwable e = t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
+        String msg = String.valueOf(e.getMessage());
+        if (msg.contains("inotify watches") || msg.contains("User limit of inotify")) {
+            return limitReason(dirs) + " [" + msg + "]";
+        }
+        if (e instanceof NullPointerException || e instanceof IllegalStateException) {
+            return EVENTS_LOST + " [" + e + "]";
+        }
+        return "watcher failed: " + e;
+    }
+
+    static long readInotifyLimit() {
+        try {
+            // not Files.readString: it trusts the size procfs reports (0) and returned "1" here on JDK 17
+            List<String> lines = Files.readAllLines(MAX_USER_WATCHES);
+            return lines.isEmpty() ? -1 : Long.parseLong(lines.get(0).trim());
+        } catch (IOException | NumberFormatException | SecurityException e) {
+            return -1;
+        }
+    }
+
+    private void closeCurrent() {
+        DirectoryWatcher w = current;
+        current = null;
+        if (w != null) {
+            closeQuietly(w);
+        }
+    }
+
+    private static void closeQuietly(DirectoryWatcher w) {
+        try {
+            w.close();
+        } catch (IOException | RuntimeException e) {
+            LOG.debug("closing a directory watcher failed", e);
+        }
+    }
+
+    /** Walks {@code start}, skipping dot-directories and tolerating files that vanish mid-walk. */
+    static void walk(Path start, FileTreeVisitor.Callback onDirectory, FileTreeVisitor.Callback onFile) throws IOException {
+        Files.walkFileTree(start, new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) throws IOException {
+                if (!dir.equals(start) && PathRules.isIgnoredDirectory(dir)) {
+                    return FileVisitResult.SKIP_SUBTREE;
+                }
+                onDirectory.call(dir);
+                return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+                onFile.call(file);
+                return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult visitFileFailed(Path file, IOException exc) throws IOException {
+                if (exc instanceof NoSuchFileException) {
+                    return FileVisitResult.CONTINUE;
+                }
+                throw exc;
+            }
+        });
+    }
+
+    /**
+     * What the library walks and registers: the workspace directory itself without its children, and the input
+     * roots recursively (minus dot-directories). A directory that appears elsewhere (e.g. {@code seeds/}) is not
+     * watched.
+     */
+    private final class InputTreeVisitor implements FileTreeVisitor {
+        private final List<Path> inputRoots;
+
+        InputTreeVisitor(List<Path> inputRoots) {
+            this.inputRoots = inputRoots;
+        }
+
+        @Override
+        public void recursiveVisitFiles(Path start, Callback onDirectory, Callback onFile) throws IOException {
+            Path s = start.toAbsolutePath().normalize();
+            if (s.equals(layout.root())) {
+                onDirectory.call(s);
+                return;
+            }
+            boolean underRoot = inputRoots.stream().anyMatch(s::startsWith);
+            if (!underRoot && rules.isRootCandidate(s)) {
+                // a root appearing: the library reports its CREATE through this callback; the re-derivation that
+                // event triggers then watches it recursively
+                onDirectory.call(s);
+                return;
+            }
+            if (!underRoot || layout.root().relativize(s).toString().contains("/.") || PathRules.isIgnoredDirectory(s)) {
+                return;
+            }
+            if (Files.isDirectory(s)) {
+                walk(s, onDirectory, onFile);
+            }
+        }
+    }
+
+    private static final class WatchFailure extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        WatchFailure(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    /** Configures a {@link ChangeWatcher}; bad values are rejected when set. */
+    public static final class Builder {
+        private final WorkspaceLayout layout;
+        private Listener listener;
+        private Clock clock = Clock.systemUTC();
+        private EventSink events = EventSink.none();
+        private Duration initialBackoff = Duration.ofSeconds(1);
+        private Duration maxBackoff = Duration.ofSeconds(30);
+        private Duration rederiveEvery = Duration.ofSeconds(30);
+        private long watchLimit = -1;
+
+        private Builder(WorkspaceLayout layout) {
+            this.layout = Objects.requireNonNull(layout, "layout");
+        }
+
+        public Builder listener(Listener l) {
+            this.listener = Objects.requireNonNull(l, "listener");
+            return this;
+        }
+
+        public Builder clock(Clock c) {
+            this.clock = Objects.requireNonNull(c, "clock");
+            return this;
+        }
+
+        public Builder events(EventSink sink) {
+            this.events = Objects.requireNonNull(sink, "events");
+            return this;
+        }
+
+        /** Retry back-off after a failure: starts at {@code initial}, doubles, capped at {@code max} (default 1 s, 30 s). */
+        public Builder backoff(Duration initial, Duration max) {
+            if (initial.isNegative() || initial.isZero() || max.compareTo(initial) < 0) {
+                throw new IllegalArgumentException("back-off must be positive and max >= initial, got " + initial + ", " + max);
+            }
+            this.initialBackoff = initial;
+            this.maxBackoff = max;
+            return this;
+        }
+
+        /** How often the root set is re-derived (default 30 s). */
+        public Builder rederiveEvery(Duration d) {
+            if (d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException("rederive period must be positive, got " + d);
+            }
+            this.rederiveEvery = d;
+            return this;
+        }
+
+        /**
+         * Overrides the inotify watch limit read from {@code /proc/sys/fs/inotify/max_user_watches} (tests use it to
+         * provoke the limit without changing the system's).
+         */
+        public Builder watchLimit(long limit) {
+            if (limit < 1) {
+                throw new IllegalArgumentException("watch limit must be at least 1, got " + limit);
+            }
+            this.watchLimit = limit;
+            return this;
+        }
+
+        public ChangeWatcher build() {
+            return new ChangeWatcher(this);
+        }
+    }
+}

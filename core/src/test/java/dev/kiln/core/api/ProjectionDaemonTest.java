@@ -1,0 +1,224 @@
+package dev.kiln.core.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kiln.core.projection.WakeReason;
+import dev.kiln.core.snapshot.TestTrees;
+import dev.kiln.core.watch.ChangePacer;
+import dev.kiln.core.workspace.WorkspaceException;
+import dev.kiln.core.workspace.WorkspaceLayout;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A real daemon on a real workspace: files, inotify, HTTP and SSE. Waits are bounded; nothing asserts a duration. */
+class ProjectionDaemonTest {
+    private static final ObjectMapper M = new ObjectMapper();
+    private static final Duration PATIENCE = Duration.ofSeconds(30);
+
+    @TempDir
+    Path dir;
+    private WorkspaceLayout layout;
+    private ProjectionDaemon daemon;
+
+    @BeforeEach
+    void workspace() throws Exception {
+        layout = WorkspaceLayout.of(dir);
+        TestTrees.contract(layout.tasksDir(), "payments/refunds/retry", "running");
+        TestTrees.contract(layout.tasksDir(), "search/ranking/backfill", "pending");
+    }
+
+    @AfterEach
+    void stop() {
+        if (daemon != null) {
+            daemon.close();
+        }
+    }
+
+    private ProjectionDaemon start() throws Exception {
+        daemon = ProjectionDaemon.builder(layout)
+                .pacing(new ChangePacer.Settings(Duration.ofMillis(20), Duration.ofMillis(100), Duration.ofHours(1)))
+                .watchBackoff(Duration.ofMillis(50), Duration.ofMillis(200))
+                .port(0)
+                .start();
+        daemon.awaitFirstProjection(PATIENCE);
+        return daemon;
+    }
+
+    private static void await(String what, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + PATIENCE.toNanos();
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime() - deadline).as("waited for: " + what).isNegative();
+            Thread.sleep(10);
+        }
+    }
+
+    private static void retitle(Path contract, String title) throws Exception {
+        ObjectNode c = (ObjectNode) M.readTree(contract.toFile());
+        c.put("title", title);
+        Files.write(contract, M.writeValueAsBytes(c));
+    }
+
+    @Test
+    void serve_contractEdit_sseSnapshotThenDeltaWithTheEditedLeaf() throws Exception {
+        start();
+        try (SseClient sse = new SseClient(daemon.url().resolve("/api/events"), null)) {
+            SseClient.Event snap = sse.next();
+            assertThat(snap.event()).isEqualTo("snapshot");
+            JsonNode doc = M.readTree(snap.data());
+            assertThat(doc.path("leaves")).hasSize(2);
+            assertThat(doc.path("meta").path("watch").path("mode").asText()).isEqualTo("live");
+            long rev = Long.parseLong(snap.id());
+
+            retitle(layout.tasksDir().resolve("payments/refunds/retry/contract.json"), "Retry refunds, edited");
+            SseClient.Event delta = sse.next();
+            assertThat(delta).isNotNull();
+            assertThat(delta.event()).isEqualTo("delta");
+            assertThat(Long.parseLong(delta.id())).isEqualTo(rev + 1);
+            JsonNode d = M.readTree(delta.data());
+            assertThat(d.path("changed").path("payments/refunds/retry").path("title").asText()).isEqualTo("Retry refunds, edited");
+            assertThat(d.path("added")).isEmpty();
+            assertThat(d.path("removed")).isEmpty();
+        }
+        ProjectionDaemonMetrics m = metrics();
+        assertThat(m.byReason(WakeReason.CHANGE)).isGreaterThanOrEqualTo(1);
+        assertThat(m.last().path("full").asBoolean()).as("a change while live is incremental").isFalse();
+    }
+
+    @Test
+    void state_etagAndIfNoneMatch_304UntilTheNextRevision() throws Exception {
+        start();
+        Http.Response first = Http.call("GET", daemon.url().resolve("/api/state"));
+        assertThat(first.statusCode()).isEqualTo(200);
+        String etag = first.header("ETag").orElseThrow();
+        assertThat(etag).isEqualTo("W/\"" + M.readTree(first.body()).path("revision").asLong() + "\"");
+        assertThat(Http.call("GET", daemon.url().resolve("/api/state"), "If-None-Match", etag).statusCode()).isEqualTo(304);
+        TestTrees.contract(layout.tasksDir(), "ingest/crawler/probe", "pending");
+        await("a new revision", () -> {
+            try {
+                return Http.call("GET", daemon.url().resolve("/api/state"), "If-None-Match", etag).statusCode() == 200;
+            } catch (Exception e) {
+                return false;
+            }
+        });
+        JsonNode doc = M.readTree(Http.call("GET", daemon.url().resolve("/api/state")).body());
+        assertThat(doc.path("leaves")).hasSize(3);
+        assertThat(doc.path("meta").path("daemon").path("projections").asLong()).isPositive();
+    }
+
+    @Test
+    void project_manualWithToken_runsAFullManualTick() throws Exception {
+        start();
+        assertThat(Http.call("POST", daemon.url().resolve("/api/project")).statusCode()).isEqualTo(401);
+        String token = Files.readString(layout.apiTokenFile()).trim();
+        Http.Response r = Http.call("POST", daemon.url().resolve("/api/project"), "Authorization", "Bearer " + token);
+        assertThat(r.statusCode()).isEqualTo(200);
+        JsonNode t = M.readTree(r.body());
+        assertThat(t.path("reason").asText()).isEqualTo("manual");
+        assertThat(t.path("full").asBoolean()).isTrue();
+        assertThat(metrics().byReason(WakeReason.MANUAL)).isEqualTo(1);
+    }
+
+    @Test
+    void heal_dryRun_reportsTheLegacyIdWithoutWriting() throws Exception {
+        Path legacy = layout.tasksDir().resolve("billing/invoices/audit/contract.json");
+        Files.createDirectories(legacy.getParent());
+        Files.writeString(legacy, "{\"leaf_id\": \"audit\", \"title\": \"Audit\", \"status\": \"pending\"}");
+        start();
+        String token = Files.readString(layout.apiTokenFile()).trim();
+        Http.Response r = Http.call("POST", daemon.url().resolve("/api/heal?dry_run=true"), "Authorization", "Bearer " + token);
+        assertThat(r.statusCode()).isEqualTo(200);
+        JsonNode h = M.readTree(r.body());
+        assertThat(h.path("dry_run").asBoolean()).isTrue();
+        assertThat(h.path("changes").get(0).path("to").asText()).isEqualTo("billing/invoices/audit");
+        assertThat(Files.readString(legacy)).contains("\"audit\"");
+    }
+
+    @Test
+    void serve_twiceOnOneWorkspace_secondRefusesNamingTheFirst() throws Exception {
+        start();
+        assertThatThrownBy(() -> ProjectionDaemon.builder(layout).port(0).start())
+                .isInstanceOf(WorkspaceException.class)
+                .hasMessageContaining("already serving")
+                .hasMessageContaining("pid " + ProcessHandle.current().pid());
+        assertThat(Http.call("GET", daemon.url().resolve("/api/state")).statusCode()).as("the first still serves").isEqualTo(200);
+    }
+
+    @Test
+    void close_thenStartAgain_lockReleasedTokenRemovedRevisionContinues() throws Exception {
+        start();
+        long rev = daemon.current().revision();
+        String firstToken = daemon.token().value();
+        daemon.close();
+        assertThat(layout.apiTokenFile()).doesNotExist();
+        assertThat(M.readTree(layout.stateFile().toFile()).path("revision").asLong()).isEqualTo(rev);
+        try (Stream<Path> s = Files.list(layout.observerDir())) {
+            assertThat(s.map(p -> p.getFileName().toString())).noneMatch(n -> n.endsWith(".tmp"));
+        }
+        daemon = null;
+        start();
+        assertThat(daemon.token().value()).isNotEqualTo(firstToken);
+        assertThat(daemon.current().revision()).isGreaterThanOrEqualTo(rev);
+    }
+
+    @Test
+    void watch_tasksDeletedThenRecreated_degradedInTheStateThenLiveWithAReconcile() throws Exception {
+        start();
+        try (Stream<Path> s = Files.walk(layout.tasksDir())) {
+            for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
+        await("degraded in the served state", () -> stateWatchMode().equals("degraded"));
+        JsonNode watch = state().path("meta").path("watch");
+        assertThat(watch.path("reason").asText()).contains("tasks");
+        assertThat(watch.path("since").asText()).isNotEmpty();
+        await("degraded ticks on the fixed interval", () -> metrics().byReason(WakeReason.DEGRADED) >= 1);
+
+        TestTrees.contract(layout.tasksDir(), "ops/rebuild", "pending");
+        await("live again", () -> stateWatchMode().equals("live"));
+        await("a reconciling tick", () -> metrics().byReason(WakeReason.RECONCILE) >= 1);
+        await("the new contract projected", () -> state().path("leaves").size() == 1);
+    }
+
+    private String stateWatchMode() {
+        return state().path("meta").path("watch").path("mode").asText();
+    }
+
+    private JsonNode state() {
+        try {
+            return M.readTree(Http.call("GET", daemon.url().resolve("/api/state")).body());
+        } catch (Exception e) {
+            return M.createObjectNode();
+        }
+    }
+
+    record ProjectionDaemonMetrics(JsonNode json) {
+        long byReason(WakeReason r) {
+            return json.path("by_reason").path(r.jsonName()).asLong();
+        }
+
+        JsonNode last() {
+            return json.path("last_tick");
+        }
+    }
+
+    private ProjectionDaemonMetrics metrics() {
+        try {
+            return new ProjectionDaemonMetrics(M.readTree(Http.call("GET", daemon.url().resolve("/api/metrics")).body()));
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

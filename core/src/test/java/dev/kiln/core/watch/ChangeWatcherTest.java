@@ -1,0 +1,246 @@
+package dev.kiln.core.watch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kiln.core.workspace.WorkspaceLayout;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Real files, real inotify. Waits are bounded and assert on what arrived, never on how fast. */
+class ChangeWatcherTest {
+    private static final Duration PATIENCE = Duration.ofSeconds(20);
+
+    @TempDir
+    Path dir;
+    private WorkspaceLayout layout;
+    private final Recorder recorder = new Recorder();
+    private ChangeWatcher watcher;
+
+    record Change(ChangeDomain domain, Path path) {
+    }
+
+    static final class Recorder implements ChangeWatcher.Listener {
+        final List<Change> changes = new CopyOnWriteArrayList<>();
+        final List<WatchStatus> live = new CopyOnWriteArrayList<>();
+        final List<WatchStatus> degraded = new CopyOnWriteArrayList<>();
+
+        @Override
+        public void onChange(ChangeDomain domain, Path path) {
+            changes.add(new Change(domain, path));
+        }
+
+        @Override
+        public void onLive(WatchStatus status) {
+            live.add(status);
+        }
+
+        @Override
+        public void onDegraded(WatchStatus status) {
+            degraded.add(status);
+        }
+
+        boolean saw(Path p) {
+            return changes.stream().anyMatch(c -> c.path().equals(p));
+        }
+    }
+
+    @BeforeEach
+    void workspace() throws IOException {
+        layout = WorkspaceLayout.of(dir);
+        Files.createDirectories(layout.tasksDir().resolve("payments/refunds/retry"));
+        Files.writeString(layout.tasksDir().resolve("payments/refunds/retry/contract.json"), "{}");
+        Files.createDirectories(layout.observerDir());
+    }
+
+    @AfterEach
+    void close() {
+        if (watcher != null) {
+            watcher.close();
+        }
+    }
+
+    private ChangeWatcher start(ChangeWatcher.Builder b) {
+        watcher = b.listener(recorder).backoff(Duration.ofMillis(50), Duration.ofMillis(200)).build();
+        watcher.start();
+        return watcher;
+    }
+
+    private ChangeWatcher start() {
+        return start(ChangeWatcher.builder(layout));
+    }
+
+    private static void await(String what, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + PATIENCE.toNanos();
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime() - deadline).as("waited for: " + what).isNegative();
+            Thread.sleep(10);
+        }
+    }
+
+    @Test
+    void start_tasksExists_liveWithDirectoryCountAndLimit() {
+        start();
+        WatchStatus s = watcher.status();
+        assertThat(s.live()).isTrue();
+        assertThat(s.mode()).isEqualTo("live");
+        assertThat(s.roots()).containsExactly(layout.tasksDir());
+        // the workspace directory + tasks, payments, refunds, retry
+        assertThat(s.watchedDirectories()).isEqualTo(5);
+        assertThat(s.inotifyLimit()).isEqualTo(ChangeWatcher.readInotifyLimit());
+        assertThat(recorder.live).hasSize(1);
+    }
+
+    @Test
+    void onChange_nestedCreateModifyDelete_reportedAsContracts() throws Exception {
+        start();
+        Path leaf = layout.tasksDir().resolve("payments/refunds/backfill");
+        Files.createDirectories(leaf);
+        Path contract = leaf.resolve("contract.json");
+        Files.writeString(contract, "{\"leaf_id\":\"payments/refunds/backfill\"}");
+        await("the new nested contract", () -> recorder.saw(contract));
+        recorder.changes.clear();
+        Path existing = layout.tasksDir().resolve("payments/refunds/retry/contract.json");
+        Files.writeString(existing, "{\"status\":\"done\"}");
+        await("the edit", () -> recorder.saw(existing));
+        Files.delete(contract);
+        await("the delete", () -> recorder.changes.stream().filter(c -> c.path().equals(contract)).count() >= 1);
+        assertThat(recorder.changes).allMatch(c -> c.domain() == ChangeDomain.CONTRACTS);
+    }
+
+    @Test
+    void onChange_selfOutputsTmpLockAndDotfiles_ignored() throws Exception {
+        start();
+        Files.writeString(layout.stateFile(), "{\"revision\":1}");
+        Files.writeString(layout.apiTokenFile(), "secret");
+        Path retry = layout.tasksDir().resolve("payments/refunds/retry");
+        Files.writeString(retry.resolve("contract.json.tmp"), "{}");
+        Files.writeString(retry.resolve(".contract.json.swp"), "x");
+        Files.writeString(retry.resolve("leaf.lock"), "1");
+        Files.createDirectories(retry.resolve(".git"));
+        Files.writeString(retry.resolve(".git/HEAD"), "ref");
+        Files.writeString(layout.root().resolve("servers.json"), "{}");
+        // events of one inotify instance arrive in order: once the sentinel is seen, the others would have been too
+        Path sentinel = retry.resolve("contract.json");
+        Files.writeString(sentinel, "{\"v\":2}");
+        await("the sentinel", () -> recorder.saw(sentinel));
+        assertThat(recorder.changes).extracting(Change::path).containsOnly(sentinel);
+    }
+
+    @Test
+    void onChange_settingsAndDriftAndTargets_mappedToTheirDomains() throws Exception {
+        Files.createDirectories(layout.driftDir());
+        Files.createDirectories(layout.targetsDir().resolve("demo"));
+        start();
+        Files.writeString(layout.settingsFile(), "{\"interval\":\"1s\"}");
+        Path drift = layout.driftDir().resolve("payments__retry.json");
+        Files.writeString(drift, "{}");
+        Path target = layout.targetsDir().resolve("demo/uv.lock");
+        Files.writeString(target, "version = 1");
+        await("all three", () -> recorder.saw(target) && recorder.saw(drift) && recorder.saw(layout.settingsFile()));
+        assertThat(recorder.changes).contains(new Change(ChangeDomain.SETTINGS, layout.settingsFile()),
+                new Change(ChangeDomain.DRIFT, drift), new Change(ChangeDomain.TARGETS, target));
+    }
+
+    @Test
+    void start_rootCreatedAfterStart_watchedAndReconciled() throws Exception {
+        start();
+        Files.createDirectories(layout.targetsDir());
+        await("the watch re-established with targets/", () -> watcher.status().roots().contains(layout.targetsDir()));
+        assertThat(recorder.live).hasSizeGreaterThanOrEqualTo(2);
+        Path target = layout.targetsDir().resolve("ml/target.json");
+        Files.createDirectories(target.getParent());
+        Files.writeString(target, "{}");
+        await("a file in the new root", () -> recorder.saw(target));
+        assertThat(recorder.degraded).isEmpty();
+    }
+
+    @Test
+    void start_rootCreatedUnseen_picketUpByThePeriodicRederive() throws Exception {
+        start(ChangeWatcher.builder(layout).rederiveEvery(Duration.ofMillis(100)));
+        // observer/ exists but is not watched: drift/ appearing in it raises no event, only the re-derivation sees it
+        Files.createDirectories(layout.driftDir());
+        await("drift/ watched", () -> watcher.status().roots().contains(layout.driftDir()));
+        Path drift = layout.driftDir().resolve("x.json");
+        Files.writeString(drift, "{}");
+        await("a drift snapshot", () -> recorder.saw(drift));
+    }
+
+    @Test
+    void onDegraded_tasksDeleted_degradesThenRecreatedReestablishes() throws Exception {
+        start();
+        deleteTree(layout.tasksDir());
+        await("degraded", () -> !recorder.degraded.isEmpty());
+        WatchStatus down = watcher.status();
+        assertThat(down.live()).isFalse();
+        assertThat(down.reason()).contains("tasks");
+        assertThat(recorder.degraded).hasSize(1);
+        Files.createDirectories(layout.tasksDir().resolve("ingest/crawl"));
+        await("live again", () -> watcher.status().live());
+        assertThat(recorder.live).hasSize(2);
+        Path contract = layout.tasksDir().resolve("ingest/crawl/contract.json");
+        Files.writeString(contract, "{}");
+        await("events after re-establishing", () -> recorder.saw(contract));
+        assertThat(recorder.degraded).as("one failure, reported once despite retries").hasSize(1);
+    }
+
+    @Test
+    void onDegraded_eventFlood_overflowDegradesAsEventsLostThenReestablishes() throws Exception {
+        start();
+        // The JDK queues at most 512 events per directory key before it signals OVERFLOW, which directory-watcher
+        // hands to onException: a flood of creates in one directory provokes it for real.
+        Path flood = layout.tasksDir().resolve("payments/refunds/retry");
+        for (int batch = 0; batch < 20 && recorder.degraded.isEmpty(); batch++) {
+            for (int i = 0; i < 2_000; i++) {
+                Files.writeString(flood.resolve("f" + batch + "-" + i + ".json"), "x");
+            }
+        }
+        await("degraded by the overflow", () -> !recorder.degraded.isEmpty());
+        assertThat(recorder.degraded.get(0).reason()).contains(ChangeWatcher.EVENTS_LOST);
+        await("re-established", () -> recorder.live.size() >= 2 && watcher.status().live());
+    }
+
+    @Test
+    void start_moreDirectoriesThanTheInotifyLimit_degradedWithThatReason() {
+        start(ChangeWatcher.builder(layout).watchLimit(3));
+        WatchStatus s = watcher.status();
+        assertThat(s.live()).isFalse();
+        assertThat(s.reason()).contains("inotify watch limit reached").contains("5 directories").contains("max_user_watches is 3");
+        assertThat(recorder.degraded).hasSize(1);
+    }
+
+    @Test
+    void start_noTasksDirectory_degradedSayingWhatToDo() throws IOException {
+        deleteTree(layout.tasksDir());
+        start();
+        assertThat(watcher.status().live()).isFalse();
+        assertThat(watcher.status().reason()).contains("does not exist").contains("kiln demo");
+    }
+
+    @Test
+    void close_afterClose_noMoreCallbacks() throws Exception {
+        start();
+        watcher.close();
+        int before = recorder.changes.size();
+        Files.writeString(layout.tasksDir().resolve("payments/refunds/retry/contract.json"), "{\"late\":true}");
+        Thread.sleep(200);
+        assertThat(recorder.changes).hasSize(before);
+    }
+
+    static void deleteTree(Path root) throws IOException {
+        try (Stream<Path> s = Files.walk(root)) {
+            for (Path p : s.sorted((a, b) -> b.getNameCount() - a.getNameCount()).toList()) {
+                Files.delete(p);
+            }
+        }
+    }
+}
