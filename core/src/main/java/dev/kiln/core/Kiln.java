@@ -1,6 +1,12 @@
 package dev.kiln.core;
 
+import dev.kiln.core.api.ProjectionDaemon;
 import dev.kiln.core.archive.ArchiveCache;
+import dev.kiln.core.watch.ChangePacer;
+import dev.kiln.core.watch.WatchStatus;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.Optional;
 import dev.kiln.core.projection.Projector;
 import dev.kiln.core.seed.SeedCaches;
 import dev.kiln.core.startup.ServerConfig;
@@ -26,7 +32,8 @@ public final class Kiln implements AutoCloseable {
     private final WorkspaceSettings settings;
     private final EventBus events;
     private final Clock clock;
-    private final Projector projector;
+    private final Projector ownProjector;
+    private volatile ProjectionDaemon live;
     private final ArchiveCache archives;
     private final SeedCaches seeds;
 
@@ -35,7 +42,7 @@ public final class Kiln implements AutoCloseable {
         this.settings = settings;
         this.events = events;
         this.clock = clock;
-        this.projector = Projector.builder(layout).clock(clock).events(events).build();
+        this.ownProjector = Projector.builder(layout).clock(clock).events(events).build();
         this.archives = ArchiveCache.builder().maximumBytes(settings.archiveCacheMaxBytes()).eventSink(events).clock(clock).build();
         this.seeds = SeedCaches.builder(layout.root()).settings(settings).clock(clock).events(events).build();
     }
@@ -68,9 +75,42 @@ public final class Kiln implements AutoCloseable {
         return clock;
     }
 
-    /** The workspace's projector; ticks are serialized on it. */
+    /** The workspace's projector (the live daemon's once {@link #startLive} succeeded); ticks are serialized on it. */
     public Projector projector() {
-        return projector;
+        ProjectionDaemon d = live;
+        return d != null ? d.projector() : ownProjector;
+    }
+
+    /**
+     * Starts the change-driven projector for this workspace (watcher, pacer, heartbeat, API on a free loopback
+     * port), publishing to this bus. Returns why it could not, e.g. another {@code kiln serve} already serves the
+     * workspace; then ticks run only when asked.
+     */
+    public synchronized Optional<String> startLive() {
+        if (live != null) {
+            return Optional.empty();
+        }
+        try {
+            live = ProjectionDaemon.builder(layout).clock(clock).events(events)
+                    .pacing(new ChangePacer.Settings(Duration.ofMillis(Math.min(100, settings.interval().toMillis())),
+                            settings.interval(), settings.heartbeat()))
+                    .reconcile(settings.reconcile()).bind(settings.apiBind()).port(0).start();
+            return Optional.empty();
+        } catch (IOException | RuntimeException e) {
+            return Optional.of(e.getMessage());
+        }
+    }
+
+    /** The live projector's watch status, when it runs. */
+    public Optional<WatchStatus> watchStatus() {
+        ProjectionDaemon d = live;
+        return d == null ? Optional.empty() : Optional.of(d.watchStatus());
+    }
+
+    /** Where the live projector's API listens, when it runs. */
+    public Optional<String> apiUrl() {
+        ProjectionDaemon d = live;
+        return d == null ? Optional.empty() : Optional.of(d.url().toString());
     }
 
     /** The source archive cache (validated, bounded by {@code archive_cache_max_bytes}). */
@@ -98,7 +138,11 @@ public final class Kiln implements AutoCloseable {
     }
 
     @Override
-    public void close() {
-        // Capabilities that hold threads or processes are closed here as they are wired in.
+    public synchronized void close() {
+        ProjectionDaemon d = live;
+        live = null;
+        if (d != null) {
+            d.close();
+        }
     }
 }

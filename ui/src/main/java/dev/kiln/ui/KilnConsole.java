@@ -55,6 +55,11 @@ public final class KilnConsole extends Application {
 
     /** Dresses {@code stage} as the console on {@code workspace}; used by {@link #start} and by UI tests. */
     public static MainViewModel show(Stage stage, WorkspaceLayout workspace, dev.kiln.ui.util.Background background) {
+        return show(stage, workspace, background, true);
+    }
+
+    /** As {@link #show(Stage, WorkspaceLayout, dev.kiln.ui.util.Background)}; {@code live} false ticks only on demand. */
+    public static MainViewModel show(Stage stage, WorkspaceLayout workspace, dev.kiln.ui.util.Background background, boolean live) {
         Application.setUserAgentStylesheet(new PrimerDark().getUserAgentStylesheet());
         MainViewModel model = new MainViewModel(workspace);
         Kiln kiln = Kiln.open(workspace.root(), new EventBus(), Clock.systemUTC());
@@ -73,6 +78,7 @@ public final class KilnConsole extends Application {
         }
         stage.setScene(window.scene());
         stage.show();
+        window.startProjection(live);
         return model;
     }
 

@@ -118,6 +118,11 @@ public final class ProjectionDaemon implements AutoCloseable {
     }
 
     /** The API's base URL. */
+    /** The daemon's projector: its snapshot is what the console shows; its ticks are the loop's. */
+    public Projector projector() {
+        return projector;
+    }
+
     public URI url() {
         return api.url();
     }

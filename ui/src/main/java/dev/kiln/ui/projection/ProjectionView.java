@@ -50,6 +50,12 @@ public final class ProjectionView extends VBox {
         Label watch = new Label();
         watch.setId("projection-watch");
         watch.textProperty().bind(Bindings.concat("Watch: ", vm.watchProperty()));
+        Label api = new Label();
+        api.getStyleClass().add("text-muted");
+        api.textProperty().bind(Bindings.when(vm.apiUrlProperty().isEmpty()).then("")
+                .otherwise(Bindings.concat("API: ", vm.apiUrlProperty(), "api/state  ·  token in observer/api-token")));
+        api.managedProperty().bind(vm.apiUrlProperty().isNotEmpty());
+        api.visibleProperty().bind(api.managedProperty());
         Label reasons = new Label();
         reasons.setId("projection-reasons");
         reasons.textProperty().bind(Bindings.concat("Wake reasons: ", vm.reasonsProperty()));
@@ -77,7 +83,7 @@ public final class ProjectionView extends VBox {
         table.setPlaceholder(new Label("No ticks yet"));
         VBox.setVgrow(table, Priority.ALWAYS);
 
-        getChildren().addAll(header, cards, watch, reasons, error, table);
+        getChildren().addAll(header, cards, watch, api, reasons, error, table);
     }
 
     private static String text(ProjectionViewModel vm, Function<TickResult, String> f) {

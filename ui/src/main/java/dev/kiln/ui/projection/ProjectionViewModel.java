@@ -29,7 +29,8 @@ public final class ProjectionViewModel {
     private final Map<WakeReason, Long> byReason = new EnumMap<>(WakeReason.class);
     private final ReadOnlyStringWrapper reasons = new ReadOnlyStringWrapper("no ticks yet");
     private final ReadOnlyStringWrapper error = new ReadOnlyStringWrapper("");
-    private final ReadOnlyStringWrapper watch = new ReadOnlyStringWrapper("not watching: ticks run when you ask");
+    private final ReadOnlyStringWrapper watch = new ReadOnlyStringWrapper("starting…");
+    private final ReadOnlyStringWrapper apiUrl = new ReadOnlyStringWrapper("");
 
     public ProjectionViewModel(Kiln kiln, Background background) {
         this.kiln = kiln;
@@ -66,6 +67,15 @@ public final class ProjectionViewModel {
     /** Sets the watch line (live / degraded with reason), from whoever drives the ticks. */
     public void setWatch(String text) {
         watch.set(text);
+    }
+
+    /** Where the embedded daemon's API listens (token in observer/api-token), or empty. */
+    public void setApiUrl(String url) {
+        apiUrl.set(url);
+    }
+
+    public ReadOnlyStringProperty apiUrlProperty() {
+        return apiUrl.getReadOnlyProperty();
     }
 
     public ReadOnlyObjectProperty<TickResult> lastProperty() {

@@ -4,6 +4,7 @@ import dev.kiln.core.Kiln;
 import dev.kiln.core.projection.TickFinished;
 import dev.kiln.core.projection.WakeReason;
 import dev.kiln.core.telemetry.KilnEvent;
+import dev.kiln.core.watch.WatchChanged;
 import dev.kiln.ui.caches.CachesView;
 import dev.kiln.ui.caches.CachesViewModel;
 import dev.kiln.ui.contracts.ContractsView;
@@ -69,13 +70,37 @@ public final class MainWindow implements AutoCloseable {
         content.setPadding(new Insets(20, 24, 16, 24));
         model.pageProperty().addListener((obs, old, now) -> show(now));
         show(model.pageProperty().get());
-        background.run(() -> kiln.projector().tick(WakeReason.STARTUP), r -> { }, e -> model.setStatus("Projection failed: " + e.getMessage()));
+    }
+
+    /**
+     * Starts projecting: live (watcher + pacer, the daemon's engine) when this console may own the workspace, else
+     * one startup tick and then only when asked, saying why.
+     */
+    public void startProjection(boolean live) {
+        if (!live) {
+            background.run(() -> kiln.projector().tick(WakeReason.STARTUP), r -> { }, e -> model.setStatus("Projection failed: " + e.getMessage()));
+            return;
+        }
+        background.run(kiln::startLive, refusal -> {
+            if (refusal.isPresent()) {
+                projection.setWatch("not watching (" + refusal.get() + "); ticks run when you ask");
+                background.run(() -> kiln.projector().tick(WakeReason.STARTUP), r -> { }, e -> model.setStatus("Projection failed: " + e.getMessage()));
+            } else {
+                kiln.watchStatus().ifPresent(w -> projection.setWatch(w.toString()));
+                kiln.apiUrl().ifPresent(projection::setApiUrl);
+            }
+        }, e -> projection.setWatch("not watching: " + e.getMessage()));
     }
 
     /** One frame's events, to every page model that shows them. */
     private void dispatch(java.util.List<KilnEvent> batch) {
         events.accept(batch);
         projection.accept(batch);
+        for (KilnEvent e : batch) {
+            if (e instanceof WatchChanged w) {
+                projection.setWatch(w.status().toString());
+            }
+        }
         caches.accept(batch);
         seeds.accept(batch);
         startup.accept(batch);

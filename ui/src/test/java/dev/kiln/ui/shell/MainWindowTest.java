@@ -68,6 +68,28 @@ class MainWindowTest {
     }
 
     @Test
+    void projectionPage_watchesLive_andAContractEditTicksForChange(FxRobot robot) throws Exception {
+        robot.clickOn("#" + Page.PROJECTION.navId());
+        Label watch = robot.lookup("#projection-watch").queryAs(Label.class);
+        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> watch.getText().startsWith("Watch: live on"));
+        @SuppressWarnings("unchecked")
+        TableView<dev.kiln.core.projection.TickResult> ticks = robot.lookup("#projection-ticks").queryAs(TableView.class);
+        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> !ticks.getItems().isEmpty());
+        long before = ticks.getItems().get(0).revision();
+
+        Path contract;
+        try (var files = Files.walk(workspace.resolve("tasks"))) {
+            contract = files.filter(p -> p.endsWith("contract.json")).findFirst().orElseThrow();
+        }
+        String json = Files.readString(contract);
+        Files.writeString(contract, json.replaceFirst("\"status\" : \"[a-z]+\"", "\"status\" : \"edited-by-test\""));
+
+        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> ticks.getItems().stream()
+                .anyMatch(t -> t.reason() == dev.kiln.core.projection.WakeReason.CHANGE && t.revision() > before));
+        assertThat(Files.readString(workspace.resolve("observer/state.json"))).contains("edited-by-test");
+    }
+
+    @Test
     void window_titleAndStatusBarNameTheWorkspace(FxRobot robot) {
         assertThat(stage.getTitle()).isEqualTo("Kiln — " + workspace.toAbsolutePath().normalize());
         assertThat(robot.lookup("#status-workspace").queryAs(Label.class).getText())
