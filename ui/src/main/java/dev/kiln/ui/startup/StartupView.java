@@ -85,9 +85,12 @@ public final class StartupView extends VBox {
         chart.setId("startup-chart");
         ScrollPane chartScroll = new ScrollPane(chart);
         chartScroll.setFitToWidth(true);
-        chartScroll.setPrefViewportHeight(TimelineChart.heightFor(vm.lanes().size()));
-        vm.lanes().addListener((javafx.collections.ListChangeListener<Lane>) c ->
-                chartScroll.setPrefViewportHeight(TimelineChart.heightFor(vm.lanes().size())));
+        Runnable fit = () -> {
+            chartScroll.setPrefViewportHeight(TimelineChart.heightFor(vm.lanes().size()));
+            chartScroll.setMinViewportHeight(TimelineChart.heightFor(vm.lanes().size()));
+        };
+        fit.run();
+        vm.lanes().addListener((javafx.collections.ListChangeListener<Lane>) c -> fit.run());
         chartScroll.getStyleClass().add("edge-to-edge");
 
         TableView<ProbeReport.ServerSummary> table = new TableView<>();
@@ -104,12 +107,15 @@ public final class StartupView extends VBox {
         table.setPlaceholder(new Label("Press Probe all: results and recommended startup timeouts appear here."));
         vm.reportProperty().addListener((o, a, r) -> table.setItems(r == null ? FXCollections.observableArrayList()
                 : FXCollections.observableArrayList(r.servers())));
+        table.setPrefHeight(150);
+        table.setMinHeight(110);
         VBox.setVgrow(table, Priority.ALWAYS);
 
         TextArea config = new TextArea();
         config.setId("startup-config");
         config.setEditable(false);
-        config.setPrefRowCount(3);
+        config.setPrefRowCount(4);
+        config.setMinHeight(90);
         config.getStyleClass().add("kiln-code");
         config.textProperty().bind(vm.configLinesProperty());
         config.managedProperty().bind(vm.configLinesProperty().isNotEmpty());

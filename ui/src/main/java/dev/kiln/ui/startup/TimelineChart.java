@@ -132,7 +132,8 @@ final class TimelineChart extends Pane {
         }
         if (l.initializedMs() != null) {
             double init = l.initializedMs() - (l.spawnMs() == null ? 0 : l.spawnMs());
-            return String.format("%.0f ms · ×%.0f", init, l.timeoutMs() / Math.max(1, init));
+            double margin = l.timeoutMs() / Math.max(1, init);
+            return String.format(margin < 10 ? "%.0f ms · ×%.1f" : "%.0f ms · ×%.0f", init, margin);
         }
         return l.spawnMs() == null ? "" : "…";
     }
