@@ -18,6 +18,7 @@ import picocli.CommandLine.Parameters;
 
 /** {@code kiln archive SRC}: builds the deterministic tar.gz of a source tree and reports its address. */
 @Command(name = "archive", mixinStandardHelpOptions = true,
+        header = "Build the deterministic tar.gz of a source tree.",
         description = {"Build the deterministic tar.gz of SRC (or of its named top-level members) and print its sha256,",
             "size, entries and build time. The same tree gives the same bytes in any process."})
 final class ArchiveCommand implements Callable<Integer> {

@@ -29,6 +29,7 @@ import picocli.CommandLine.Option;
  * members in the same run (interleaved, medians), then validated and snapshot hits of the cache.
  */
 @Command(name = "archive", mixinStandardHelpOptions = true,
+        header = "Archive cache: cold build vs GNU tar | gzip, hits.",
         description = {"Benchmark the source archive cache: cold build vs GNU tar | gzip -6 -n (same members, same run),",
             "validated hit and snapshot hit. Default source: a synthetic checkout shaped like the anchor's (≈353 files)."})
 final class BenchArchiveCommand implements Callable<Integer> {

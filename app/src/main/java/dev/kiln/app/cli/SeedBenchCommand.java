@@ -29,6 +29,7 @@ import picocli.CommandLine.Option;
  * the same run; the no-op warm; and proof that the copy alone lets a job install offline.
  */
 @Command(name = "seed", mixinStandardHelpOptions = true,
+        header = "Seed copy vs cp -a, no-op warm, offline job install.",
         description = {"Warm a real seed (default: a bench target of ~3,200 files from PyPI, in a temp workspace),",
             "then measure copy into a job cache against `cp -a seed/. dst/` (medians, alternating runs), the no-op",
             "warm, and a job's `uv sync --offline` from the copy vs from an empty cache. Prints one JSON object."})

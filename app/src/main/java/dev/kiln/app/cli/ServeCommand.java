@@ -15,6 +15,7 @@ import picocli.CommandLine.Parameters;
 
 /** {@code kiln serve DIR}: the change-driven projector daemon with its HTTP API, until SIGINT/SIGTERM. */
 @Command(name = "serve", mixinStandardHelpOptions = true,
+        header = "Run the projector daemon: watch, project, serve the API.",
         description = {"Run the projector daemon on a workspace: watch its inputs, keep observer/state.json current,",
             "and serve /api/state, /api/events (SSE), /api/metrics, POST /api/project and POST /api/heal.",
             "Stops cleanly on Ctrl-C / SIGTERM."})

@@ -21,6 +21,7 @@ import picocli.CommandLine.Parameters;
 
 /** {@code kiln warm DIR [TARGET…|--all] [--dry-run] [--json]}: warms seed caches, one target after another. */
 @Command(name = "warm", mixinStandardHelpOptions = true,
+        header = "Warm targets' seed caches with uv, wheels-only.",
         description = {"Warm the seed cache of targets: uv sync wheels-only into a fresh cache, swapped in whole,",
             "only when the lockfile hash changed. Exit 0 when every target is warmed or unchanged, 1 otherwise.",
             "Ctrl-C cancels the running warm (uv's process tree is killed, the previous seed is kept)."})

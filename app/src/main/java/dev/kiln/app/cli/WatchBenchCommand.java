@@ -10,6 +10,7 @@ import picocli.CommandLine.Option;
 
 /** {@code kiln bench watch}: a real daemon on a temp workspace: idle projections, change-to-state latency, burst coalescing, full vs incremental tick. */
 @Command(name = "watch", mixinStandardHelpOptions = true,
+        header = "Daemon: idle ticks, change latency, bursts, incremental.",
         description = {"Run a real projector daemon on a temp workspace and measure idle projections, change-to-state",
             "latency (SSE), burst coalescing, and on a bigger workspace full vs incremental ticks. Prints one JSON object."})
 final class WatchBenchCommand implements Callable<Integer> {
