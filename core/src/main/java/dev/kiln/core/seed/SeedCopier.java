@@ -1,6 +1,7 @@
 package dev.kiln.core.seed;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
@@ -32,9 +33,10 @@ import java.util.Set;
  *
  * <p>Why it is shaped like this: a uv cache is thousands of small files, so the cost is system calls per file.
  * One {@code lstat} per entry (from the walk) gives type, size and mode; each file is then one create with its
- * mode, one in-kernel {@code sendfile}, two closes. Permissions are kept (wheels carry executable scripts);
- * timestamps and owners are not, since uv keeps freshness inside its cache entries, not in file times (the
- * offline-install test proves the copy is sufficient). Measured against {@code cp -a} by {@code kiln bench seed}.
+ * mode, one read and one write through a reused buffer (or {@code sendfile} for large files), two closes.
+ * Permissions are kept (wheels carry executable scripts); timestamps and owners are not, since uv keeps
+ * freshness inside its cache entries, not in file times (the offline-install test proves the copy is
+ * sufficient). Measured against {@code cp -a} by {@code kiln bench seed}.
  */
 final class SeedCopier {
     private static final LinkOption[] NOFOLLOW = {LinkOption.NOFOLLOW_LINKS};
@@ -42,8 +44,12 @@ final class SeedCopier {
     private static final Set<OpenOption> REPLACE = Set.of(StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
             StandardOpenOption.WRITE);
 
+    /** Files up to this size go through one reused buffer; larger ones through {@code sendfile}. */
+    private static final int SMALL = 64 * 1024;
+
     private final Path root;
     private final Path dst;
+    private final ByteBuffer buffer = ByteBuffer.allocateDirect(SMALL);
     private final List<String> problems = new ArrayList<>();
     private long files;
     private long bytes;
@@ -132,12 +138,29 @@ final class SeedCopier {
         try (FileChannel o = out; FileChannel in = FileChannel.open(from, StandardOpenOption.READ)) {
             long size = a.size();
             long done = 0;
-            while (done < size) {
-                long n = in.transferTo(done, size - done, o);
-                if (n <= 0) {
-                    break; // the seed file shrank under us; copy what there is
+            if (size <= SMALL) {
+                // Most of a uv cache is small files: a plain read and write costs less than setting up sendfile.
+                buffer.clear();
+                while (buffer.hasRemaining() && in.read(buffer) > 0) {
+                    // until EOF or full
                 }
-                done += n;
+                buffer.flip();
+                done = buffer.remaining();
+                while (buffer.hasRemaining()) {
+                    o.write(buffer);
+                }
+                long n;
+                while (done == SMALL && (n = in.transferTo(done, Long.MAX_VALUE, o)) > 0) {
+                    done += n; // it grew since the walk saw it
+                }
+            } else {
+                while (done < size) {
+                    long n = in.transferTo(done, size - done, o);
+                    if (n <= 0) {
+                        break; // the seed file shrank under us; copy what there is
+                    }
+                    done += n;
+                }
             }
             bytes += done;
         }

@@ -182,6 +182,39 @@ final class SeedStore {
         return removed;
     }
 
+    /** The prefix of a warm's throwaway project directory in the temp directory; it carries the warming pid. */
+    static String projectPrefix(long pid, String name) {
+        return "kiln-warm-" + pid + "-" + name + "-";
+    }
+
+    /**
+     * Removes throwaway project directories of warms whose process is gone (killed before its cleanup ran). They
+     * live in the temp directory, outside any workspace, so the pid in their name is how they are told apart.
+     */
+    static List<Path> removeOrphanProjects(Path tmpDir) {
+        List<Path> removed = new ArrayList<>();
+        try (DirectoryStream<Path> s = Files.newDirectoryStream(tmpDir, "kiln-warm-*")) {
+            for (Path p : s) {
+                String[] parts = p.getFileName().toString().split("-", 4);
+                if (parts.length < 4 || !parts[2].matches("\\d+")) {
+                    continue;
+                }
+                if (ProcessHandle.of(Long.parseLong(parts[2])).map(ProcessHandle::isAlive).orElse(false)) {
+                    continue;
+                }
+                try {
+                    deleteTree(p);
+                    removed.add(p);
+                } catch (IOException e) {
+                    // someone else's to clean; never fail a warm over it
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // an unreadable temp directory only means nothing is cleaned this time
+        }
+        return removed;
+    }
+
     static void deleteTree(Path root) throws IOException {
         if (!Files.exists(root, LinkOption.NOFOLLOW_LINKS)) {
             return;

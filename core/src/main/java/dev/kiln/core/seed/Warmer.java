@@ -29,6 +29,7 @@ final class Warmer {
     private static final Duration VERSION_TIMEOUT = Duration.ofSeconds(60);
     private static final Pattern NO_BUILD = Pattern.compile(
             "Distribution `([^`]+)` can't be installed because it is marked as `--no-build`");
+    private static final Path TMP = Path.of(System.getProperty("java.io.tmpdir"));
     static final List<String> SYNC_FLAGS = List.of("sync", "--frozen", "--no-install-project", "--no-build");
 
     private final Path workspace;
@@ -158,6 +159,7 @@ final class Warmer {
             for (Path p : SeedStore.removeLeftovers(seedsDir, name)) {
                 LOG.info("Removed {} left by an earlier warm of {} that did not finish", p, name);
             }
+            SeedStore.removeOrphanProjects(TMP).forEach(p -> LOG.info("Removed {} left by a killed warm", p));
         } catch (IOException e) {
             return new Ending(WarmOutcome.FAILED, oldStats(seedDir),
                     "cannot remove what an earlier warm left in " + seedsDir + ": " + e.getMessage(), List.of());
@@ -176,7 +178,7 @@ final class Warmer {
             Files.createDirectories(fresh);
             // The throwaway project lives outside the workspace, so uv cannot mistake it for a member of an
             // enclosing uv workspace.
-            project = Files.createTempDirectory("kiln-warm-" + name + "-");
+            project = Files.createTempDirectory(SeedStore.projectPrefix(ProcessHandle.current().pid(), name));
             for (Map.Entry<String, byte[]> f : files.files().entrySet()) {
                 Files.write(project.resolve(f.getKey()), f.getValue());
             }
@@ -284,6 +286,7 @@ final class Warmer {
                     for (Path p : SeedStore.removeLeftovers(seedsDir, name)) {
                         LOG.info("Removed {} left by an earlier warm of {} that did not finish", p, name);
                     }
+                    SeedStore.removeOrphanProjects(TMP).forEach(p -> LOG.info("Removed {} left by a killed warm", p));
                 }
             } catch (IOException e) {
                 LOG.warn("Could not remove what an earlier warm of {} left: {}", name, e.toString());

@@ -123,6 +123,28 @@ class SeedCopyTest {
         assertThat(r.files()).isEqualTo(1);
     }
 
+    @Test
+    void copyInto_filesOfEverySize_keepBytesAndModes(@TempDir Path dir) throws Exception {
+        Path seed = dir.resolve("seed");
+        Files.createDirectories(seed.resolve("bin"));
+        java.util.Random r = new java.util.Random(3);
+        for (int size : new int[] {0, 1, 65_535, 65_536, 65_537, 300_000}) {
+            byte[] b = new byte[size];
+            r.nextBytes(b);
+            Files.write(seed.resolve("f" + size), b);
+        }
+        Files.writeString(seed.resolve("bin/tool"), "#!/bin/sh\necho hi\n");
+        Files.setPosixFilePermissions(seed.resolve("bin/tool"), java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+
+        CopyReport c = SeedCaches.copyInto(seed, dir.resolve("job"), Clock.systemUTC());
+
+        assertThat(c.copied()).isTrue();
+        assertThat(c.files()).isEqualTo(7);
+        assertThat(SeedFixtures.digest(dir.resolve("job"))).isEqualTo(SeedFixtures.digest(seed));
+        assertThat(Files.isExecutable(dir.resolve("job/bin/tool"))).isTrue();
+        assertThat(Files.isExecutable(dir.resolve("job/f1"))).isFalse();
+    }
+
     private static List<Path> regularFiles(Path root) throws Exception {
         List<Path> out = new ArrayList<>();
         Files.walkFileTree(root, new SimpleFileVisitor<>() {

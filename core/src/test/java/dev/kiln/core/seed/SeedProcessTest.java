@@ -42,6 +42,12 @@ class SeedProcessTest {
         return p;
     }
 
+    private static List<String> listNames(Path dir) throws Exception {
+        try (var s = Files.list(dir)) {
+            return s.map(p -> p.getFileName().toString()).toList();
+        }
+    }
+
     @Test
     void warm_secretInTheCallersEnvironment_neverReachesUv() throws Exception {
         Path ws = SeedFixtures.workspace(tmp.resolve("ws"));
@@ -72,10 +78,12 @@ class SeedProcessTest {
         Path saved = Files.createDirectories(tmp.resolve("small-files"));
         SeedFixtures.useFixture(saved, "small");
         List<String> out = new CopyOnWriteArrayList<>();
+        long warmPid;
 
         try (SlowWheelServer host = new SlowWheelServer()) {
             host.writeLock(target, false);
             Process warm = startWarm(ws, "app", Map.of(), out);
+            warmPid = warm.pid();
             assertThat(host.requested.await(90, TimeUnit.SECONDS)).as("uv downloading; output: " + out).isTrue();
             List<ProcessHandle> tree = new ArrayList<>(warm.descendants().toList());
             assertThat(tree).as("uv runs under the warm").isNotEmpty();
@@ -89,6 +97,9 @@ class SeedProcessTest {
             }
         }
         assertThat(out).noneMatch(l -> l.startsWith("outcome"));
+        Path tmpDir = Path.of(System.getProperty("java.io.tmpdir"));
+        String orphan = SeedStore.projectPrefix(warmPid, "app");
+        assertThat(listNames(tmpDir)).as("the killed warm's throwaway project").anyMatch(n -> n.startsWith(orphan));
         assertThat(SeedFixtures.warmLeftovers(seeds.seedsDir())).as("what the killed warm left").isNotEmpty();
         assertThat(SeedFixtures.digest(seeds.seedDir("app"))).isEqualTo(before);
         // The old seed still serves a job, offline.
@@ -102,6 +113,7 @@ class SeedProcessTest {
 
         assertThat(next.outcome()).isEqualTo(WarmOutcome.UNCHANGED);
         assertThat(SeedFixtures.warmLeftovers(seeds.seedsDir())).isEmpty();
+        assertThat(listNames(tmpDir)).noneMatch(n -> n.startsWith(orphan));
         assertThat(SeedFixtures.digest(seeds.seedDir("app"))).isEqualTo(before);
     }
 }
