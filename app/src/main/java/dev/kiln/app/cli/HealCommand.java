@@ -28,10 +28,7 @@ final class HealCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        WorkspaceLayout ws = WorkspaceLayout.of(dir);
-        if (!ws.isWorkspace()) {
-            throw new CliException(ws.root() + " is not a Kiln workspace (no kiln.json or tasks/). Create one with: kiln demo " + dir);
-        }
+        WorkspaceLayout ws = WorkspaceLayout.of(Workspaces.require(dir));
         HealReport r = LeafIdHeal.sweep(ws.tasksDir(), dryRun);
         if (json) {
             ObjectMapper m = new ObjectMapper();

@@ -48,10 +48,11 @@ public final class KilnCommand implements Callable<Integer> {
                 System.err.println("kiln: creating the demo workspace in " + ws);
                 new DemoWorkspace().write(ws, DemoWorkspace.DEFAULT_CONTRACTS, DemoCommand.DEFAULT_SEED, false);
             }
-        } else if (!WorkspaceLayout.of(ws).isWorkspace()) {
-            throw new CliException(ws.toAbsolutePath() + " is not a Kiln workspace (no kiln.json or tasks/)."
-                    + " Create one with: kiln demo " + ws);
+        } else {
+            Workspaces.require(ws);
         }
+        // A malformed kiln.json is a clear exit-2 message here, not a stack trace from inside the window.
+        dev.kiln.core.workspace.WorkspaceSettings.read(ws.toAbsolutePath());
         Console.open(ws, page);
         return 0;
     }

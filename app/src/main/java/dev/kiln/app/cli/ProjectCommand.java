@@ -29,10 +29,7 @@ final class ProjectCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        WorkspaceLayout ws = WorkspaceLayout.of(dir);
-        if (!ws.isWorkspace()) {
-            throw new CliException(ws.root() + " is not a Kiln workspace (no kiln.json or tasks/). Create one with: kiln demo " + dir);
-        }
+        WorkspaceLayout ws = WorkspaceLayout.of(Workspaces.require(dir));
         Projector projector = Projector.builder(ws).build();
         TickResult r = projector.tick(WakeReason.MANUAL);
         if (json) {

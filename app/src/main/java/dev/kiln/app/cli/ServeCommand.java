@@ -38,10 +38,7 @@ final class ServeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        WorkspaceLayout layout = WorkspaceLayout.of(dir);
-        if (!layout.isWorkspace()) {
-            throw new CliException(layout.root() + " is not a Kiln workspace (no kiln.json or tasks/). Create one with: kiln demo " + dir);
-        }
+        WorkspaceLayout layout = WorkspaceLayout.of(Workspaces.require(dir));
         WorkspaceSettings settings = WorkspaceSettings.read(layout.root());
         Duration iv = interval == null ? settings.interval() : Durations.parse(interval);
         Duration hb = heartbeat == null ? settings.heartbeat() : Durations.parse(heartbeat);

@@ -47,6 +47,16 @@ class DemoCommandTest {
     }
 
     @Test
+    void console_malformedSettings_refusedWithFileNamed() throws Exception {
+        assertThat(run("demo", tmp.resolve("ws").toString(), "--contracts", "5")).isZero();
+        Files.writeString(tmp.resolve("ws/kiln.json"), "{\"interval\": \"soon\"}");
+
+        assertThat(run(tmp.resolve("ws").toString())).isEqualTo(2);
+
+        assertThat(err.toString()).contains("kiln.json").contains("'soon' is not a duration");
+    }
+
+    @Test
     void demo_zeroContracts_refused() {
         assertThat(run("demo", tmp.resolve("ws").toString(), "--contracts", "0")).isEqualTo(2);
         assertThat(err.toString()).contains("contracts must be at least 1");
