@@ -75,6 +75,7 @@ public final class ContractsView extends VBox {
         table.getColumns().add(column("Title", 170, ContractRow::title));
         TableColumn<ContractRow, String> deadline = column("Deadline", 165, ContractRow::deadline);
         deadline.setCellFactory(c -> new StateCell());
+        deadline.setMinWidth(170);
         table.getColumns().add(deadline);
         table.getColumns().add(column("Problem", 240, ContractRow::problem));
         table.setPlaceholder(new Label("No contract files under tasks/"));

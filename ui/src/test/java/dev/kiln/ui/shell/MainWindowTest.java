@@ -29,13 +29,14 @@ import org.testfx.util.WaitForAsyncUtils;
 class MainWindowTest {
     private static final int CONTRACTS = 137;
     private static Path workspace;
+    private static dev.kiln.core.demo.DemoSummary summary;
     private static final FxBackground BACKGROUND = new FxBackground();
     private Stage stage;
 
     @Start
     void start(Stage stage) throws Exception {
         workspace = Files.createTempDirectory("kiln-ui-test");
-        new DemoWorkspace().write(workspace, CONTRACTS, 11, false);
+        summary = new DemoWorkspace().write(workspace, CONTRACTS, 11, false);
         this.stage = stage;
         KilnConsole.show(stage, WorkspaceLayout.of(workspace), BACKGROUND);
     }
@@ -87,6 +88,38 @@ class MainWindowTest {
         WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> ticks.getItems().stream()
                 .anyMatch(t -> t.reason() == dev.kiln.core.projection.WakeReason.CHANGE && t.revision() > before));
         assertThat(Files.readString(workspace.resolve("observer/state.json"))).contains("edited-by-test");
+    }
+
+    @Test
+    void contractsPage_healShowsItsPreviewBeforeWriting_cancelWritesNothing(FxRobot robot) throws Exception {
+        robot.clickOn("#" + Page.CONTRACTS.navId());
+        Path legacy = workspace.resolve(summary.legacyIds().get(0));
+        byte[] before = Files.readAllBytes(legacy);
+
+        robot.clickOn("#contracts-heal");
+        Node preview = robot.lookup("#heal-preview").query();
+        Label healSummary = robot.lookup("#heal-summary").queryAs(Label.class);
+        WaitForAsyncUtils.waitFor(20, TimeUnit.SECONDS, () -> preview.isVisible() && !healSummary.getText().isEmpty());
+        WaitForAsyncUtils.waitForFxEvents();
+
+        assertThat(robot.lookup("#heal-summary").queryAs(Label.class).getText())
+                .startsWith("Heal will rewrite " + summary.legacyIds().size() + " leaf id");
+        // every planned rewrite, plus the malformed contract that cannot be healed
+        assertThat(robot.lookup("#heal-changes").<String>queryListView().getItems()).hasSize(summary.legacyIds().size() + 1)
+                .anyMatch(line -> line.contains("cannot heal") && line.contains("not valid JSON"));
+        assertThat(Files.readAllBytes(legacy)).isEqualTo(before);
+        robot.interact(() -> {
+            try {
+                PngSnapshot.write(stage.getScene(), Path.of("target/heal-preview.png"));
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+
+        robot.clickOn("Cancel");
+        WaitForAsyncUtils.waitForFxEvents();
+        assertThat(preview.isVisible()).isFalse();
+        assertThat(Files.readAllBytes(legacy)).isEqualTo(before);
     }
 
     @Test
