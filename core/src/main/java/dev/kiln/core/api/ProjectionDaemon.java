@@ -196,9 +196,10 @@ public final class ProjectionDaemon implements AutoCloseable {
         ticking = reason;
         TickResult r = full ? projector.tick(reason)
                 : projector.tick(reason, b -> b.apply(changes.paths(ChangeDomain.CONTRACTS)));
-        byte[] doc = projector.document();
         Published p = published;
-        if (doc != null && (p == null || r.revision() > p.revision())) {
+        // the document is megabytes at 10,000 leaves: copied only for a new revision, not on every tick
+        byte[] doc = p == null || r.revision() > p.revision() ? projector.document() : null;
+        if (doc != null) {
             Projector.DocumentParts parts = projector.parts();
             Published next = parts != null && parts.revision() == r.revision()
                     ? new Published(r.revision(), doc, parts.leaves(), parts.failures(), parts.meta())

@@ -14,6 +14,8 @@ import java.io.IOException;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -24,9 +26,14 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs projection ticks over one workspace. One tick: build one {@link ContractSnapshot} (stat-keyed parse
- * cache) → every reader ({@link Enclosures}, {@link EngineFacts}, {@link DriftPruning}) reads it → project
- * each leaf → write {@code observer/state.json} atomically if, and only if, its stable content (leaves,
- * failures, meta) changed, advancing the revision → publish {@link TickFinished}.
+ * cache) → project each leaf from it (its enclosure, its engine's liveness as {@link EngineFacts} reads it,
+ * whether it is overdue) and prune drift ({@link DriftPruning}) → write {@code observer/state.json} atomically
+ * if, and only if, its stable content (leaves, failures, meta) changed, advancing the revision → publish
+ * {@link TickFinished}.
+ *
+ * <p>Work follows change: a leaf whose {@link ContractFile} is the very instance of the last tick (the snapshot
+ * keeps it while the file is unchanged) keeps its last projection, and only its time-derived facts (overdue,
+ * engine liveness) are recomputed; an unchanged leaf keeps its rendered JSON too.
  *
  * <p>Time-only fields ({@code generated_at}, the tick's counters) never advance the revision by themselves;
  * time-derived facts (overdue, engine liveness) do when they flip. The revision continues from an existing
@@ -53,6 +60,14 @@ public final class Projector {
     private volatile byte[] document;
     private volatile DocumentParts parts;
     private final StateDocument.LeafJsonCache leafJson = new StateDocument.LeafJsonCache();
+    /** The last tick's contracts and their projections, position for position: what an unchanged file reuses. */
+    private List<ContractFile> lastFiles = List.of();
+    private List<LeafState> lastLeaves = List.of();
+    /** The latest deadline among the last projection's overdue leaves, the earliest among its pending ones. */
+    private Instant maxOverdueDeadline;
+    private Instant minPendingDeadline;
+    /** Positions in {@link #lastLeaves} of leaves that declare an engine: liveness is looked up every tick. */
+    private final BitSet engines = new BitSet();
 
     private Projector(Builder b) {
         this.layout = b.layout;
@@ -85,12 +100,10 @@ public final class Projector {
             snapshots.invalidateAll();
         }
         ContractSnapshot snapshot = Objects.requireNonNull(step.apply(snapshots), "the snapshot step returned null");
-        Enclosures enclosures = Enclosures.of(snapshot);
-        EngineFacts engines = EngineFacts.of(snapshot);
         DriftPruning drift = DriftPruning.prune(snapshot, layout.driftDir());
         drift.problems().forEach(p -> LOG.warn("Drift pruning in {}: {}", layout.driftDir(), p));
 
-        StateDocument.Stable stable = new StateDocument.Stable(project(snapshot, enclosures, engines, now), snapshot.failures(), meta);
+        StateDocument.Stable stable = new StateDocument.Stable(project(snapshot, now), snapshot.failures(), meta);
         boolean changed = !stable.equals(lastStable) && !sameAsPrevious(stable);
         long nextRevision = changed ? revision + 1 : revision;
         String writeError = null;
@@ -178,17 +191,120 @@ public final class Projector {
         return layout;
     }
 
-    private static List<LeafState> project(ContractSnapshot snapshot, Enclosures enclosures, EngineFacts engines, Instant now) {
-        List<LeafState> leaves = new ArrayList<>(snapshot.contracts().size());
-        for (ContractFile f : snapshot.contracts()) {
-            Contract c = f.contract();
-            EngineFact e = engines.byLeaf().get(f.leafId());
-            boolean overdue = c.deadline() != null && now.isAfter(c.deadline()) && !"done".equalsIgnoreCase(c.status());
-            leaves.add(new LeafState(f.leafId(), f.file(), c.leafId(), f.idShape(), c.title(), c.status(), c.deadline(), overdue,
-                    enclosures.pathsOf(f.leafId()),
-                    e == null ? null : new LeafState.Engine(e.pid(), e.command(), e.startedAt(), e.liveness())));
+    /**
+     * Projects every leaf, reusing the last tick's projection of each contract file instance that is still in the
+     * snapshot: its declared content cannot have changed, so only overdue and engine liveness can differ. Gives
+     * exactly what projecting every leaf from scratch would.
+     *
+     * <p>When every file kept its position and {@code now} lies in the window where no overdue flag of the last
+     * projection flips, only the changed positions and the leaves with engines are visited; otherwise every leaf.
+     */
+    private List<LeafState> project(ContractSnapshot snapshot, Instant now) {
+        List<ContractFile> files = snapshot.contracts();
+        List<ContractFile> prevFiles = lastFiles;
+        List<LeafState> prevLeaves = lastLeaves;
+        List<LeafState> leaves;
+        if (prevFiles.size() == files.size() && !prevFiles.isEmpty() && overdueSettled(now)) {
+            leaves = new ArrayList<>(prevLeaves);
+            for (int i = 0; i < files.size(); i++) {
+                ContractFile f = files.get(i);
+                if (prevFiles.get(i) != f) { // an identity check: a changed file is a new instance
+                    LeafState l = leaf(f, now);
+                    leaves.set(i, l);
+                    bound(f.contract(), l.overdue());
+                    engines.set(i, l.engine() != null);
+                }
+            }
+            for (int i = engines.nextSetBit(0); i >= 0; i = engines.nextSetBit(i + 1)) {
+                if (prevFiles.get(i) == files.get(i)) {
+                    leaves.set(i, refreshed(leaves.get(i), files.get(i), now));
+                }
+            }
+        } else {
+            leaves = new ArrayList<>(files.size());
+            Map<ContractFile, LeafState> moved = null; // built only when a file was added or removed before this position
+            maxOverdueDeadline = null;
+            minPendingDeadline = null;
+            engines.clear();
+            for (int i = 0; i < files.size(); i++) {
+                ContractFile f = files.get(i);
+                LeafState prev = null;
+                if (i < prevFiles.size() && prevFiles.get(i) == f) {
+                    prev = prevLeaves.get(i);
+                } else if (!prevFiles.isEmpty()) {
+                    if (moved == null) {
+                        moved = new IdentityHashMap<>(prevFiles.size() * 2);
+                        for (int k = 0; k < prevFiles.size(); k++) {
+                            moved.put(prevFiles.get(k), prevLeaves.get(k));
+                        }
+                    }
+                    prev = moved.get(f);
+                }
+                LeafState l = prev == null ? leaf(f, now) : refreshed(prev, f, now);
+                leaves.add(l);
+                bound(f.contract(), l.overdue());
+                engines.set(i, l.engine() != null);
+            }
         }
+        lastFiles = files;
+        lastLeaves = leaves;
         return leaves;
+    }
+
+    /**
+     * Whether every overdue flag of the last projection is still right at {@code now}: overdue leaves have
+     * deadlines before it, pending ones deadlines at or after it. The bounds only ever widen between full passes
+     * (a replaced leaf's deadline stays in them), which can only make this answer no more often.
+     */
+    private boolean overdueSettled(Instant now) {
+        return (maxOverdueDeadline == null || now.isAfter(maxOverdueDeadline))
+                && (minPendingDeadline == null || !now.isAfter(minPendingDeadline));
+    }
+
+    private void bound(Contract c, boolean overdue) {
+        if (c.deadline() == null || "done".equalsIgnoreCase(c.status())) {
+            return; // never overdue, whatever the time
+        }
+        if (overdue) {
+            if (maxOverdueDeadline == null || c.deadline().isAfter(maxOverdueDeadline)) {
+                maxOverdueDeadline = c.deadline();
+            }
+        } else if (minPendingDeadline == null || c.deadline().isBefore(minPendingDeadline)) {
+            minPendingDeadline = c.deadline();
+        }
+    }
+
+    /** A leaf projected from scratch. */
+    private static LeafState leaf(ContractFile f, Instant now) {
+        Contract c = f.contract();
+        // Leaf ids are unique per snapshot (one contract file per directory), so the leaf's own enclosure is
+        // what the Enclosures reader maps its id to.
+        return new LeafState(f.leafId(), f.file(), c.leafId(), f.idShape(), c.title(), c.status(), c.deadline(),
+                overdue(c, now), c.enclosure(), engine(f, c));
+    }
+
+    /** {@code prev} (the projection of the same file instance) with its time-derived facts brought up to date. */
+    private static LeafState refreshed(LeafState prev, ContractFile f, Instant now) {
+        Contract c = f.contract();
+        boolean overdue = overdue(c, now);
+        LeafState.Engine engine = c.engine() == null ? null : engine(f, c);
+        if (overdue == prev.overdue() && Objects.equals(engine, prev.engine())) {
+            return prev; // the same instance: equality and the JSON cache are identity checks
+        }
+        return new LeafState(prev.leafId(), prev.file(), prev.declaredLeafId(), prev.idShape(), prev.title(), prev.status(),
+                prev.deadline(), overdue, prev.enclosure(), engine);
+    }
+
+    private static boolean overdue(Contract c, Instant now) {
+        return c.deadline() != null && now.isAfter(c.deadline()) && !"done".equalsIgnoreCase(c.status());
+    }
+
+    private static LeafState.Engine engine(ContractFile f, Contract c) {
+        if (c.engine() == null) {
+            return null;
+        }
+        EngineFact e = EngineFacts.look(f.leafId(), c.engine());
+        return new LeafState.Engine(e.pid(), e.command(), e.startedAt(), e.liveness());
     }
 
     /**

@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kiln.core.snapshot.SnapshotFailure;
 import dev.kiln.core.snapshot.SnapshotStats;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -58,28 +57,31 @@ final class StateDocument {
     static Rendered render(Path workspace, long revision, Instant generatedAt, Stable stable, TickResult tick,
             JsonNode runtime, LeafJsonCache cache) {
         Map<String, String> leafJson = new LinkedHashMap<>(stable.leaves().size() * 2);
-        ByteArrayOutputStream out = new ByteArrayOutputStream(256 + stable.leaves().size() * 340);
+        byte[] head;
+        byte[] bytes;
+        LeafJson[] parts;
         String failuresJson;
         String metaJson;
         try {
-            ObjectNode head = MAPPER.createObjectNode();
-            head.put("format", FORMAT);
-            head.put("revision", revision);
-            head.put("generated_at", generatedAt.toString());
-            head.put("workspace", workspace.toString());
-            byte[] h = MAPPER.writeValueAsBytes(head);
-            out.write(h, 0, h.length - 1); // without its closing brace
-            out.write(",\"leaves\":[".getBytes(StandardCharsets.UTF_8));
-            boolean first = true;
-            for (LeafState l : stable.leaves()) {
-                LeafJson j = cache.json(l);
+            ObjectNode headNode = MAPPER.createObjectNode();
+            headNode.put("format", FORMAT);
+            headNode.put("revision", revision);
+            headNode.put("generated_at", generatedAt.toString());
+            headNode.put("workspace", workspace.toString());
+            byte[] h = MAPPER.writeValueAsBytes(headNode);
+            byte[] open = ",\"leaves\":[".getBytes(StandardCharsets.UTF_8);
+            head = java.util.Arrays.copyOf(h, h.length - 1 + open.length); // without its closing brace
+            System.arraycopy(open, 0, head, h.length - 1, open.length);
+            parts = new LeafJson[stable.leaves().size()];
+            int leafBytes = 0;
+            for (int i = 0; i < parts.length; i++) {
+                LeafState l = stable.leaves().get(i);
+                LeafJson j = cache.json(i, l);
+                parts[i] = j;
+                leafBytes += j.utf8().length;
                 leafJson.put(l.leafId(), j.text());
-                if (!first) {
-                    out.write(',');
-                }
-                first = false;
-                out.write(j.utf8());
             }
+            leafBytes += Math.max(0, parts.length - 1); // the commas between leaves
             ArrayNode failures = MAPPER.createArrayNode();
             for (SnapshotFailure f : stable.failures()) {
                 failures.addObject().put("path", f.path()).put("kind", f.kind().name().toLowerCase(Locale.ROOT)).put("reason", f.reason());
@@ -99,13 +101,26 @@ final class StateDocument {
                     .put("failed", s.failed()).put("pruned", s.pruned()).put("build_ms", round(s.buildMillis()));
             ArrayNode drift = t.putArray("drift_pruned");
             tick.driftPruned().forEach(drift::add);
-            out.write(("],\"failures\":" + failuresJson + ",\"meta\":" + MAPPER.writeValueAsString(meta) + ",\"tick\":"
-                    + MAPPER.writeValueAsString(t) + "}").getBytes(StandardCharsets.UTF_8));
+            byte[] tail = ("],\"failures\":" + failuresJson + ",\"meta\":" + MAPPER.writeValueAsString(meta) + ",\"tick\":"
+                    + MAPPER.writeValueAsString(t) + "}").getBytes(StandardCharsets.UTF_8);
+            // assembled once into an array of the exact size: the document is megabytes at 10,000 leaves
+            bytes = new byte[head.length + leafBytes + tail.length];
+            System.arraycopy(head, 0, bytes, 0, head.length);
+            int at = head.length;
+            for (int i = 0; i < parts.length; i++) {
+                if (i > 0) {
+                    bytes[at++] = ',';
+                }
+                byte[] u = parts[i].utf8();
+                System.arraycopy(u, 0, bytes, at, u.length);
+                at += u.length;
+            }
+            System.arraycopy(tail, 0, bytes, at, tail.length);
         } catch (IOException e) {
             throw new IllegalStateException("rendering to memory cannot fail", e);
         }
-        cache.retainOnly();
-        return new Rendered(out.toByteArray(), Collections.unmodifiableMap(leafJson), failuresJson, metaJson);
+        cache.retain(stable.leaves(), parts);
+        return new Rendered(bytes, Collections.unmodifiableMap(leafJson), failuresJson, metaJson);
     }
 
     /** One leaf's JSON object, as text (for SSE deltas) and as the UTF-8 bytes the document is assembled from. */
@@ -113,16 +128,23 @@ final class StateDocument {
     }
 
     /**
-     * Each leaf's JSON by leaf value, kept across ticks and pruned to the leaves of the last render: an unchanged
-     * leaf costs a hash lookup and a copy of its bytes, and keeps the very same text instance (so SSE compares by
-     * identity first).
+     * Each leaf's JSON, kept across ticks. An unchanged leaf is usually the very instance at the same position of
+     * the last render (the projector reuses it), so it costs an identity check and keeps the very same text
+     * instance (so SSE compares by identity first); an equal leaf in a new instance or at a new position (a
+     * re-parse of unchanged content, a leaf added before it) is found by value. The value map holds every leaf of
+     * the last render and at most about as many older ones.
      */
     static final class LeafJsonCache {
-        private Map<LeafState, LeafJson> byLeaf = new HashMap<>();
-        private Map<LeafState, LeafJson> next = new HashMap<>();
+        private List<LeafState> lastLeaves = List.of();
+        private LeafJson[] lastJson = new LeafJson[0];
+        private Map<LeafState, LeafJson> byValue = new HashMap<>();
 
-        LeafJson json(LeafState l) {
-            LeafJson j = byLeaf.get(l);
+        /** The JSON of {@code l}, the leaf at {@code position} of the render in progress. */
+        LeafJson json(int position, LeafState l) {
+            if (position < lastJson.length && lastLeaves.get(position) == l) {
+                return lastJson[position];
+            }
+            LeafJson j = byValue.get(l);
             if (j == null) {
                 try {
                     String text = MAPPER.writeValueAsString(leafNode(l));
@@ -130,14 +152,22 @@ final class StateDocument {
                 } catch (JsonProcessingException e) {
                     throw new IllegalStateException("a JSON tree always serializes", e);
                 }
+                byValue.put(l, j);
             }
-            next.put(l, j);
             return j;
         }
 
-        void retainOnly() {
-            byLeaf = next;
-            next = new HashMap<>(Math.max(16, byLeaf.size() * 4 / 3 + 16));
+        /** Keeps what the render just finished used: {@code json[i]} is the JSON of {@code leaves.get(i)}. */
+        void retain(List<LeafState> leaves, LeafJson[] json) {
+            lastLeaves = leaves;
+            lastJson = json;
+            if (byValue.size() > 2 * json.length + 64) {
+                // rare (after about as many changed leaves as there are leaves): hash everything once
+                byValue = new HashMap<>(json.length * 2);
+                for (int i = 0; i < json.length; i++) {
+                    byValue.put(leaves.get(i), json[i]);
+                }
+            }
         }
     }
 
