@@ -21,12 +21,7 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
-import java.util.Queue;
 import java.util.Set;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ForkJoinPool;
-import java.util.concurrent.RecursiveAction;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Copies a seed into a job's scratch cache: every regular file is a new file with its own inode (never a hard
@@ -52,20 +47,13 @@ final class SeedCopier {
     /** Files up to this size go through one reused buffer; larger ones through {@code sendfile}. */
     private static final int SMALL = 64 * 1024;
 
-    /**
-     * At most this many copying threads. File creation is kernel work (inode and journal), which two cores can do
-     * side by side in different directories; beyond a few threads they only contend on the journal.
-     */
-    private static final int MAX_THREADS = 4;
-
     private final Path root;
     private final Path dst;
-    /** One buffer per copying thread, reused for every small file that thread copies. */
-    private final ThreadLocal<ByteBuffer> buffers = ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(SMALL));
-    private final Queue<String> problems = new ConcurrentLinkedQueue<>();
-    private final LongAdder files = new LongAdder();
-    private final LongAdder bytes = new LongAdder();
-    private final LongAdder links = new LongAdder();
+    private final ByteBuffer buffer = ByteBuffer.allocateDirect(SMALL);
+    private final List<String> problems = new ArrayList<>();
+    private long files;
+    private long bytes;
+    private long links;
 
     private SeedCopier(Path root, Path dst) {
         this.root = root;
@@ -85,53 +73,19 @@ final class SeedCopier {
                     Optional.of("the scratch cache " + dst + " and the seed " + root + " overlap; copy refused"));
         }
         SeedCopier c = new SeedCopier(root, dst);
-        int threads = Math.max(1, Math.min(MAX_THREADS, Runtime.getRuntime().availableProcessors()));
-        ForkJoinPool pool = new ForkJoinPool(threads);
         try {
             Files.createDirectories(dst);
-            pool.invoke(c.new DirCopy(root, dst, true));
+            c.copyDir(root, dst, true);
         } catch (IOException | RuntimeException e) {
             c.problems.add("copy failed: " + e);
-        } finally {
-            pool.shutdown();
         }
         Optional<String> problem = c.problems.isEmpty() ? Optional.empty()
                 : Optional.of(String.join("; ", c.problems) + "; the job proceeds with what was copied");
-        return new CopyReport(c.problems.isEmpty(), c.files.sum(), c.bytes.sum(), c.links.sum(),
-                Duration.between(begin, clock.instant()), problem);
+        return new CopyReport(c.problems.isEmpty(), c.files, c.bytes, c.links, Duration.between(begin, clock.instant()),
+                problem);
     }
 
-    /**
-     * Copies one directory's entries, and forks a copy of each subdirectory as soon as it is created, so an idle
-     * thread takes a disjoint subtree (uv's archives are many sibling trees). A failure stays with its directory:
-     * it is reported, and the rest of the seed is still copied.
-     */
-    private final class DirCopy extends RecursiveAction {
-        private final Path from;
-        private final Path to;
-        private final boolean top;
-
-        DirCopy(Path from, Path to, boolean top) {
-            this.from = from;
-            this.to = to;
-            this.top = top;
-        }
-
-        @Override
-        protected void compute() {
-            List<DirCopy> forked = new ArrayList<>();
-            try {
-                copyEntries(from, to, top, forked);
-            } catch (IOException | RuntimeException e) {
-                problems.add("copy of " + (from.equals(root) ? "the seed" : root.relativize(from)) + " failed: " + e);
-            }
-            for (DirCopy sub : forked) {
-                sub.join();
-            }
-        }
-    }
-
-    private void copyEntries(Path from, Path to, boolean top, List<DirCopy> forked) throws IOException {
+    private void copyDir(Path from, Path to, boolean top) throws IOException {
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(from)) {
             for (Path entry : entries) {
                 String name = entry.getFileName().toString();
@@ -146,9 +100,7 @@ final class SeedCopier {
                     } catch (FileAlreadyExistsException e) {
                         // merging into a job cache that already has this directory
                     }
-                    DirCopy sub = new DirCopy(entry, target, false);
-                    sub.fork();
-                    forked.add(sub);
+                    copyDir(entry, target, false);
                 } else if (a.isSymbolicLink()) {
                     copyLink(entry, target);
                 } else if (a.isRegularFile()) {
@@ -167,7 +119,7 @@ final class SeedCopier {
         }
         Files.deleteIfExists(to);
         Files.createSymbolicLink(to, target);
-        links.increment();
+        links++;
     }
 
     private void copyFile(Path from, Path to, PosixFileAttributes a) throws IOException {
@@ -187,7 +139,6 @@ final class SeedCopier {
             long size = a.size();
             long done = 0;
             if (size <= SMALL) {
-                ByteBuffer buffer = buffers.get();
                 // Most of a uv cache is small files: a plain read and write costs less than setting up sendfile.
                 buffer.clear();
                 while (buffer.hasRemaining() && in.read(buffer) > 0) {
@@ -211,8 +162,8 @@ final class SeedCopier {
                     done += n;
                 }
             }
-            bytes.add(done);
+            bytes += done;
         }
-        files.increment();
+        files++;
     }
 }
