@@ -36,7 +36,10 @@ import java.util.Set;
  * mode, one read and one write through a reused buffer (or {@code sendfile} for large files), two closes.
  * Permissions are kept (wheels carry executable scripts); timestamps and owners are not, since uv keeps
  * freshness inside its cache entries, not in file times (the offline-install test proves the copy is
- * sufficient). Measured against {@code cp -a} by {@code kiln bench seed}.
+ * sufficient). Measured against {@code cp -a} by {@code kiln bench seed}: under strace this is 8 system calls per
+ * file to GNU cp 9.1's ~16 (cp adds xattr, ACL, utimensat and fadvise calls), and the time is the kernel's file
+ * creation. One thread on purpose: copying disjoint subtrees on two threads measured no faster (creation waits on
+ * the filesystem's journal, which a second thread does not overlap) and its fastest rounds were slower.
  */
 final class SeedCopier {
     private static final LinkOption[] NOFOLLOW = {LinkOption.NOFOLLOW_LINKS};
