@@ -1,5 +1,6 @@
 package dev.kiln.app.cli;
 
+import dev.kiln.core.workspace.FileTrees;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.kiln.core.archive.ArchiveCache;
@@ -11,15 +12,12 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -81,7 +79,7 @@ final class BenchArchiveCommand implements Callable<Integer> {
         } catch (IOException e) {
             throw new CliException("The archive benchmark could not read or write its files: " + e, e);
         } finally {
-            deleteTree(scratch);
+            FileTrees.delete(scratch);
         }
     }
 
@@ -283,17 +281,4 @@ final class BenchArchiveCommand implements Callable<Integer> {
         return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
     }
 
-    private static void deleteTree(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        List<Path> paths = new ArrayList<>();
-        try (Stream<Path> s = Files.walk(dir)) {
-            s.forEach(paths::add);
-        }
-        paths.sort(Comparator.reverseOrder());
-        for (Path p : paths) {
-            Files.deleteIfExists(p);
-        }
-    }
 }

@@ -1,5 +1,6 @@
 package dev.kiln.app.cli;
 
+import dev.kiln.core.workspace.FileTrees;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kiln.core.seed.Cancellation;
@@ -11,11 +12,8 @@ import dev.kiln.core.seed.WarmResult;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Clock;
 import java.util.Arrays;
 import java.util.List;
@@ -64,7 +62,7 @@ final class SeedBenchCommand implements Callable<Integer> {
             System.out.println(json ? m.writeValueAsString(out) : m.writerWithDefaultPrettyPrinter().writeValueAsString(out));
             return out.path("seed_sufficient").asBoolean() ? 0 : 1;
         } finally {
-            deleteTree(scratch);
+            FileTrees.delete(scratch);
         }
     }
 
@@ -228,22 +226,4 @@ final class SeedBenchCommand implements Callable<Integer> {
         return ws;
     }
 
-    private static void deleteTree(Path root) throws IOException {
-        if (!Files.exists(root)) {
-            return;
-        }
-        Files.walkFileTree(root, new SimpleFileVisitor<>() {
-            @Override
-            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                Files.delete(file);
-                return FileVisitResult.CONTINUE;
-            }
-
-            @Override
-            public FileVisitResult postVisitDirectory(Path dir, IOException exc) throws IOException {
-                Files.delete(dir);
-                return FileVisitResult.CONTINUE;
-            }
-        });
-    }
 }

@@ -1,5 +1,6 @@
 package dev.kiln.core.api;
 
+import dev.kiln.core.workspace.FileTrees;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -64,7 +65,7 @@ public final class WatchBenchmark {
             tickFigures(tmp.resolve("big"), bigContracts, rounds, out);
             return out;
         } finally {
-            deleteTree(tmp);
+            FileTrees.delete(tmp);
         }
     }
 
@@ -208,14 +209,6 @@ public final class WatchBenchmark {
 
     private static double round(double v) {
         return Math.round(v * 100) / 100.0;
-    }
-
-    private static void deleteTree(Path root) throws IOException {
-        try (Stream<Path> s = Files.walk(root)) {
-            for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        }
     }
 
     /** A minimal SSE reader: the data of each event as JSON, on its own thread. */

@@ -1,16 +1,14 @@
 package dev.kiln.core.projection;
 
+import dev.kiln.core.workspace.FileTrees;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kiln.core.contract.Contract;
 import dev.kiln.core.contract.ContractCodec;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -198,19 +196,7 @@ public final class ProjectionBenchmark {
 
     private static void deleteTree(Path dir) {
         try {
-            Files.walkFileTree(dir, new SimpleFileVisitor<>() {
-                @Override
-                public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                    Files.delete(file);
-                    return FileVisitResult.CONTINUE;
-                }
-
-                @Override
-                public FileVisitResult postVisitDirectory(Path d, IOException e) throws IOException {
-                    Files.delete(d);
-                    return FileVisitResult.CONTINUE;
-                }
-            });
+            FileTrees.delete(dir);
         } catch (IOException e) {
             System.err.println("kiln: could not remove the benchmark's temp directory " + dir + ": " + e.getMessage());
         }

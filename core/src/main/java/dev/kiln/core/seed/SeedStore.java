@@ -1,5 +1,6 @@
 package dev.kiln.core.seed;
 
+import dev.kiln.core.workspace.FileTrees;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -152,7 +153,7 @@ final class SeedStore {
             throw e;
         }
         if (old != null) {
-            deleteTree(old);
+            FileTrees.delete(old);
         }
     }
 
@@ -175,7 +176,7 @@ final class SeedStore {
         List<Path> removed = new ArrayList<>();
         try (DirectoryStream<Path> s = Files.newDirectoryStream(seedsDir, p -> isLeftover(p, name))) {
             for (Path p : s) {
-                deleteTree(p);
+                FileTrees.delete(p);
                 removed.add(p);
             }
         }
@@ -203,7 +204,7 @@ final class SeedStore {
                     continue;
                 }
                 try {
-                    deleteTree(p);
+                    FileTrees.delete(p);
                     removed.add(p);
                 } catch (IOException e) {
                     // someone else's to clean; never fail a warm over it
@@ -215,30 +216,4 @@ final class SeedStore {
         return removed;
     }
 
-    static void deleteTree(Path root) throws IOException {
-        if (!Files.exists(root, LinkOption.NOFOLLOW_LINKS)) {
-            return;
-        }
-        Files.walkFileTree(root, new SimpleFileVisitor<>() {
-            @Override
-            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                Files.deleteIfExists(file);
-                return FileVisitResult.CONTINUE;
-            }
-
-            @Override
-            public FileVisitResult visitFileFailed(Path file, IOException exc) throws IOException {
-                if (exc instanceof NoSuchFileException) {
-                    return FileVisitResult.CONTINUE;
-                }
-                throw exc;
-            }
-
-            @Override
-            public FileVisitResult postVisitDirectory(Path dir, IOException exc) throws IOException {
-                Files.deleteIfExists(dir);
-                return FileVisitResult.CONTINUE;
-            }
-        });
-    }
 }

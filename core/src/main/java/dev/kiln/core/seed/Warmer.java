@@ -1,5 +1,6 @@
 package dev.kiln.core.seed;
 
+import dev.kiln.core.workspace.FileTrees;
 import dev.kiln.core.telemetry.EventSink;
 import dev.kiln.core.workspace.WorkspaceException;
 import java.io.IOException;
@@ -314,7 +315,7 @@ final class Warmer {
 
     private static void quietlyDelete(Path p) {
         try {
-            SeedStore.deleteTree(p);
+            FileTrees.delete(p);
         } catch (IOException e) {
             LOG.warn("Could not delete {} after a warm; the next warm removes it: {}", p, e.toString());
         }

@@ -1,5 +1,6 @@
 package dev.kiln.core.startup;
 
+import dev.kiln.core.workspace.FileTrees;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -239,8 +240,8 @@ final class ServerRun {
     }
 
     private static void deleteTree(Path root) {
-        try (var s = Files.walk(root)) {
-            s.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        try {
+            FileTrees.delete(root);
         } catch (IOException ignored) {
             // A temp directory left behind is harmless; it is never reused.
         }
