@@ -51,12 +51,16 @@ public final class EventsView extends VBox {
         table.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_FLEX_LAST_COLUMN);
         TableColumn<EventRow, String> at = new TableColumn<>("Time");
         at.setPrefWidth(110);
+        at.setMinWidth(110);
+        at.setMaxWidth(130);
         at.setCellValueFactory(f -> new ReadOnlyStringWrapper(TIME.format(f.getValue().at())));
         TableColumn<EventRow, String> kind = new TableColumn<>("Kind");
-        kind.setPrefWidth(170);
+        kind.setPrefWidth(150);
+        kind.setMaxWidth(220);
         kind.setCellValueFactory(f -> new ReadOnlyStringWrapper(f.getValue().kind()));
         TableColumn<EventRow, String> what = new TableColumn<>("What happened");
         what.setCellValueFactory(f -> new ReadOnlyStringWrapper(f.getValue().summary()));
+        what.setPrefWidth(700);
         table.getColumns().addAll(java.util.List.of(at, kind, what));
         table.setPlaceholder(new Label("No events yet. Ticks, cache hits, warms and probe steps appear here as they happen."));
         VBox.setVgrow(table, Priority.ALWAYS);
