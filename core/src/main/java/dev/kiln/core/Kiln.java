@@ -20,6 +20,7 @@ import dev.kiln.core.workspace.WorkspaceSettings;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Objects;
+import org.slf4j.LoggerFactory;
 
 /**
  * One workspace, wired: its settings, one event bus every capability publishes to, and the capabilities
@@ -143,6 +144,11 @@ public final class Kiln implements AutoCloseable {
         live = null;
         if (d != null) {
             d.close();
+        }
+        try {
+            ownProjector.flush(); // an on-demand tick's document becomes durable before the console exits
+        } catch (IOException e) {
+            LoggerFactory.getLogger(Kiln.class).error("{}", e.getMessage());
         }
     }
 }

@@ -32,6 +32,12 @@ final class ProjectCommand implements Callable<Integer> {
         WorkspaceLayout ws = WorkspaceLayout.of(Workspaces.require(dir));
         Projector projector = Projector.builder(ws).build();
         TickResult r = projector.tick(WakeReason.MANUAL);
+        String syncError = null;
+        try {
+            projector.flush();
+        } catch (java.io.IOException e) {
+            syncError = e.getMessage();
+        }
         if (json) {
             System.out.println(new ObjectMapper().writeValueAsString(toJson(ws, r, projector)));
         } else {
@@ -40,6 +46,9 @@ final class ProjectCommand implements Callable<Integer> {
         if (r.writeError() != null) {
             throw new CliException("could not write " + ws.stateFile() + ": " + r.writeError()
                     + ". Make the observer/ directory writable and run again.");
+        }
+        if (syncError != null) {
+            throw new CliException(syncError + ". The document is in place; check the disk (dmesg) and run again.");
         }
         return 0;
     }

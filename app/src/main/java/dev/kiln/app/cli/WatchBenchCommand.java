@@ -31,7 +31,7 @@ final class WatchBenchCommand implements Callable<Integer> {
     int burst = 1_000;
 
     @Option(names = "--rounds", paramLabel = "R", description = "Rounds of full and of incremental ticks (default: ${DEFAULT-VALUE}).")
-    int rounds = 9;
+    int rounds = 15;
 
     @Option(names = "--json", description = "Print compact JSON on one line (default: indented).")
     boolean json;

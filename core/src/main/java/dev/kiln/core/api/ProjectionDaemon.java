@@ -171,6 +171,11 @@ public final class ProjectionDaemon implements AutoCloseable {
         loop.close();
         watcher.close();
         try {
+            projector.flush(); // no tick runs any more: the last document becomes durable before the lock goes
+        } catch (IOException e) {
+            LOG.error("{}", e.getMessage());
+        }
+        try {
             Files.deleteIfExists(layout.apiTokenFile());
         } catch (IOException e) {
             LOG.warn("Could not remove {}: {}", layout.apiTokenFile(), e.getMessage());
@@ -202,7 +207,7 @@ public final class ProjectionDaemon implements AutoCloseable {
         if (doc != null) {
             Projector.DocumentParts parts = projector.parts();
             Published next = parts != null && parts.revision() == r.revision()
-                    ? new Published(r.revision(), doc, parts.leaves(), parts.failures(), parts.meta())
+                    ? new Published(r.revision(), doc, parts.leafIds(), parts.leafJson(), parts.failures(), parts.meta())
                     : new Published(r.revision(), doc);
             published = next;
             api.publish(next);

@@ -1,6 +1,6 @@
 package dev.kiln.core.api;
 
-import java.util.Map;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -8,17 +8,22 @@ import java.util.Objects;
  *
  * @param revision the document's revision
  * @param document the state document, UTF-8 JSON
- * @param leaves each leaf's JSON object (text) by leaf id, or null (then SSE deltas parse {@code document})
+ * @param leafIds leaf ids in document order, or null (then SSE deltas parse {@code document})
+ * @param leafJson each leaf's JSON object (text), position for position with {@code leafIds}, or null
  * @param failures the failures array (JSON text), or null
  * @param meta the stable meta object (JSON text), or null
  */
-public record Published(long revision, byte[] document, Map<String, String> leaves, String failures, String meta) {
+public record Published(long revision, byte[] document, List<String> leafIds, List<String> leafJson, String failures,
+        String meta) {
     public Published {
         Objects.requireNonNull(document, "document");
+        if ((leafIds == null) != (leafJson == null) || leafIds != null && leafIds.size() != leafJson.size()) {
+            throw new IllegalArgumentException("leaf ids and leaf JSON go together, one object per id");
+        }
     }
 
     /** A revision known only as its document. */
     public Published(long revision, byte[] document) {
-        this(revision, document, null, null, null);
+        this(revision, document, null, null, null, null);
     }
 }

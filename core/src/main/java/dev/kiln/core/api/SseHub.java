@@ -6,8 +6,11 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -67,8 +70,11 @@ final class SseHub {
         }
     }
 
-    /** A revision's leaves, failures and meta as JSON text: compared as strings, embedded raw. */
-    private record Revision(long revision, Map<String, String> leaves, String failures, String meta) {
+    /**
+     * A revision's leaves (ids and JSON text in document order), failures and meta as JSON text: compared as
+     * strings, embedded raw.
+     */
+    private record Revision(long revision, List<String> ids, List<String> leaves, String failures, String meta) {
     }
 
     private final int queueCapacity;
@@ -202,38 +208,71 @@ final class SseHub {
     }
 
     private static Revision parse(Published p) throws IOException {
-        if (p.leaves() != null && p.failures() != null && p.meta() != null) {
-            return new Revision(p.revision(), p.leaves(), p.failures(), p.meta());
+        if (p.leafIds() != null && p.failures() != null && p.meta() != null) {
+            return new Revision(p.revision(), p.leafIds(), p.leafJson(), p.failures(), p.meta());
         }
         JsonNode doc = MAPPER.readTree(p.document());
-        Map<String, String> leaves = new LinkedHashMap<>();
+        List<String> ids = new ArrayList<>();
+        List<String> leaves = new ArrayList<>();
         for (JsonNode leaf : doc.path("leaves")) {
-            String id = leaf.path("leaf_id").asText(leaf.path("file").asText(""));
-            leaves.put(id, MAPPER.writeValueAsString(leaf));
+            ids.add(leaf.path("leaf_id").asText(leaf.path("file").asText("")));
+            leaves.add(MAPPER.writeValueAsString(leaf));
         }
         JsonNode meta = doc.path("meta").deepCopy();
         if (meta instanceof ObjectNode m) {
             m.remove("daemon"); // volatile instrumentation is no change
         }
-        return new Revision(p.revision(), leaves, MAPPER.writeValueAsString(doc.path("failures")), MAPPER.writeValueAsString(meta));
+        return new Revision(p.revision(), ids, leaves, MAPPER.writeValueAsString(doc.path("failures")),
+                MAPPER.writeValueAsString(meta));
     }
 
-    /** The delta event's data, assembled from JSON text (no tree of the whole document is built). */
+    /**
+     * The delta event's data, assembled from JSON text (no tree of the whole document is built). Leaves keep their
+     * order between revisions, so the common head and tail are compared position for position (an unchanged leaf
+     * is the same text instance: an identity check); only the stretch between them is matched by id.
+     */
     private static String delta(Revision before, Revision after) {
         StringBuilder added = new StringBuilder();
         StringBuilder changed = new StringBuilder();
         StringBuilder removed = new StringBuilder();
-        after.leaves().forEach((id, leaf) -> {
-            String old = before.leaves().get(id);
+        List<String> bIds = before.ids();
+        List<String> aIds = after.ids();
+        int n = bIds.size();
+        int m = aIds.size();
+        int head = 0;
+        while (head < n && head < m && bIds.get(head).equals(aIds.get(head))) {
+            head++;
+        }
+        int tail = 0;
+        while (tail < n - head && tail < m - head && bIds.get(n - 1 - tail).equals(aIds.get(m - 1 - tail))) {
+            tail++;
+        }
+        for (int i = 0; i < head; i++) {
+            compare(changed, aIds.get(i), before.leaves().get(i), after.leaves().get(i));
+        }
+        Map<String, String> middle = new HashMap<>();
+        for (int i = head; i < n - tail; i++) {
+            middle.put(bIds.get(i), before.leaves().get(i));
+        }
+        Set<String> kept = new HashSet<>();
+        for (int i = head; i < m - tail; i++) {
+            String id = aIds.get(i);
+            String old = middle.get(id);
             if (old == null) {
-                member(added, id, leaf);
-            } else if (!old.equals(leaf)) {
-                member(changed, id, leaf);
+                member(added, id, after.leaves().get(i));
+            } else {
+                kept.add(id);
+                compare(changed, id, old, after.leaves().get(i));
             }
-        });
-        before.leaves().keySet().stream().filter(id -> !after.leaves().containsKey(id)).forEach(id -> {
-            removed.append(removed.length() == 0 ? "" : ",").append(quote(id));
-        });
+        }
+        for (int i = 0; i < tail; i++) {
+            compare(changed, aIds.get(m - tail + i), before.leaves().get(n - tail + i), after.leaves().get(m - tail + i));
+        }
+        for (int i = head; i < n - tail; i++) {
+            if (!kept.contains(bIds.get(i))) {
+                removed.append(removed.length() == 0 ? "" : ",").append(quote(bIds.get(i)));
+            }
+        }
         StringBuilder d = new StringBuilder(added.length() + changed.length() + removed.length() + 128);
         d.append("{\"revision\":").append(after.revision()).append(",\"previous\":").append(before.revision())
                 .append(",\"added\":{").append(added).append("},\"changed\":{").append(changed)
@@ -245,6 +284,12 @@ final class SseHub {
             d.append(",\"meta\":").append(after.meta());
         }
         return d.append('}').toString();
+    }
+
+    private static void compare(StringBuilder changed, String id, String old, String now) {
+        if (old != now && !old.equals(now)) {
+            member(changed, id, now);
+        }
     }
 
     private static void member(StringBuilder b, String id, String json) {

@@ -8,7 +8,6 @@ import dev.kiln.core.snapshot.ContractFile;
 import dev.kiln.core.snapshot.ContractSnapshot;
 import dev.kiln.core.snapshot.SnapshotBuilder;
 import dev.kiln.core.telemetry.EventSink;
-import dev.kiln.core.workspace.AtomicWrite;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import java.io.IOException;
 import java.time.Clock;
@@ -51,6 +50,7 @@ public final class Projector {
     private final boolean parseCache;
     private final SnapshotBuilder snapshots;
     private final Supplier<? extends JsonNode> runtimeMeta;
+    private final StateFile stateFile;
 
     private volatile long revision;
     private StateDocument.Stable lastStable;
@@ -76,6 +76,7 @@ public final class Projector {
         this.parseCache = b.parseCache;
         this.snapshots = new SnapshotBuilder(layout.tasksDir(), b.maxContractBytes);
         this.runtimeMeta = b.runtimeMeta;
+        this.stateFile = new StateFile(layout.stateFile());
     }
 
     /** A projector of {@code layout}'s workspace, with the system clock and no events until configured. */
@@ -113,11 +114,11 @@ public final class Projector {
                     runtimeMeta == null ? null : runtimeMeta.get(), leafJson);
             byte[] bytes = r.bytes();
             try {
-                AtomicWrite.write(layout.stateFile(), bytes);
+                stateFile.write(bytes);
                 revision = nextRevision;
                 lastStable = stable;
                 document = bytes;
-                parts = new DocumentParts(nextRevision, r.leaves(), r.failures(), r.meta());
+                parts = new DocumentParts(nextRevision, r.leafIds(), r.leafJson(), r.failures(), r.meta());
             } catch (IOException e) {
                 writeError = e.getClass().getSimpleName() + ": " + e.getMessage();
                 LOG.error("Could not write {}: {}. The projection stays at revision {}; the next tick tries again.",
@@ -170,21 +171,82 @@ public final class Projector {
     }
 
     /**
-     * The last written document in parts, as JSON text: each leaf's object by leaf id, the failures array and the
-     * stable meta object. Lets a consumer (the SSE hub) compare and embed leaves without parsing the document.
-     * Null before this projector wrote a document.
-     *
-     * @param revision the document's revision
-     * @param leaves each leaf's JSON object by leaf id, in document order
-     * @param failures the failures array
-     * @param meta the stable meta object (without the volatile {@code meta.daemon})
+     * The last written document in parts, as JSON text: each leaf's object in document order, the failures array
+     * and the stable meta object. Lets a consumer (the SSE hub) compare and embed leaves without parsing the
+     * document: an unchanged leaf keeps the very same text instance from one revision to the next.
      */
-    public record DocumentParts(long revision, Map<String, String> leaves, String failures, String meta) {
+    public static final class DocumentParts {
+        private final long revision;
+        private final List<String> leafIds;
+        private final List<String> leafJson;
+        private final String failures;
+        private final String meta;
+        private volatile Map<String, String> leaves;
+
+        DocumentParts(long revision, List<String> leafIds, List<String> leafJson, String failures, String meta) {
+            if (leafIds.size() != leafJson.size()) {
+                throw new IllegalArgumentException("one JSON object per leaf id");
+            }
+            this.revision = revision;
+            this.leafIds = leafIds;
+            this.leafJson = leafJson;
+            this.failures = failures;
+            this.meta = meta;
+        }
+
+        /** The document's revision. */
+        public long revision() {
+            return revision;
+        }
+
+        /** Leaf ids in document order. */
+        public List<String> leafIds() {
+            return leafIds;
+        }
+
+        /** Each leaf's JSON object, position for position with {@link #leafIds()}. */
+        public List<String> leafJson() {
+            return leafJson;
+        }
+
+        /** The failures array. */
+        public String failures() {
+            return failures;
+        }
+
+        /** The stable meta object (without the volatile {@code meta.daemon}). */
+        public String meta() {
+            return meta;
+        }
+
+        /** Each leaf's JSON object by leaf id, in document order; built on first use. */
+        public Map<String, String> leaves() {
+            Map<String, String> m = leaves;
+            if (m == null) {
+                Map<String, String> b = new java.util.LinkedHashMap<>(leafIds.size() * 2);
+                for (int i = 0; i < leafIds.size(); i++) {
+                    b.put(leafIds.get(i), leafJson.get(i));
+                }
+                leaves = m = java.util.Collections.unmodifiableMap(b);
+            }
+            return m;
+        }
     }
 
     /** The parts of the last written document, or null before the first write. */
     public DocumentParts parts() {
         return parts;
+    }
+
+    /**
+     * Waits until the last written state document is durable on disk. A tick returns once readers can see the
+     * document; its fsync follows in the background (see {@code StateFile}), so call this before a process that
+     * wrote one exits.
+     *
+     * @throws IOException when the background sync failed: the document is in place, but a power cut could lose it
+     */
+    public void flush() throws IOException {
+        stateFile.flush();
     }
 
     public WorkspaceLayout layout() {

@@ -13,9 +13,9 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Locale;
@@ -39,10 +39,10 @@ final class StateDocument {
     static final String RUNTIME_META = "daemon";
 
     /**
-     * A rendered document and its parts as JSON text: each leaf's object by leaf id (what SSE deltas compare and
-     * embed without re-parsing the document), the failures array and the stable meta object.
+     * A rendered document and its parts as JSON text: each leaf's id and object in document order (what SSE deltas
+     * compare and embed without re-parsing the document), the failures array and the stable meta object.
      */
-    record Rendered(byte[] bytes, Map<String, String> leaves, String failures, String meta) {
+    record Rendered(byte[] bytes, List<String> leafIds, List<String> leafJson, String failures, String meta) {
     }
 
     static byte[] render(Path workspace, long revision, Instant generatedAt, Stable stable, TickResult tick) {
@@ -51,15 +51,14 @@ final class StateDocument {
 
     /**
      * Renders the document, adding {@code runtime} (if not null) as {@code meta.daemon}, which does not count as a
-     * change. Each leaf's JSON comes from {@code cache} when an equal leaf was rendered before: at 10,000 leaves,
-     * building and writing a tree of every leaf on every tick costs far more than the incremental snapshot.
+     * change. Leaves come from {@code cache}: at 10,000 leaves, serializing every leaf, or even visiting each leaf's
+     * bytes, on every tick costs far more than the incremental snapshot, so a run of leaves that are the very
+     * instances of the last render at the same positions is copied from the last document in one piece.
      */
     static Rendered render(Path workspace, long revision, Instant generatedAt, Stable stable, TickResult tick,
             JsonNode runtime, LeafJsonCache cache) {
-        Map<String, String> leafJson = new LinkedHashMap<>(stable.leaves().size() * 2);
         byte[] head;
-        byte[] bytes;
-        LeafJson[] parts;
+        byte[] tail;
         String failuresJson;
         String metaJson;
         try {
@@ -70,18 +69,8 @@ final class StateDocument {
             headNode.put("workspace", workspace.toString());
             byte[] h = MAPPER.writeValueAsBytes(headNode);
             byte[] open = ",\"leaves\":[".getBytes(StandardCharsets.UTF_8);
-            head = java.util.Arrays.copyOf(h, h.length - 1 + open.length); // without its closing brace
+            head = Arrays.copyOf(h, h.length - 1 + open.length); // without its closing brace
             System.arraycopy(open, 0, head, h.length - 1, open.length);
-            parts = new LeafJson[stable.leaves().size()];
-            int leafBytes = 0;
-            for (int i = 0; i < parts.length; i++) {
-                LeafState l = stable.leaves().get(i);
-                LeafJson j = cache.json(i, l);
-                parts[i] = j;
-                leafBytes += j.utf8().length;
-                leafJson.put(l.leafId(), j.text());
-            }
-            leafBytes += Math.max(0, parts.length - 1); // the commas between leaves
             ArrayNode failures = MAPPER.createArrayNode();
             for (SnapshotFailure f : stable.failures()) {
                 failures.addObject().put("path", f.path()).put("kind", f.kind().name().toLowerCase(Locale.ROOT)).put("reason", f.reason());
@@ -101,26 +90,14 @@ final class StateDocument {
                     .put("failed", s.failed()).put("pruned", s.pruned()).put("build_ms", round(s.buildMillis()));
             ArrayNode drift = t.putArray("drift_pruned");
             tick.driftPruned().forEach(drift::add);
-            byte[] tail = ("],\"failures\":" + failuresJson + ",\"meta\":" + MAPPER.writeValueAsString(meta) + ",\"tick\":"
+            tail = ("],\"failures\":" + failuresJson + ",\"meta\":" + MAPPER.writeValueAsString(meta) + ",\"tick\":"
                     + MAPPER.writeValueAsString(t) + "}").getBytes(StandardCharsets.UTF_8);
-            // assembled once into an array of the exact size: the document is megabytes at 10,000 leaves
-            bytes = new byte[head.length + leafBytes + tail.length];
-            System.arraycopy(head, 0, bytes, 0, head.length);
-            int at = head.length;
-            for (int i = 0; i < parts.length; i++) {
-                if (i > 0) {
-                    bytes[at++] = ',';
-                }
-                byte[] u = parts[i].utf8();
-                System.arraycopy(u, 0, bytes, at, u.length);
-                at += u.length;
-            }
-            System.arraycopy(tail, 0, bytes, at, tail.length);
         } catch (IOException e) {
             throw new IllegalStateException("rendering to memory cannot fail", e);
         }
-        cache.retain(stable.leaves(), parts);
-        return new Rendered(bytes, Collections.unmodifiableMap(leafJson), failuresJson, metaJson);
+        LeafJsonCache.Leaves leaves = cache.render(stable.leaves(), head, tail);
+        return new Rendered(leaves.bytes(), Collections.unmodifiableList(Arrays.asList(leaves.ids())),
+                Collections.unmodifiableList(Arrays.asList(leaves.texts())), failuresJson, metaJson);
     }
 
     /** One leaf's JSON object, as text (for SSE deltas) and as the UTF-8 bytes the document is assembled from. */
@@ -128,22 +105,97 @@ final class StateDocument {
     }
 
     /**
-     * Each leaf's JSON, kept across ticks. An unchanged leaf is usually the very instance at the same position of
-     * the last render (the projector reuses it), so it costs an identity check and keeps the very same text
-     * instance (so SSE compares by identity first); an equal leaf in a new instance or at a new position (a
-     * re-parse of unchanged content, a leaf added before it) is found by value. The value map holds every leaf of
-     * the last render and at most about as many older ones.
+     * Each leaf's JSON and where it sits in the last document, kept across renders. An unchanged leaf is usually
+     * the very instance at the same position of the last render (the projector reuses it): it costs an identity
+     * check, its bytes are copied along with its unchanged neighbours from the last document, and it keeps the very
+     * same text instance (so SSE compares by identity first). An equal leaf in a new instance or at a new position
+     * (a re-parse of unchanged content, a leaf added before it) is found by value. The value map holds every leaf
+     * of the last render and at most about as many older ones.
      */
     static final class LeafJsonCache {
         private List<LeafState> lastLeaves = List.of();
         private LeafJson[] lastJson = new LeafJson[0];
+        private String[] lastIds = new String[0];
+        private String[] lastTexts = new String[0];
+        /** The last document and, per position, where the leaf's bytes start in it and how long they are. */
+        private byte[] lastDoc;
+        private int[] lastStart = new int[0];
+        private int[] lastLength = new int[0];
         private Map<LeafState, LeafJson> byValue = new HashMap<>();
 
-        /** The JSON of {@code l}, the leaf at {@code position} of the render in progress. */
-        LeafJson json(int position, LeafState l) {
-            if (position < lastJson.length && lastLeaves.get(position) == l) {
-                return lastJson[position];
+        /** A rendered document's bytes, with its leaves' ids and JSON text in document order. */
+        record Leaves(byte[] bytes, String[] ids, String[] texts) {
+        }
+
+        /** The document {@code head + leaves joined by commas + tail}, remembered for the next render. */
+        Leaves render(List<LeafState> leaves, byte[] head, byte[] tail) {
+            int n = leaves.size();
+            LeafJson[] json = new LeafJson[n];
+            String[] ids = new String[n];
+            String[] texts = new String[n];
+            int[] length = new int[n];
+            boolean[] kept = new boolean[n];
+            int prev = lastDoc == null ? 0 : lastLeaves.size();
+            long size = head.length + tail.length + Math.max(0, n - 1L); // the commas between leaves
+            int same = Math.min(prev, n);
+            // bulk copies first: at 10,000 leaves, element-wise copying was most of the render
+            System.arraycopy(lastJson, 0, json, 0, same);
+            System.arraycopy(lastIds, 0, ids, 0, same);
+            System.arraycopy(lastTexts, 0, texts, 0, same);
+            System.arraycopy(lastLength, 0, length, 0, same);
+            Object[] now = leaves.toArray();
+            Object[] before = lastLeaves.toArray();
+            for (int i = 0; i < n; i++) {
+                if (i < same && before[i] == now[i]) {
+                    kept[i] = true;
+                } else {
+                    LeafState l = (LeafState) now[i];
+                    LeafJson j = json(l);
+                    json[i] = j;
+                    ids[i] = l.leafId();
+                    texts[i] = j.text();
+                    length[i] = j.utf8().length;
+                }
+                size += length[i];
             }
+            // assembled once into an array of the exact size: the document is megabytes at 10,000 leaves
+            byte[] bytes = new byte[(int) size];
+            int[] start = new int[n];
+            System.arraycopy(head, 0, bytes, 0, head.length);
+            int at = head.length;
+            for (int i = 0; i < n;) {
+                if (i > 0) {
+                    bytes[at++] = ',';
+                }
+                if (kept[i]) {
+                    int j = i; // a run of kept leaves sits in the last document as it will in this one, commas included
+                    while (j + 1 < n && kept[j + 1]) {
+                        j++;
+                    }
+                    int from = lastStart[i];
+                    int to = lastStart[j] + lastLength[j];
+                    System.arraycopy(lastDoc, from, bytes, at, to - from);
+                    int shift = at - from;
+                    for (int k = i; k <= j; k++) {
+                        start[k] = lastStart[k] + shift;
+                    }
+                    at += to - from;
+                    i = j + 1;
+                } else {
+                    byte[] u = json[i].utf8();
+                    start[i] = at;
+                    System.arraycopy(u, 0, bytes, at, u.length);
+                    at += u.length;
+                    i++;
+                }
+            }
+            System.arraycopy(tail, 0, bytes, at, tail.length);
+            retain(leaves, json, ids, texts, bytes, start, length);
+            return new Leaves(bytes, ids, texts);
+        }
+
+        /** The JSON of a leaf that is not the same instance at the same position as last time. */
+        private LeafJson json(LeafState l) {
             LeafJson j = byValue.get(l);
             if (j == null) {
                 try {
@@ -157,10 +209,15 @@ final class StateDocument {
             return j;
         }
 
-        /** Keeps what the render just finished used: {@code json[i]} is the JSON of {@code leaves.get(i)}. */
-        void retain(List<LeafState> leaves, LeafJson[] json) {
+        private void retain(List<LeafState> leaves, LeafJson[] json, String[] ids, String[] texts, byte[] doc,
+                int[] start, int[] length) {
             lastLeaves = leaves;
             lastJson = json;
+            lastIds = ids;
+            lastTexts = texts;
+            lastDoc = doc;
+            lastStart = start;
+            lastLength = length;
             if (byValue.size() > 2 * json.length + 64) {
                 // rare (after about as many changed leaves as there are leaves): hash everything once
                 byValue = new HashMap<>(json.length * 2);

@@ -8,6 +8,7 @@ import dev.kiln.core.contract.LeafIds;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -107,6 +108,7 @@ public final class SnapshotBuilder {
         rels.sort(ENUMERATION_ORDER);
         Map<String, ContractFile> removed = new HashMap<>();
         Build b = new Build(removed, cache);
+        int[] removedEntries = {0};
         String lastRegion = null;
         for (String rel : rels) {
             if (lastRegion != null && (rel.equals(lastRegion) || rel.startsWith(lastRegion + "/"))) {
@@ -116,7 +118,7 @@ public final class SnapshotBuilder {
                 continue; // a full walk does not get below it either; its own failure stays
             }
             lastRegion = rel;
-            removeRegion(rel, removed);
+            removedEntries[0] += removeRegion(rel, removed);
             TreeWalk.walkEntry(tasksDir, rel, b);
         }
         for (ContractFile c : b.contracts) {
@@ -125,13 +127,31 @@ public final class SnapshotBuilder {
         for (SnapshotFailure f : b.failures) {
             index.put(f.path(), f);
         }
-        List<ContractFile> contracts = new ArrayList<>(index.size());
-        List<SnapshotFailure> failures = new ArrayList<>();
-        for (Object o : index.values()) {
-            if (o instanceof ContractFile c) {
-                contracts.add(c);
-            } else {
-                failures.add((SnapshotFailure) o);
+        List<ContractFile> contracts = null;
+        List<SnapshotFailure> failures = null;
+        if (b.failures.isEmpty() && removedEntries[0] == removed.size() && sameFiles(b.contracts, removed)) {
+            // the common case, edits only: the same files in the same order, so the last list with the edited
+            // contracts swapped in, rather than a walk of the whole index
+            contracts = new ArrayList<>(current.contracts());
+            failures = new ArrayList<>(current.failures()); // small; a copy keeps wrappers from nesting
+            for (ContractFile c : b.contracts) {
+                int at = Collections.binarySearch(contracts, c, BY_FILE);
+                if (at < 0) {
+                    contracts = null; // not where the order says: take the long way
+                    break;
+                }
+                contracts.set(at, c);
+            }
+        }
+        if (contracts == null) {
+            contracts = new ArrayList<>(index.size());
+            failures = new ArrayList<>();
+            for (Object o : index.values()) {
+                if (o instanceof ContractFile c) {
+                    contracts.add(c);
+                } else {
+                    failures.add((SnapshotFailure) o);
+                }
             }
         }
         SnapshotStats stats = new SnapshotStats(b.enumerated, b.parsed, b.reused, failures.size(),
@@ -192,8 +212,28 @@ public final class SnapshotBuilder {
         return false;
     }
 
-    /** Drops {@code rel} and everything below it from the index, and their parses from the cache into {@code removed}. */
-    private void removeRegion(String rel, Map<String, ContractFile> removed) {
+    private static final Comparator<ContractFile> BY_FILE = (a, b) -> ENUMERATION_ORDER.compare(a.file(), b.file());
+
+    /** Whether the re-enumerated contracts are exactly the files that were removed (content may differ). */
+    private static boolean sameFiles(List<ContractFile> found, Map<String, ContractFile> removed) {
+        if (found.size() != removed.size()) {
+            return false;
+        }
+        for (ContractFile c : found) {
+            if (!removed.containsKey(c.file())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Drops {@code rel} and everything below it from the index, and their parses from the cache into {@code removed}.
+     *
+     * @return index entries dropped (contracts and failures)
+     */
+    private int removeRegion(String rel, Map<String, ContractFile> removed) {
+        int dropped = 0;
         String below = rel + "/";
         for (Iterator<Map.Entry<String, Object>> it = index.tailMap(rel, true).entrySet().iterator(); it.hasNext();) {
             Map.Entry<String, Object> e = it.next();
@@ -203,11 +243,13 @@ public final class SnapshotBuilder {
                 break;
             }
             it.remove();
+            dropped++;
             if (value instanceof ContractFile c) {
                 cache.remove(c.file());
                 removed.put(c.file(), c);
             }
         }
+        return dropped;
     }
 
     /** A full build: enumerate, reuse what is unchanged, parse the rest. */

@@ -37,13 +37,77 @@ class StateDocumentRenderTest {
         StateDocument.Rendered warm = StateDocument.render(Path.of("/ws"), 3, NOW, stable, tick, runtime, cache);
 
         assertThat(warm.bytes()).isEqualTo(cold.bytes());
-        assertThat(warm.leaves().get("a/two")).isSameAs(cold.leaves().get("a/two"));
+        assertThat(warm.leafIds()).containsExactly("a/one", "a/two");
+        assertThat(warm.leafJson().get(1)).as("an unchanged leaf keeps its text instance").isSameAs(cold.leafJson().get(1));
         JsonNode doc = StateDocument.MAPPER.readTree(warm.bytes());
         assertThat(doc.path("revision").asLong()).isEqualTo(3);
         assertThat(doc.path("meta").path("daemon").path("projections").asInt()).isEqualTo(9);
         assertThat(StateDocument.stableTree(doc)).as("meta.daemon is no stable content").isEqualTo(StateDocument.stableTree(stable));
         assertThat(doc.path("tick").path("reason").asText()).isEqualTo("change");
-        assertThat(StateDocument.MAPPER.readTree(warm.leaves().get("a/one")).path("enclosure").get(1).asText())
+        assertThat(StateDocument.MAPPER.readTree(warm.leafJson().get(0)).path("enclosure").get(1).asText())
                 .isEqualTo("src/\"quoted\" é");
+    }
+
+    /**
+     * Whatever happens between renders (leaves replaced, added, removed, moved, a whole list of new instances), a
+     * render that copies unchanged runs from the last document gives the bytes of a render from scratch.
+     */
+    @Test
+    void render_afterRandomChanges_sameBytesAsACacheFreeRender() throws Exception {
+        StateDocument.Stable empty = new StateDocument.Stable(List.of(), List.of(), StateDocument.MAPPER.createObjectNode());
+        for (long seed = 1; seed <= 40; seed++) {
+            java.util.Random rnd = new java.util.Random(seed);
+            StateDocument.LeafJsonCache warm = new StateDocument.LeafJsonCache();
+            List<LeafState> leaves = new java.util.ArrayList<>();
+            for (int i = 0; i < rnd.nextInt(30); i++) {
+                leaves.add(leaf("t/leaf-" + i, "Leaf " + i, null));
+            }
+            for (int step = 0; step < 25; step++) {
+                int ops = 1 + rnd.nextInt(3);
+                for (int k = 0; k < ops; k++) {
+                    int at = leaves.isEmpty() ? 0 : rnd.nextInt(leaves.size());
+                    switch (rnd.nextInt(6)) {
+                        case 0 -> leaves.add(Math.min(at, leaves.size()), leaf("t/new-" + seed + "-" + step + "-" + k, "New ✓", null));
+                        case 1 -> {
+                            if (!leaves.isEmpty()) {
+                                leaves.remove(at);
+                            }
+                        }
+                        case 2 -> {
+                            if (!leaves.isEmpty()) { // an edit: a new instance with other content
+                                LeafState l = leaves.get(at);
+                                leaves.set(at, leaf(l.leafId(), "edited " + step, EngineFact.Liveness.ALIVE));
+                            }
+                        }
+                        case 3 -> {
+                            if (!leaves.isEmpty()) { // a re-parse: a new instance with equal content
+                                LeafState l = leaves.get(at);
+                                leaves.set(at, leaf(l.leafId(), l.title(), l.engine() == null ? null : l.engine().liveness()));
+                            }
+                        }
+                        case 4 -> {
+                            if (!leaves.isEmpty()) { // a move: the same instance at another position
+                                java.util.Collections.swap(leaves, at, rnd.nextInt(leaves.size()));
+                            }
+                        }
+                        default -> {
+                            if (rnd.nextInt(5) == 0) {
+                                leaves.clear();
+                            }
+                        }
+                    }
+                }
+                StateDocument.Stable stable = new StateDocument.Stable(List.copyOf(leaves), List.of(), empty.meta());
+                TickResult tick = new TickResult(WakeReason.CHANGE, NOW, step, true, leaves.size(), 0, SnapshotStats.empty(), 1, List.of(), null);
+                StateDocument.Rendered got = StateDocument.render(Path.of("/ws"), step, NOW, stable, tick, null, warm);
+                StateDocument.Rendered want = StateDocument.render(Path.of("/ws"), step, NOW, stable, tick, null,
+                        new StateDocument.LeafJsonCache());
+                assertThat(new String(got.bytes(), java.nio.charset.StandardCharsets.UTF_8)).as("seed %d step %d", seed, step)
+                        .isEqualTo(new String(want.bytes(), java.nio.charset.StandardCharsets.UTF_8));
+                assertThat(got.leafIds()).isEqualTo(want.leafIds());
+                assertThat(got.leafJson()).isEqualTo(want.leafJson());
+                assertThat(StateDocument.MAPPER.readTree(got.bytes()).path("leaves").size()).isEqualTo(leaves.size());
+            }
+        }
     }
 }

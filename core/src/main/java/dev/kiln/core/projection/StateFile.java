@@ -1,0 +1,274 @@
+package dev.kiln.core.projection;
+
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.PosixFilePermission;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadLocalRandom;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes {@code observer/state.json}: a reader sees the new document whole the moment {@link #write} returns, and
+ * the document becomes durable (fsync of the file, then of the directory) moments later on a background thread.
+ *
+ * <p>Why not {@link dev.kiln.core.workspace.AtomicWrite}, which syncs before it renames: the state document is
+ * derived, so a power cut can cost at most what the next start re-projects anyway; and at 10,000 leaves the
+ * synchronous fsync of its megabytes was most of a one-file tick. Kiln still never shows a reader a mix of two
+ * documents (temp file + atomic rename), never leaves a half-written file after a killed process (the bytes are
+ * in the page cache before the rename), and {@link #flush} waits for durability where it matters (a CLI run
+ * ending, a daemon stopping). User data (contracts) keeps the sync-then-rename write.
+ *
+ * <p>Replacing a file of megabytes also frees its blocks inside {@code rename}; a hard link to the old version,
+ * made just before, moves that cost to the background too.
+ *
+ * <p>Crash leftovers ({@code .state.json.*.tmp} and {@code .state.json.*.old} older than a minute) are removed on
+ * the first write.
+ */
+final class StateFile {
+    private static final Logger LOG = LoggerFactory.getLogger(StateFile.class);
+    private static final Duration LEFTOVER_AGE = Duration.ofMinutes(1);
+    /** One thread for every state file of the process: syncs are short and rare (at most one per tick). */
+    private static final ExecutorService SYNC = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "kiln-state-sync");
+        t.setDaemon(true);
+        return t;
+    });
+
+    private final Path target;
+    private final Path dir;
+    private final String name;
+    private boolean cleaned;
+
+    // guarded by this
+    private FileChannel unsynced;
+    private final List<Path> oldVersions = new ArrayList<>();
+    private boolean syncScheduled;
+    private IOException syncFailure;
+    private long syncs;
+    private long syncNanos;
+
+    StateFile(Path target) {
+        this.target = target.toAbsolutePath();
+        this.dir = this.target.getParent();
+        this.name = this.target.getFileName().toString();
+    }
+
+    /**
+     * Replaces the file with {@code bytes}; readers see them when this returns. Throws (and leaves the old
+     * document in place) when the bytes cannot be written or renamed into place.
+     */
+    void write(byte[] bytes) throws IOException {
+        try {
+            Files.createDirectories(dir);
+        } catch (FileAlreadyExistsException e) {
+            throw new IOException(dir + " exists and is not a directory; cannot write " + name + " into it", e);
+        }
+        if (!cleaned) {
+            cleaned = true;
+            removeLeftovers();
+        }
+        Set<PosixFilePermission> mode = existingMode();
+        Path tmp = dir.resolve(sibling("tmp"));
+        Path old = null;
+        FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+        try {
+            ByteBuffer buf = ByteBuffer.wrap(bytes);
+            while (buf.hasRemaining()) {
+                ch.write(buf);
+            }
+            if (mode != null) {
+                Files.setPosixFilePermissions(tmp, mode);
+            }
+            old = linkOldVersion();
+            try {
+                Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            } catch (AtomicMoveNotSupportedException e) {
+                throw new IOException("cannot replace " + target + " atomically on this file system", e);
+            }
+        } catch (IOException | RuntimeException e) {
+            closeQuietly(ch);
+            Files.deleteIfExists(tmp);
+            if (old != null) {
+                Files.deleteIfExists(old);
+            }
+            throw e;
+        }
+        schedule(ch, old);
+    }
+
+    /**
+     * Waits until everything written so far is durable.
+     *
+     * @throws IOException when the last background sync failed (the document is in place, but a power cut could
+     *     lose it)
+     */
+    void flush() throws IOException {
+        synchronized (this) {
+            try {
+                while (syncScheduled) {
+                    wait();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException("interrupted while waiting for " + target + " to be synced");
+            }
+            if (syncFailure != null) {
+                IOException f = syncFailure;
+                syncFailure = null;
+                throw new IOException("could not make " + target + " durable: " + f.getMessage(), f);
+            }
+        }
+    }
+
+    /** Background syncs run so far and their total time: what the tick no longer waits for. */
+    synchronized long syncs() {
+        return syncs;
+    }
+
+    synchronized long syncNanos() {
+        return syncNanos;
+    }
+
+    private synchronized void schedule(FileChannel written, Path old) {
+        if (unsynced != null) {
+            closeQuietly(unsynced); // superseded before it was synced: only the newest document needs to be durable
+        }
+        unsynced = written;
+        if (old != null) {
+            oldVersions.add(old);
+        }
+        if (!syncScheduled) {
+            syncScheduled = true;
+            SYNC.execute(this::sync);
+        }
+    }
+
+    private void sync() {
+        while (true) {
+            FileChannel ch;
+            List<Path> olds;
+            synchronized (this) {
+                ch = unsynced;
+                if (ch == null) {
+                    syncScheduled = false;
+                    notifyAll();
+                    return;
+                }
+                unsynced = null;
+                olds = List.copyOf(oldVersions);
+                oldVersions.clear();
+            }
+            long t0 = System.nanoTime();
+            IOException failure = null;
+            try {
+                ch.force(true);
+            } catch (IOException e) {
+                failure = e;
+            } finally {
+                closeQuietly(ch);
+            }
+            for (Path o : olds) {
+                try {
+                    Files.deleteIfExists(o);
+                } catch (IOException e) {
+                    LOG.warn("Could not remove the replaced state document {}: {}", o, e.getMessage());
+                }
+            }
+            try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
+                d.force(true); // makes the rename durable
+            } catch (IOException | RuntimeException e) {
+                // not every platform can open a directory; the rename itself is atomic either way
+            }
+            synchronized (this) {
+                syncs++;
+                syncNanos += System.nanoTime() - t0;
+                if (failure != null) {
+                    if (syncFailure == null) {
+                        LOG.error("Could not sync {} to disk: {}. Readers see it, but a power cut could lose it; "
+                                + "the next start re-projects.", target, failure.getMessage());
+                    }
+                    syncFailure = failure;
+                }
+            }
+        }
+    }
+
+    /** A hard link to the current document, so the rename over it does not free its blocks; null if none. */
+    private Path linkOldVersion() {
+        Path old = dir.resolve(sibling("old"));
+        try {
+            Files.createLink(old, target);
+            return old;
+        } catch (NoSuchFileException e) {
+            return null; // the first document
+        } catch (IOException | UnsupportedOperationException | SecurityException e) {
+            return null; // no hard links here: the rename frees the old blocks itself, which is only slower
+        }
+    }
+
+    private String sibling(String kind) {
+        return "." + name + "." + Long.toHexString(ThreadLocalRandom.current().nextLong()) + "." + kind;
+    }
+
+    private Set<PosixFilePermission> existingMode() throws IOException {
+        PosixFileAttributeView view = Files.getFileAttributeView(target, PosixFileAttributeView.class);
+        if (view == null) {
+            return null;
+        }
+        try {
+            return view.readAttributes().permissions();
+        } catch (NoSuchFileException e) {
+            return null;
+        }
+    }
+
+    /** Temp files and old versions a killed process left; young ones may belong to another live writer. */
+    private void removeLeftovers() {
+        Instant cutoff = Instant.now().minus(LEFTOVER_AGE);
+        try (DirectoryStream<Path> s = Files.newDirectoryStream(dir, "." + name + ".*")) {
+            for (Path p : s) {
+                String n = p.getFileName().toString();
+                if (!n.endsWith(".tmp") && !n.endsWith(".old")) {
+                    continue;
+                }
+                try {
+                    FileTime m = Files.getLastModifiedTime(p);
+                    if (m.toInstant().isBefore(cutoff)) {
+                        Files.deleteIfExists(p);
+                    }
+                } catch (IOException e) {
+                    // vanished or unreadable: not ours to worry about
+                }
+            }
+        } catch (IOException e) {
+            LOG.debug("Could not look for leftovers in {}: {}", dir, e.getMessage());
+        }
+    }
+
+    private static void closeQuietly(FileChannel ch) {
+        try {
+            ch.close();
+        } catch (IOException e) {
+            // nothing was pending on it that matters now
+        }
+    }
+}
