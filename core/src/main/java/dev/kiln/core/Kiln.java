@@ -1,6 +1,7 @@
 package dev.kiln.core;
 
 import dev.kiln.core.api.ProjectionDaemon;
+import dev.kiln.core.api.ServeLock;
 import dev.kiln.core.archive.ArchiveCache;
 import dev.kiln.core.watch.ChangePacer;
 import dev.kiln.core.watch.WatchStatus;
@@ -34,6 +35,7 @@ public final class Kiln implements AutoCloseable {
     private final EventBus events;
     private final Clock clock;
     private final Projector ownProjector;
+    private volatile Projector follower;
     private volatile ProjectionDaemon live;
     private final ArchiveCache archives;
     private final SeedCaches seeds;
@@ -76,10 +78,34 @@ public final class Kiln implements AutoCloseable {
         return clock;
     }
 
-    /** The workspace's projector (the live daemon's once {@link #startLive} succeeded); ticks are serialized on it. */
+    /**
+     * The workspace's projector, on which ticks are serialized: the live daemon's once {@link #startLive} succeeded;
+     * a read-only one while another process's {@code kiln serve} owns the workspace (two writers of state.json
+     * would interleave two revision sequences); else this process's own.
+     */
     public Projector projector() {
         ProjectionDaemon d = live;
-        return d != null ? d.projector() : ownProjector;
+        if (d != null) {
+            return d.projector();
+        }
+        if (follows().isPresent()) {
+            Projector f = follower;
+            if (f == null) {
+                synchronized (this) {
+                    if (follower == null) {
+                        follower = Projector.builder(layout).clock(clock).events(events).readOnly().build();
+                    }
+                    f = follower;
+                }
+            }
+            return f;
+        }
+        return ownProjector;
+    }
+
+    /** The {@code kiln serve} of another process that owns this workspace right now, if any. */
+    public Optional<ServeLock.Holder> follows() {
+        return live != null ? Optional.empty() : ServeLock.holder(layout);
     }
 
     /**
@@ -98,6 +124,11 @@ public final class Kiln implements AutoCloseable {
                     .reconcile(settings.reconcile()).bind(settings.apiBind()).port(0).start();
             return Optional.empty();
         } catch (IOException | RuntimeException e) {
+            Optional<ServeLock.Holder> owner = ServeLock.holder(layout);
+            if (owner.isPresent()) {
+                return Optional.of(owner.get().describe() + " owns this workspace; this console follows it:"
+                        + " it reads, writes nothing, and ticks when you ask");
+            }
             return Optional.of(e.getMessage());
         }
     }

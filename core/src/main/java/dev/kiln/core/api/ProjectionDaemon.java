@@ -98,6 +98,7 @@ public final class ProjectionDaemon implements AutoCloseable {
             this.watcher = w;
             started = ApiServer.builder(new Backend(), token).bind(b.bind).port(b.port).build().start();
             this.api = started;
+            lock.announce(started.url());
             // Watch first, then the startup tick: the full enumeration of startup covers anything before the watch.
             watcher.start();
             loop.start();
@@ -117,12 +118,12 @@ public final class ProjectionDaemon implements AutoCloseable {
         return new Builder(layout);
     }
 
-    /** The API's base URL. */
     /** The daemon's projector: its snapshot is what the console shows; its ticks are the loop's. */
     public Projector projector() {
         return projector;
     }
 
+    /** The API's base URL. */
     public URI url() {
         return api.url();
     }

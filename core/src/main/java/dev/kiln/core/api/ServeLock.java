@@ -3,6 +3,7 @@ package dev.kiln.core.api;
 import dev.kiln.core.workspace.WorkspaceException;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import java.io.IOException;
+import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -11,14 +12,22 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Optional;
 
 /**
  * One daemon per workspace: an OS file lock on {@code observer/serve.lock}, held while the daemon runs and released
- * by the OS if the process dies. The file says which process holds it, so the refusal can name it.
+ * by the OS if the process dies. The file says which process holds it and, once its API listens, where (so the
+ * refusal can name it and a console can follow it instead of competing with it).
  */
 public final class ServeLock implements AutoCloseable {
     /** The lock file's name inside {@code observer/}. */
     public static final String FILE_NAME = "serve.lock";
+
+    /**
+     * Locks this JVM holds, by file. POSIX locks belong to the process, and closing <em>any</em> channel of a locked
+     * file drops them all; so a file locked here is never opened again to probe or retry.
+     */
+    private static final java.util.concurrent.ConcurrentHashMap<Path, ServeLock> HELD = new java.util.concurrent.ConcurrentHashMap<>();
 
     private final Path file;
     private final FileChannel channel;
@@ -37,6 +46,11 @@ public final class ServeLock implements AutoCloseable {
      */
     public static ServeLock acquire(WorkspaceLayout layout) {
         Path file = layout.observerDir().resolve(FILE_NAME);
+        ServeLock mine = heldHere(file);
+        if (mine != null) { // reading the file here would drop this process's own lock: see HELD
+            throw new WorkspaceException("another " + mine.self().describe() + " is already serving " + layout.root()
+                    + " (lock " + file + "); stop it first, or connect to it");
+        }
         FileChannel ch = null;
         try {
             Files.createDirectories(file.getParent());
@@ -53,10 +67,10 @@ public final class ServeLock implements AutoCloseable {
                 throw new WorkspaceException("another kiln serve" + holder + " is already serving " + layout.root()
                         + " (lock " + file + "); stop it first, or connect to it");
             }
-            ch.truncate(0);
-            ch.write(ByteBuffer.wrap(("pid " + ProcessHandle.current().pid() + "\n").getBytes(StandardCharsets.US_ASCII)), 0);
-            ch.force(false);
-            return new ServeLock(file, ch, l);
+            ServeLock lock = new ServeLock(file, ch, l);
+            lock.record(null);
+            HELD.put(key(file), lock);
+            return lock;
         } catch (IOException e) {
             try {
                 if (ch != null) {
@@ -66,6 +80,84 @@ public final class ServeLock implements AutoCloseable {
                 // the original failure is what matters
             }
             throw new WorkspaceException("cannot take the serve lock " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static Path key(Path file) {
+        return file.toAbsolutePath().normalize();
+    }
+
+    private static ServeLock heldHere(Path file) {
+        return HELD.get(key(file));
+    }
+
+    /** Records where this daemon's API listens, for {@link #holder}. */
+    public void announce(URI url) throws IOException {
+        record(url);
+    }
+
+    private volatile URI announced;
+
+    private Holder self() {
+        return new Holder(ProcessHandle.current().pid(), announced);
+    }
+
+    private void record(URI url) throws IOException {
+        announced = url;
+        String text = "pid " + ProcessHandle.current().pid() + "\n" + (url == null ? "" : "url " + url + "\n");
+        channel.truncate(0);
+        channel.write(ByteBuffer.wrap(text.getBytes(StandardCharsets.US_ASCII)), 0);
+        channel.force(false);
+    }
+
+    /**
+     * The daemon serving {@code layout}'s workspace right now, if any: its pid and (once its API listens) its URL.
+     * Empty when no process holds the lock, whatever the file says (a killed daemon leaves the file behind).
+     */
+    public static Optional<Holder> holder(WorkspaceLayout layout) {
+        Path file = layout.observerDir().resolve(FILE_NAME);
+        if (!Files.isRegularFile(file)) {
+            return Optional.empty();
+        }
+        ServeLock mine = heldHere(file);
+        if (mine != null) {
+            return Optional.of(mine.self());
+        }
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            FileLock probe = ch.tryLock(0, Long.MAX_VALUE, true);
+            if (probe != null) {
+                probe.release();
+                return Optional.empty(); // nobody holds it
+            }
+        } catch (IOException | RuntimeException e) {
+            return Optional.empty(); // unreadable: nothing to follow
+        }
+        try {
+            long pid = -1;
+            URI url = null;
+            for (String line : Files.readAllLines(file, StandardCharsets.US_ASCII)) {
+                if (line.startsWith("pid ")) {
+                    pid = Long.parseLong(line.substring(4).trim());
+                } else if (line.startsWith("url ")) {
+                    url = URI.create(line.substring(4).trim());
+                }
+            }
+            return Optional.of(new Holder(pid, url));
+        } catch (IOException | RuntimeException e) {
+            return Optional.empty(); // unreadable: nothing to follow
+        }
+    }
+
+    /**
+     * A running daemon, as its lock file names it.
+     *
+     * @param pid its process id, or -1 if the file does not say
+     * @param url its API's base URL, or null before its API listens
+     */
+    public record Holder(long pid, URI url) {
+        /** "kiln serve (pid 123) at http://…", for messages. */
+        public String describe() {
+            return "kiln serve" + (pid > 0 ? " (pid " + pid + ")" : "") + (url == null ? "" : " at " + url);
         }
     }
 
@@ -85,6 +177,7 @@ public final class ServeLock implements AutoCloseable {
     /** Releases the lock; the file stays (harmless: a lock is the OS lock, not the file's existence). */
     @Override
     public void close() {
+        HELD.remove(key(file), this);
         try {
             lock.release();
             channel.close();

@@ -51,6 +51,7 @@ public final class Projector {
     private final SnapshotBuilder snapshots;
     private final Supplier<? extends JsonNode> runtimeMeta;
     private final StateFile stateFile;
+    private final boolean readOnly;
 
     private volatile long revision;
     private StateDocument.Stable lastStable;
@@ -77,6 +78,7 @@ public final class Projector {
         this.snapshots = new SnapshotBuilder(layout.tasksDir(), b.maxContractBytes);
         this.runtimeMeta = b.runtimeMeta;
         this.stateFile = new StateFile(layout.stateFile());
+        this.readOnly = b.readOnly;
     }
 
     /** A projector of {@code layout}'s workspace, with the system clock and no events until configured. */
@@ -101,6 +103,9 @@ public final class Projector {
             snapshots.invalidateAll();
         }
         ContractSnapshot snapshot = Objects.requireNonNull(step.apply(snapshots), "the snapshot step returned null");
+        if (readOnly) {
+            return followTick(reason, now, snapshot, t0);
+        }
         DriftPruning drift = DriftPruning.prune(snapshot, layout.driftDir());
         drift.problems().forEach(p -> LOG.warn("Drift pruning in {}: {}", layout.driftDir(), p));
 
@@ -131,6 +136,30 @@ public final class Projector {
         lastTick = result;
         events.publish(new TickFinished(now, result));
         return result;
+    }
+
+    /**
+     * A read-only tick: the snapshot and its projection for this process's own view; the revision is the one of the
+     * state document on disk (whoever owns the workspace wrote it), and it counts as changed when that advanced.
+     * Nothing is written or pruned.
+     */
+    private TickResult followTick(WakeReason reason, Instant now, ContractSnapshot snapshot, long t0) {
+        project(snapshot, now);
+        long onDisk = StateDocument.revisionOnDisk(layout.stateFile());
+        boolean advanced = loadedPrevious && onDisk > revision; // the first look finds where the owner is, no change
+        loadedPrevious = true;
+        if (onDisk > revision) {
+            revision = onDisk;
+        }
+        TickResult result = result(reason, now, revision, advanced, snapshot, t0, new DriftPruning(List.of(), List.of()), null);
+        lastTick = result;
+        events.publish(new TickFinished(now, result));
+        return result;
+    }
+
+    /** Whether this projector only reads (see {@link Builder#readOnly()}). */
+    public boolean readOnly() {
+        return readOnly;
     }
 
     /**
@@ -410,6 +439,7 @@ public final class Projector {
         private long maxContractBytes = ContractStore.DEFAULT_MAX_BYTES;
         private boolean parseCache = true;
         private Supplier<? extends JsonNode> runtimeMeta;
+        private boolean readOnly;
 
         private Builder(WorkspaceLayout layout) {
             this.layout = Objects.requireNonNull(layout, "layout");
@@ -445,6 +475,16 @@ public final class Projector {
          */
         public Builder runtimeMeta(Supplier<? extends JsonNode> supplier) {
             this.runtimeMeta = Objects.requireNonNull(supplier, "supplier");
+            return this;
+        }
+
+        /**
+         * A projector that never writes: for a process that follows a workspace another one owns (a console beside a
+         * running {@code kiln serve}). Its ticks build the snapshot and projection for its own view, write no
+         * state.json and prune no drift, and report the revision of the state document on disk.
+         */
+        public Builder readOnly() {
+            this.readOnly = true;
             return this;
         }
 

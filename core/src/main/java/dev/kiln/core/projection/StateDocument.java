@@ -1,6 +1,8 @@
 package dev.kiln.core.projection;
 
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -277,6 +279,30 @@ final class StateDocument {
             o.set("meta", stableMeta);
         }
         return o;
+    }
+
+    /**
+     * The revision of the document at {@code file}, read from its head only (the revision is among the first
+     * fields), or 0 when there is none or it cannot be read.
+     */
+    static long revisionOnDisk(Path file) {
+        try (JsonParser p = MAPPER.getFactory().createParser(file.toFile())) {
+            if (p.nextToken() != JsonToken.START_OBJECT) {
+                return 0;
+            }
+            for (JsonToken t = p.nextToken(); t == JsonToken.FIELD_NAME;
+                    t = p.nextToken()) {
+                String name = p.currentName();
+                p.nextToken();
+                if ("revision".equals(name)) {
+                    return p.getValueAsLong(0);
+                }
+                p.skipChildren();
+            }
+            return 0;
+        } catch (IOException e) {
+            return 0;
+        }
     }
 
     /** An existing document: its bytes and its tree. */

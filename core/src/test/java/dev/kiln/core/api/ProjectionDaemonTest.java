@@ -6,13 +6,18 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kiln.core.Kiln;
+import dev.kiln.core.projection.Projector;
+import dev.kiln.core.projection.TickResult;
 import dev.kiln.core.projection.WakeReason;
+import dev.kiln.core.telemetry.EventBus;
 import dev.kiln.core.snapshot.TestTrees;
 import dev.kiln.core.watch.ChangePacer;
 import dev.kiln.core.workspace.WorkspaceException;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.function.BooleanSupplier;
@@ -153,6 +158,66 @@ class ProjectionDaemonTest {
                 .hasMessageContaining("already serving")
                 .hasMessageContaining("pid " + ProcessHandle.current().pid());
         assertThat(Http.call("GET", daemon.url().resolve("/api/state")).statusCode()).as("the first still serves").isEqualTo(200);
+        assertThat(lockableByAnotherProcess(layout.observerDir().resolve(ServeLock.FILE_NAME)))
+                .as("the refusal did not drop the first daemon's lock (closing any channel of a locked file would)")
+                .isFalse();
+    }
+
+    @Test
+    void holder_namesTheRunningDaemonAndItsUrl_emptyOnceItStops() throws Exception {
+        assertThat(ServeLock.holder(layout)).isEmpty();
+        start();
+
+        ServeLock.Holder h = ServeLock.holder(layout).orElseThrow();
+
+        assertThat(h.pid()).isEqualTo(ProcessHandle.current().pid());
+        assertThat(h.url()).isEqualTo(daemon.url());
+        assertThat(h.describe()).contains("pid " + h.pid()).contains(daemon.url().toString());
+        assertThat(lockableByAnotherProcess(layout.observerDir().resolve(ServeLock.FILE_NAME))).isFalse();
+        daemon.close();
+        daemon = null;
+        assertThat(ServeLock.holder(layout)).as("the lock file stays, but nobody holds it").isEmpty();
+        assertThat(lockableByAnotherProcess(layout.observerDir().resolve(ServeLock.FILE_NAME))).isTrue();
+    }
+
+    @Test
+    void console_besideARunningDaemon_followsItReadOnly() throws Exception {
+        start();
+        long rev = daemon.current().revision();
+        try (Kiln kiln = Kiln.open(dir, new EventBus(), Clock.systemUTC())) {
+            assertThat(kiln.startLive()).get().asString()
+                    .contains("pid " + ProcessHandle.current().pid()).contains("owns this workspace");
+            assertThat(kiln.follows()).isPresent();
+            Projector p = kiln.projector();
+            assertThat(p.readOnly()).isTrue();
+            assertThat(p.tick(WakeReason.MANUAL).revision()).isEqualTo(rev);
+
+            TestTrees.contract(layout.tasksDir(), "search/ranking/backfill", "done");
+            await("the daemon projects the edit", () -> daemon.current().revision() > rev);
+            TickResult t = p.tick(WakeReason.MANUAL);
+
+            assertThat(t.revision()).isGreaterThan(rev).isLessThanOrEqualTo(daemon.current().revision());
+            assertThat(p.snapshot().byLeafId().get("search/ranking/backfill").contract().status()).isEqualTo("done");
+            assertThat(daemon.current().revision()).as("the follower wrote nothing the daemon had to absorb")
+                    .isEqualTo(M.readTree(layout.stateFile().toFile()).path("revision").asLong());
+        }
+        daemon.close();
+        daemon = null;
+        try (Kiln kiln = Kiln.open(dir, new EventBus(), Clock.systemUTC())) {
+            assertThat(kiln.follows()).isEmpty();
+            assertThat(kiln.projector().readOnly()).as("nobody serves: the console's own projector").isFalse();
+        }
+    }
+
+    /** Whether another process (python's fcntl, the same kind of lock as Java's) could take the lock right now. */
+    private static boolean lockableByAnotherProcess(Path lockFile) throws Exception {
+        Process p = new ProcessBuilder("python3", "-c",
+                "import fcntl,sys\nf=open(sys.argv[1],'r+')\ntry:\n fcntl.lockf(f, fcntl.LOCK_EX|fcntl.LOCK_NB)\nexcept OSError:\n sys.exit(3)",
+                lockFile.toString()).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes());
+        int code = p.waitFor();
+        assertThat(code).as("python lock probe: %s", out).isIn(0, 3);
+        return code == 0;
     }
 
     @Test

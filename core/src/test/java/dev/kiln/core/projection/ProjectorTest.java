@@ -238,6 +238,34 @@ class ProjectorTest {
     }
 
     @Test
+    void readOnly_writesNothingPrunesNothing_reportsTheRevisionOnDisk() throws Exception {
+        leaves(2);
+        Files.createDirectories(ws().driftDir().resolve("team"));
+        Files.writeString(ws().driftDir().resolve("team/gone.json"), "{}");
+        Projector follower = Projector.builder(ws()).clock(clock).readOnly().build();
+
+        TickResult first = follower.tick(WakeReason.STARTUP);
+
+        assertThat(first.revision()).isZero();
+        assertThat(first.changed()).isFalse();
+        assertThat(ws().stateFile()).doesNotExist();
+        assertThat(ws().driftDir().resolve("team/gone.json")).as("drift is the owner's to prune").exists();
+        assertThat(follower.snapshot().contracts()).hasSize(2);
+
+        Projector owner = projector();
+        owner.tick(WakeReason.STARTUP);
+        contract(ws().tasksDir(), "team/leaf-9", "running");
+        owner.tick(WakeReason.CHANGE);
+        TickResult following = follower.tick(WakeReason.MANUAL);
+
+        assertThat(following.revision()).isEqualTo(owner.revision()).isEqualTo(2);
+        assertThat(following.changed()).as("the owner's revision advanced").isTrue();
+        assertThat(following.leaves()).isEqualTo(3);
+        assertThat(follower.tick(WakeReason.MANUAL).changed()).isFalse();
+        assertThat(state().get("revision").asLong()).isEqualTo(2);
+    }
+
+    @Test
     void tick_removedLeaf_prunesItsDriftAndSaysSo() throws Exception {
         leaves(2);
         Files.createDirectories(ws().driftDir().resolve("team"));

@@ -82,7 +82,12 @@ public final class MainWindow implements AutoCloseable {
             return;
         }
         background.run(kiln::startLive, refusal -> {
-            if (refusal.isPresent()) {
+            if (refusal.isPresent() && kiln.follows().isPresent()) {
+                projection.setWatch(kiln.follows().map(h -> "following kiln serve" + (h.pid() > 0 ? " (pid " + h.pid() + ")" : "")
+                        + ": it owns state.json; this console only reads, and ticks when you ask").orElse(refusal.get()));
+                kiln.follows().map(h -> h.url() == null ? "" : h.url().toString()).ifPresent(projection::setApiUrl);
+                background.run(() -> kiln.projector().tick(WakeReason.STARTUP), r -> { }, e -> model.setStatus("Projection failed: " + e.getMessage()));
+            } else if (refusal.isPresent()) {
                 projection.setWatch("not watching (" + refusal.get() + "); ticks run when you ask");
                 background.run(() -> kiln.projector().tick(WakeReason.STARTUP), r -> { }, e -> model.setStatus("Projection failed: " + e.getMessage()));
             } else {
