@@ -1,5 +1,6 @@
 package dev.kiln.core;
 
+import dev.kiln.core.api.DaemonFollower;
 import dev.kiln.core.api.ProjectionDaemon;
 import dev.kiln.core.api.ServeLock;
 import dev.kiln.core.archive.ArchiveCache;
@@ -34,8 +35,11 @@ public final class Kiln implements AutoCloseable {
     private final WorkspaceSettings settings;
     private final EventBus events;
     private final Clock clock;
+    /** How long a console following another daemon waits before reconnecting to its events. */
+    private static final Duration FOLLOW_RETRY = Duration.ofSeconds(2);
     private final Projector ownProjector;
     private volatile Projector follower;
+    private DaemonFollower following;
     private volatile ProjectionDaemon live;
     private final ArchiveCache archives;
     private final SeedCaches seeds;
@@ -110,8 +114,9 @@ public final class Kiln implements AutoCloseable {
 
     /**
      * Starts the change-driven projector for this workspace (watcher, pacer, heartbeat, API on a free loopback
-     * port), publishing to this bus. Returns why it could not, e.g. another {@code kiln serve} already serves the
-     * workspace; then ticks run only when asked.
+     * port), publishing to this bus. Returns why it could not. When another process's {@code kiln serve} owns the
+     * workspace, this follows it instead ({@link DaemonFollower}: one read-only tick per revision it publishes) and
+     * publishes {@link dev.kiln.core.api.FollowChanged} events; once that daemon stops, call this again to take over.
      */
     public synchronized Optional<String> startLive() {
         if (live != null) {
@@ -122,12 +127,19 @@ public final class Kiln implements AutoCloseable {
                     .pacing(new ChangePacer.Settings(Duration.ofMillis(Math.min(100, settings.interval().toMillis())),
                             settings.interval(), settings.heartbeat()))
                     .reconcile(settings.reconcile()).bind(settings.apiBind()).port(0).start();
+            if (following != null) {
+                following.close();
+                following = null;
+            }
             return Optional.empty();
         } catch (IOException | RuntimeException e) {
             Optional<ServeLock.Holder> owner = ServeLock.holder(layout);
             if (owner.isPresent()) {
-                return Optional.of(owner.get().describe() + " owns this workspace; this console follows it:"
-                        + " it reads, writes nothing, and ticks when you ask");
+                if (following == null || !following.running()) {
+                    following = DaemonFollower.start(layout, projector(), events, clock, FOLLOW_RETRY);
+                }
+                return Optional.of(owner.get().describe() + " owns this workspace; this console follows its revisions"
+                        + " and writes nothing");
             }
             return Optional.of(e.getMessage());
         }
@@ -171,6 +183,10 @@ public final class Kiln implements AutoCloseable {
 
     @Override
     public synchronized void close() {
+        if (following != null) {
+            following.close();
+            following = null;
+        }
         ProjectionDaemon d = live;
         live = null;
         if (d != null) {

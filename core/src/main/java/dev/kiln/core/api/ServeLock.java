@@ -155,9 +155,14 @@ public final class ServeLock implements AutoCloseable {
      * @param url its API's base URL, or null before its API listens
      */
     public record Holder(long pid, URI url) {
+        /** "kiln serve (pid 123)". */
+        public String name() {
+            return "kiln serve" + (pid > 0 ? " (pid " + pid + ")" : "");
+        }
+
         /** "kiln serve (pid 123) at http://…", for messages. */
         public String describe() {
-            return "kiln serve" + (pid > 0 ? " (pid " + pid + ")" : "") + (url == null ? "" : " at " + url);
+            return name() + (url == null ? "" : " at " + url);
         }
     }
 

@@ -20,6 +20,8 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
@@ -181,32 +183,42 @@ class ProjectionDaemonTest {
     }
 
     @Test
-    void console_besideARunningDaemon_followsItReadOnly() throws Exception {
+    void console_besideARunningDaemon_followsItsRevisionsReadOnly_thenTakesOverWhenItStops() throws Exception {
         start();
         long rev = daemon.current().revision();
-        try (Kiln kiln = Kiln.open(dir, new EventBus(), Clock.systemUTC())) {
+        EventBus bus = new EventBus();
+        List<FollowChanged> follow = new CopyOnWriteArrayList<>();
+        bus.subscribe(e -> {
+            if (e instanceof FollowChanged f) {
+                follow.add(f);
+            }
+        });
+        try (Kiln kiln = Kiln.open(dir, bus, Clock.systemUTC())) {
             assertThat(kiln.startLive()).get().asString()
                     .contains("pid " + ProcessHandle.current().pid()).contains("owns this workspace");
             assertThat(kiln.follows()).isPresent();
             Projector p = kiln.projector();
             assertThat(p.readOnly()).isTrue();
-            assertThat(p.tick(WakeReason.MANUAL).revision()).isEqualTo(rev);
+            await("following", () -> follow.stream().anyMatch(FollowChanged::following));
+            await("the first read-only tick", () -> p.lastTick() != null && p.lastTick().revision() == rev);
 
             TestTrees.contract(layout.tasksDir(), "search/ranking/backfill", "done");
             await("the daemon projects the edit", () -> daemon.current().revision() > rev);
-            TickResult t = p.tick(WakeReason.MANUAL);
-
-            assertThat(t.revision()).isGreaterThan(rev).isLessThanOrEqualTo(daemon.current().revision());
-            assertThat(p.snapshot().byLeafId().get("search/ranking/backfill").contract().status()).isEqualTo("done");
+            await("the follower ticks on the daemon's revision, unasked",
+                    () -> p.lastTick().revision() == daemon.current().revision()
+                            && "done".equals(p.snapshot().byLeafId().get("search/ranking/backfill").contract().status()));
             assertThat(daemon.current().revision()).as("the follower wrote nothing the daemon had to absorb")
                     .isEqualTo(M.readTree(layout.stateFile().toFile()).path("revision").asLong());
-        }
-        daemon.close();
-        daemon = null;
-        try (Kiln kiln = Kiln.open(dir, new EventBus(), Clock.systemUTC())) {
+
+            daemon.close();
+            daemon = null;
+            await("the follower sees the daemon gone", () -> follow.stream().anyMatch(FollowChanged::ended));
             assertThat(kiln.follows()).isEmpty();
-            assertThat(kiln.projector().readOnly()).as("nobody serves: the console's own projector").isFalse();
+            assertThat(kiln.startLive()).as("nobody owns the workspace now: the console takes it over").isEmpty();
+            assertThat(kiln.projector().readOnly()).isFalse();
+            assertThat(ServeLock.holder(layout)).get().extracting(ServeLock.Holder::pid).isEqualTo(ProcessHandle.current().pid());
         }
+        assertThat(ServeLock.holder(layout)).as("closing the console released the workspace").isEmpty();
     }
 
     /** Whether another process (python's fcntl, the same kind of lock as Java's) could take the lock right now. */

@@ -1,6 +1,7 @@
 package dev.kiln.ui.shell;
 
 import dev.kiln.core.Kiln;
+import dev.kiln.core.api.FollowChanged;
 import dev.kiln.core.projection.TickFinished;
 import dev.kiln.core.projection.WakeReason;
 import dev.kiln.core.telemetry.KilnEvent;
@@ -83,8 +84,8 @@ public final class MainWindow implements AutoCloseable {
         }
         background.run(kiln::startLive, refusal -> {
             if (refusal.isPresent() && kiln.follows().isPresent()) {
-                projection.setWatch(kiln.follows().map(h -> "following kiln serve" + (h.pid() > 0 ? " (pid " + h.pid() + ")" : "")
-                        + ": it owns state.json; this console only reads, and ticks when you ask").orElse(refusal.get()));
+                projection.setWatch(kiln.follows().map(h -> "following " + h.name()
+                        + ": it owns state.json; each of its revisions runs a read-only tick here").orElse(refusal.get()));
                 kiln.follows().map(h -> h.url() == null ? "" : h.url().toString()).ifPresent(projection::setApiUrl);
                 background.run(() -> kiln.projector().tick(WakeReason.STARTUP), r -> { }, e -> model.setStatus("Projection failed: " + e.getMessage()));
             } else if (refusal.isPresent()) {
@@ -104,6 +105,11 @@ public final class MainWindow implements AutoCloseable {
         for (KilnEvent e : batch) {
             if (e instanceof WatchChanged w) {
                 projection.setWatch(w.status().toString());
+            } else if (e instanceof FollowChanged f) {
+                projection.setWatch(f.text());
+                if (f.ended()) {
+                    startProjection(true); // the owner stopped: this console takes the workspace over
+                }
             }
         }
         caches.accept(batch);

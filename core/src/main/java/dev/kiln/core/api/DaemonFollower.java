@@ -1,0 +1,182 @@
+package dev.kiln.core.api;
+
+import dev.kiln.core.projection.Projector;
+import dev.kiln.core.projection.WakeReason;
+import dev.kiln.core.telemetry.EventSink;
+import dev.kiln.core.workspace.WorkspaceLayout;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps a read-only {@link Projector} in step with another process's {@code kiln serve}: it listens to the daemon's
+ * {@code /api/events} and runs one read-only tick per revision the daemon publishes, so a console beside the
+ * daemon stays live without writing anything or watching the tree a second time.
+ *
+ * <p>When the stream breaks it reconnects (the daemon may have restarted on another port: the lock file says
+ * where). When no process holds the workspace's lock any more it publishes {@link FollowChanged} with
+ * {@code ended} and stops: whoever started it may take the workspace over.
+ */
+public final class DaemonFollower implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(DaemonFollower.class);
+
+    private final WorkspaceLayout layout;
+    private final Projector projector;
+    private final EventSink events;
+    private final Clock clock;
+    private final Duration retry;
+    private final HttpClient http;
+    private final Thread thread;
+    private volatile boolean closed;
+    private volatile InputStream stream;
+
+    private DaemonFollower(WorkspaceLayout layout, Projector projector, EventSink events, Clock clock, Duration retry) {
+        if (!projector.readOnly()) {
+            throw new IllegalArgumentException("a follower ticks a read-only projector: the daemon owns state.json");
+        }
+        this.layout = layout;
+        this.projector = projector;
+        this.events = events;
+        this.clock = clock;
+        this.retry = retry;
+        this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+        this.thread = new Thread(this::run, "kiln-follow");
+        this.thread.setDaemon(true);
+    }
+
+    /**
+     * Starts following the daemon that owns {@code layout}'s workspace.
+     *
+     * @param projector a {@linkplain Projector.Builder#readOnly() read-only} projector of that workspace
+     * @param retry how long to wait before reconnecting after the stream broke
+     */
+    public static DaemonFollower start(WorkspaceLayout layout, Projector projector, EventSink events, Clock clock,
+            Duration retry) {
+        DaemonFollower f = new DaemonFollower(Objects.requireNonNull(layout), Objects.requireNonNull(projector),
+                Objects.requireNonNull(events), Objects.requireNonNull(clock), Objects.requireNonNull(retry));
+        f.thread.start();
+        return f;
+    }
+
+    private void run() {
+        boolean announced = false;
+        while (!closed) {
+            Optional<ServeLock.Holder> owner = ServeLock.holder(layout);
+            if (owner.isEmpty()) {
+                events.publish(new FollowChanged(clock.instant(), false, true,
+                        "kiln serve stopped; nobody owns " + layout.root() + " now"));
+                return;
+            }
+            ServeLock.Holder h = owner.get();
+            if (h.url() == null) {
+                pause(); // it holds the lock but its API is not listening yet
+                continue;
+            }
+            try {
+                HttpResponse<InputStream> r = http.send(HttpRequest.newBuilder(h.url().resolve("api/events"))
+                        .header("Accept", "text/event-stream").GET().build(), HttpResponse.BodyHandlers.ofInputStream());
+                if (r.statusCode() != 200) {
+                    r.body().close();
+                    throw new IOException("GET /api/events answered " + r.statusCode());
+                }
+                stream = r.body();
+                if (!announced) {
+                    announced = true;
+                    events.publish(new FollowChanged(clock.instant(), true, false, "following " + h.name()
+                            + ": it owns state.json; each of its revisions runs a read-only tick here"));
+                }
+                read(r.body());
+            } catch (IOException e) {
+                if (!closed) {
+                    LOG.debug("Lost {}'s events: {}", h.describe(), e.getMessage());
+                }
+            } catch (InterruptedException e) {
+                return;
+            }
+            stream = null;
+            if (!closed && announced) {
+                announced = false;
+                events.publish(new FollowChanged(clock.instant(), false, false,
+                        "lost " + h.describe() + "; reconnecting"));
+            }
+            pause();
+        }
+    }
+
+    /** One read-only tick per event (a snapshot or a delta means the daemon wrote a revision). */
+    private void read(InputStream body) throws IOException {
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8))) {
+            boolean inEvent = false;
+            for (String line = in.readLine(); line != null && !closed; line = in.readLine()) {
+                if (line.isEmpty()) {
+                    if (inEvent && !in.ready()) { // several revisions already waiting: one tick covers them all
+                        tick();
+                    }
+                    inEvent = inEvent && in.ready();
+                } else if (line.startsWith("id:") || line.startsWith("data:")) {
+                    inEvent = true;
+                }
+            }
+        }
+    }
+
+    private void tick() {
+        try {
+            projector.tick(WakeReason.CHANGE);
+        } catch (RuntimeException e) {
+            LOG.error("A follow tick failed: {}", e.toString());
+        }
+    }
+
+    private synchronized void pause() {
+        try {
+            if (!closed) {
+                wait(retry.toMillis());
+            }
+        } catch (InterruptedException e) {
+            closed = true;
+        }
+    }
+
+    /** Whether it still follows (or reconnects); false once the daemon stopped or this was closed. */
+    public boolean running() {
+        return thread.isAlive() && !closed;
+    }
+
+    /**
+     * Stops following; returns once the follow thread is done (a tick in progress finishes: the thread is not
+     * interrupted, since an interrupt closes the file channels a tick reads through).
+     */
+    @Override
+    public void close() {
+        closed = true;
+        InputStream s = stream;
+        if (s != null) {
+            try {
+                s.close();
+            } catch (IOException e) {
+                // closing is all we wanted
+            }
+        }
+        synchronized (this) {
+            notifyAll();
+        }
+        try {
+            thread.join(10_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
