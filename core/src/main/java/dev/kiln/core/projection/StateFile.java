@@ -1,5 +1,6 @@
 package dev.kiln.core.projection;
 
+import dev.kiln.core.workspace.AtomicWrite;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
@@ -13,7 +14,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileTime;
-import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermission;
 import java.time.Duration;
 import java.time.Instant;
@@ -86,7 +86,7 @@ final class StateFile {
             cleaned = true;
             removeLeftovers();
         }
-        Set<PosixFilePermission> mode = existingMode();
+        Set<PosixFilePermission> mode = AtomicWrite.existingMode(target);
         Path tmp = dir.resolve(sibling("tmp"));
         Path old = null;
         FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
@@ -227,18 +227,6 @@ final class StateFile {
 
     private String sibling(String kind) {
         return "." + name + "." + Long.toHexString(ThreadLocalRandom.current().nextLong()) + "." + kind;
-    }
-
-    private Set<PosixFilePermission> existingMode() throws IOException {
-        PosixFileAttributeView view = Files.getFileAttributeView(target, PosixFileAttributeView.class);
-        if (view == null) {
-            return null;
-        }
-        try {
-            return view.readAttributes().permissions();
-        } catch (NoSuchFileException e) {
-            return null;
-        }
     }
 
     /** Temp files and old versions a killed process left; young ones may belong to another live writer. */

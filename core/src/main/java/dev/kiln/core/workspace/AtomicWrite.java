@@ -57,7 +57,8 @@ public final class AtomicWrite {
         syncDirectory(dir);
     }
 
-    private static Set<PosixFilePermission> existingMode(Path target) throws IOException {
+    /** The permissions of {@code target} for its replacement to keep; null when it does not exist or has none. */
+    public static Set<PosixFilePermission> existingMode(Path target) throws IOException {
         PosixFileAttributeView view = Files.getFileAttributeView(target, PosixFileAttributeView.class);
         if (view == null) {
             return null;
