@@ -9,7 +9,10 @@ import dev.kiln.core.watch.WatchStatus;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
 import dev.kiln.core.projection.Projector;
+import dev.kiln.core.projection.WakeReason;
 import dev.kiln.core.seed.SeedCaches;
 import dev.kiln.core.startup.ServerConfig;
 import dev.kiln.core.startup.ServerConfigs;
@@ -142,6 +145,34 @@ public final class Kiln implements AutoCloseable {
                         + " and writes nothing");
             }
             return Optional.of(e.getMessage());
+        }
+    }
+
+    /**
+     * Runs a manual projection and waits for it: through the live daemon's loop (so it is published like its other
+     * ticks), or, while following another process's {@code kiln serve}, by asking that daemon (its revision then
+     * reaches the follower as usual), else on this process's own projector. The tick arrives as a
+     * {@link dev.kiln.core.projection.TickFinished} event either way.
+     */
+    public void projectNow() throws IOException, InterruptedException {
+        ProjectionDaemon d;
+        DaemonFollower f;
+        synchronized (this) {
+            d = live;
+            f = d == null && following != null && following.running() ? following : null;
+        }
+        if (d != null) {
+            try {
+                d.projectNow();
+            } catch (ExecutionException e) {
+                throw new IOException("the projection failed: " + e.getCause(), e.getCause());
+            } catch (TimeoutException e) {
+                throw new IOException("the projection did not finish within 2 minutes", e);
+            }
+        } else if (f != null) {
+            f.requestProjection();
+        } else {
+            projector().tick(WakeReason.MANUAL);
         }
     }
 

@@ -149,6 +149,14 @@ public final class ProjectionDaemon implements AutoCloseable {
         return loop.metrics();
     }
 
+    /**
+     * Runs a manual projection through the loop (so it is counted, published and serialized with the watcher's
+     * ticks, unlike a tick on {@link #projector()} itself) and waits for it.
+     */
+    public ProjectionLoop.TickRecord projectNow() throws InterruptedException, ExecutionException, TimeoutException {
+        return loop.requestManual().get(2, TimeUnit.MINUTES);
+    }
+
     /** The current published projection, or null before the first tick. */
     public Published current() {
         return published;
@@ -229,7 +237,7 @@ public final class ProjectionDaemon implements AutoCloseable {
     private JsonNode runtimeMeta() {
         ObjectNode o = MAPPER.createObjectNode();
         ProjectionLoop.Metrics m = loop.metrics();
-        WakeReason now = ticking;
+        WakeReason now = ticking == null ? WakeReason.MANUAL : ticking; // null: a tick on the projector itself
         // the tick being written counts: the loop records it only once it returns
         o.put("projections", m.projections() + 1);
         o.put("last_wake_reason", now.jsonName());
@@ -309,8 +317,7 @@ public final class ProjectionDaemon implements AutoCloseable {
 
         @Override
         public JsonNode project() throws InterruptedException, ExecutionException, TimeoutException {
-            ProjectionLoop.TickRecord t = loop.requestManual().get(2, TimeUnit.MINUTES);
-            return tickJson(t);
+            return tickJson(projectNow());
         }
 
         @Override

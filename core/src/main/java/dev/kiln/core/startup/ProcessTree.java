@@ -50,20 +50,7 @@ final class ProcessTree {
                 killed.add(p);
             }
         }
-        // SIGKILL is not instant: wait (briefly, even when interrupted) until they are really gone, so that "ended"
-        // means ended when the caller looks at the process table.
-        long killDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        for (ProcessHandle p : killed) {
-            while (p.isAlive() && System.nanoTime() < killDeadline) {
-                try {
-                    p.onExit().get(Math.max(1, killDeadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException ignored) {
-                    break;
-                }
-            }
-        }
+        awaitKilled(killed);
         if (interrupted) {
             Thread.currentThread().interrupt();
         }
@@ -94,7 +81,7 @@ final class ProcessTree {
         }
         byte[] needle = (TOKEN_VARIABLE + "=" + token).getBytes(java.nio.charset.StandardCharsets.UTF_8);
         long self = ProcessHandle.current().pid();
-        int ended = 0;
+        List<ProcessHandle> killed = new ArrayList<>();
         try (var entries = java.nio.file.Files.newDirectoryStream(proc)) {
             for (java.nio.file.Path p : entries) {
                 String name = p.getFileName().toString();
@@ -110,14 +97,38 @@ final class ProcessTree {
                 if (contains(env, needle)) {
                     var handle = ProcessHandle.of(Long.parseLong(name));
                     if (handle.isPresent() && handle.get().destroyForcibly()) {
-                        ended++;
+                        killed.add(handle.get());
                     }
                 }
             }
         } catch (java.io.IOException e) {
-            return ended;
+            // what was found so far is still ended below
         }
-        return ended;
+        awaitKilled(killed);
+        return killed.size();
+    }
+
+    /**
+     * SIGKILL is not instant: waits (briefly, even when interrupted) until {@code killed} are really gone, so that
+     * "ended" means ended when the caller looks at the process table.
+     */
+    private static void awaitKilled(List<ProcessHandle> killed) {
+        boolean interrupted = false;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        for (ProcessHandle p : killed) {
+            while (p.isAlive() && System.nanoTime() < deadline) {
+                try {
+                    p.onExit().get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException ignored) {
+                    break;
+                }
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private static boolean contains(byte[] env, byte[] needle) {

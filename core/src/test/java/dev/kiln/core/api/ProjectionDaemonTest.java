@@ -210,12 +210,20 @@ class ProjectionDaemonTest {
             assertThat(daemon.current().revision()).as("the follower wrote nothing the daemon had to absorb")
                     .isEqualTo(M.readTree(layout.stateFile().toFile()).path("revision").asLong());
 
+            long manual = daemon.metrics().byReason().getOrDefault(WakeReason.MANUAL, 0L);
+            kiln.projectNow();
+            assertThat(daemon.metrics().byReason().getOrDefault(WakeReason.MANUAL, 0L))
+                    .as("Project now asks the daemon, which runs the tick").isEqualTo(manual + 1);
+
             daemon.close();
             daemon = null;
             await("the follower sees the daemon gone", () -> follow.stream().anyMatch(FollowChanged::ended));
             assertThat(kiln.follows()).isEmpty();
             assertThat(kiln.startLive()).as("nobody owns the workspace now: the console takes it over").isEmpty();
             assertThat(kiln.projector().readOnly()).isFalse();
+            kiln.projectNow(); // may be answered by the startup tick still pending
+            kiln.projectNow();
+            assertThat(kiln.projector().lastTick().reason()).as("through its own live loop now").isEqualTo(WakeReason.MANUAL);
             assertThat(ServeLock.holder(layout)).get().extracting(ServeLock.Holder::pid).isEqualTo(ProcessHandle.current().pid());
         }
         assertThat(ServeLock.holder(layout)).as("closing the console released the workspace").isEmpty();

@@ -4,7 +4,6 @@ import dev.kiln.core.Kiln;
 import dev.kiln.core.contract.Contract;
 import dev.kiln.core.contract.HealReport;
 import dev.kiln.core.contract.LeafIdHeal;
-import dev.kiln.core.projection.WakeReason;
 import dev.kiln.core.snapshot.ContractFile;
 import dev.kiln.core.snapshot.ContractSnapshot;
 import dev.kiln.core.snapshot.SnapshotFailure;
@@ -58,7 +57,7 @@ public final class ContractsViewModel {
     public void refresh() {
         loading.set(true);
         background.run(() -> {
-            kiln.projector().tick(WakeReason.MANUAL);
+            kiln.projectNow();
             return kiln.projector().snapshot();
         }, this::show, e -> {
             loading.set(false);

@@ -59,9 +59,15 @@ public final class ProjectionViewModel {
         error.set(r.writeError() == null ? "" : "state.json was not written: " + r.writeError() + " (retried next tick)");
     }
 
-    /** Runs a manual tick in the background; its result arrives as an event like any other. */
+    /**
+     * Runs a manual tick in the background (or asks the followed daemon for one); its result arrives as an event
+     * like any other.
+     */
     public void projectNow() {
-        background.run(() -> kiln.projector().tick(WakeReason.MANUAL), r -> { }, e -> error.set("Projection failed: " + e.getMessage()));
+        background.run(() -> {
+            kiln.projectNow();
+            return null;
+        }, r -> error.set(""), e -> error.set("Projection failed: " + e.getMessage()));
     }
 
     /** Sets the watch line (live / degraded with reason), from whoever drives the ticks. */
