@@ -1,8 +1,10 @@
 package dev.kiln.app.cli;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kiln.core.api.ServeClient;
 import dev.kiln.core.projection.Projector;
 import dev.kiln.core.projection.TickResult;
 import dev.kiln.core.projection.WakeReason;
@@ -11,14 +13,19 @@ import dev.kiln.core.snapshot.SnapshotStats;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import java.nio.file.Path;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code kiln project DIR}: one projection tick; writes observer/state.json if it changed and prints the counters. */
+/**
+ * {@code kiln project DIR}: one projection tick; writes observer/state.json if it changed and prints the counters.
+ * When a {@code kiln serve} owns the workspace, asks it to project instead (one writer per workspace).
+ */
 @Command(name = "project", mixinStandardHelpOptions = true,
-        description = "Run one projection tick over a workspace: write observer/state.json if it changed, print counters and failures.")
+        description = {"Run one projection tick over a workspace: write observer/state.json if it changed, print counters and failures.",
+            "When a kiln serve owns the workspace, ask it to project instead (its token in observer/api-token)."})
 final class ProjectCommand implements Callable<Integer> {
 
     @Parameters(index = "0", paramLabel = "DIR", description = "Workspace directory.")
@@ -30,6 +37,10 @@ final class ProjectCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         WorkspaceLayout ws = WorkspaceLayout.of(Workspaces.require(dir));
+        Optional<ServeClient> daemon = ServeClient.of(ws);
+        if (daemon.isPresent()) {
+            return viaDaemon(ws, daemon.get());
+        }
         Projector projector = Projector.builder(ws).build();
         TickResult r = projector.tick(WakeReason.MANUAL);
         String syncError = null;
@@ -49,6 +60,42 @@ final class ProjectCommand implements Callable<Integer> {
         }
         if (syncError != null) {
             throw new CliException(syncError + ". The document is in place; check the disk (dmesg) and run again.");
+        }
+        return 0;
+    }
+
+    /**
+     * A {@code kiln serve} owns the workspace: writing state.json here would start a second revision sequence, so
+     * the daemon is asked to project instead.
+     */
+    private int viaDaemon(WorkspaceLayout ws, ServeClient daemon) throws Exception {
+        JsonNode t;
+        try {
+            t = daemon.project();
+        } catch (java.io.IOException e) {
+            throw new CliException(daemon.holder().name() + " owns " + ws.root() + " and must do its projections, but: "
+                    + e.getMessage());
+        }
+        ObjectMapper m = new ObjectMapper();
+        if (json) {
+            ObjectNode o = m.createObjectNode();
+            o.put("workspace", ws.root().toString());
+            o.put("state_file", ws.stateFile().toString());
+            o.put("served_by", daemon.holder().describe());
+            o.put("revision", t.path("revision").asLong());
+            o.put("changed", t.path("changed").asBoolean());
+            o.put("leaves", t.path("counters").path("leaves").asLong());
+            o.set("counters", t.path("counters"));
+            o.put("tick_ms", t.path("duration_ms").asDouble());
+            System.out.println(m.writeValueAsString(o));
+        } else {
+            JsonNode c = t.path("counters");
+            System.out.printf("Asked %s, which owns %s: revision %d (%s)%n", daemon.holder().describe(), ws.root(),
+                    t.path("revision").asLong(), t.path("changed").asBoolean() ? "changed, state.json written" : "unchanged");
+            System.out.printf("  contracts: %d enumerated, %d parsed, %d reused, %d failed; tick %.1f ms%n",
+                    c.path("enumerated").asLong(), c.path("parsed").asLong(), c.path("reused").asLong(),
+                    c.path("failed").asLong(), t.path("duration_ms").asDouble());
+            System.out.println("  state: " + ws.stateFile());
         }
         return 0;
     }

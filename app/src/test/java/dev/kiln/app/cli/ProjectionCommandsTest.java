@@ -88,4 +88,31 @@ class ProjectionCommandsTest {
         assertThat(project.err()).contains("not a Kiln workspace").contains("kiln demo");
         assertThat(heal.exit()).isEqualTo(2);
     }
+
+    @Test
+    void project_workspaceAKilnServeOwns_asksTheDaemonInsteadOfWriting() throws Exception {
+        Path ws = dir.resolve("served");
+        assertThat(kiln("demo", ws.toString(), "--contracts", "60").exit()).isZero();
+        dev.kiln.core.workspace.WorkspaceLayout layout = dev.kiln.core.workspace.WorkspaceLayout.of(ws);
+        try (dev.kiln.core.api.ProjectionDaemon daemon = dev.kiln.core.api.ProjectionDaemon.builder(layout).port(0).start()) {
+            daemon.awaitFirstProjection(java.time.Duration.ofSeconds(60));
+            long manual = daemon.metrics().byReason().getOrDefault(dev.kiln.core.projection.WakeReason.MANUAL, 0L);
+
+            Run r = kiln("project", ws.toString(), "--json");
+
+            assertThat(r.exit()).as(r.err()).isZero();
+            JsonNode o = JSON.readTree(r.out());
+            assertThat(o.get("served_by").asText()).contains("pid " + ProcessHandle.current().pid()).contains(daemon.url().toString());
+            assertThat(o.get("revision").asLong()).isEqualTo(daemon.current().revision());
+            assertThat(o.get("leaves").asInt()).isEqualTo(59);
+            assertThat(daemon.metrics().byReason().get(dev.kiln.core.projection.WakeReason.MANUAL)).isEqualTo(manual + 1);
+            assertThat(JSON.readTree(ws.resolve("observer/state.json").toFile()).get("revision").asLong())
+                    .as("the daemon's sequence, nobody else's").isEqualTo(daemon.current().revision());
+
+            Files.delete(layout.apiTokenFile());
+            Run refused = kiln("project", ws.toString());
+            assertThat(refused.exit()).isNotZero();
+            assertThat(refused.err()).contains("owns").contains("cannot read the API token");
+        }
+    }
 }

@@ -151,31 +151,12 @@ public final class DaemonFollower implements AutoCloseable {
     }
 
     /**
-     * Asks the followed daemon for a manual projection ({@code POST /api/project} with the token from
-     * {@code observer/api-token}) and waits for its answer; its revision then arrives here like any other.
-     *
-     * @return the daemon's description of the tick it ran (JSON text)
-     * @throws IOException naming what failed: no daemon, no readable token, or the daemon's answer
+     * Asks the followed daemon for a manual projection and waits for its answer; its revision then arrives here like
+     * any other. See {@link ServeClient#project()}.
      */
-    public String requestProjection() throws IOException, InterruptedException {
-        ServeLock.Holder h = ServeLock.holder(layout).orElseThrow(() -> new IOException("no kiln serve owns " + layout.root()));
-        if (h.url() == null) {
-            throw new IOException(h.name() + " is starting; its API is not listening yet");
-        }
-        String token;
-        try {
-            token = ApiToken.read(layout.apiTokenFile()).value();
-        } catch (IOException e) {
-            throw new IOException("cannot read the API token " + layout.apiTokenFile() + " (" + e.getMessage()
-                    + "); run the console as the user who runs kiln serve", e);
-        }
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(h.url().resolve("api/project"))
-                .header("Authorization", "Bearer " + token).timeout(Duration.ofMinutes(3))
-                .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
-        if (r.statusCode() != 200) {
-            throw new IOException(h.name() + " answered " + r.statusCode() + " to POST /api/project: " + r.body());
-        }
-        return r.body();
+    public void requestProjection() throws IOException, InterruptedException {
+        ServeClient.of(layout).orElseThrow(() -> new IOException("no kiln serve owns " + layout.root() + " any more"))
+                .project();
     }
 
     /** Whether it still follows (or reconnects); false once the daemon stopped or this was closed. */
