@@ -267,6 +267,9 @@ public final class ProjectionDaemon implements AutoCloseable {
         ArrayNode roots = watch.putArray("roots");
         ws.roots().forEach(r -> roots.add(layout.root().relativize(r).toString()));
         o.putObject("sse").put("clients", api.sseClients()).put("dropped", api.droppedSseClients());
+        Projector.StateSyncs syncs = projector.stateSyncs(); // the fsyncs that run behind the ticks
+        o.putObject("state_file").put("syncs", syncs.syncs())
+                .put("sync_ms_total", Math.round(syncs.totalMillis() * 1000) / 1000.0);
         o.put("history_size", m.history().size());
         ArrayNode h = o.putArray("history"); // oldest first, at most ProjectionLoop.HISTORY
         m.history().forEach(t -> h.add(tickJson(t)));

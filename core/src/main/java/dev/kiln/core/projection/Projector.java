@@ -280,6 +280,19 @@ public final class Projector {
         stateFile.flush();
     }
 
+    /**
+     * The background syncs of the state document so far.
+     *
+     * @param syncs documents made durable (several written before one sync count once)
+     * @param totalMillis time spent in those syncs, off the ticks
+     */
+    public record StateSyncs(long syncs, double totalMillis) {
+    }
+
+    public StateSyncs stateSyncs() {
+        return new StateSyncs(stateFile.syncs(), stateFile.syncNanos() / 1e6);
+    }
+
     public WorkspaceLayout layout() {
         return layout;
     }

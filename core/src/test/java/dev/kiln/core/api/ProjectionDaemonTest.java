@@ -101,6 +101,8 @@ class ProjectionDaemonTest {
         ProjectionDaemonMetrics m = metrics();
         assertThat(m.byReason(WakeReason.CHANGE)).isGreaterThanOrEqualTo(1);
         assertThat(m.last().path("full").asBoolean()).as("a change while live is incremental").isFalse();
+        await("documents synced behind their ticks", () -> metrics().json().path("state_file").path("syncs").asLong() >= 1);
+        assertThat(metrics().json().path("state_file").path("sync_ms_total").asDouble()).isPositive();
     }
 
     @Test
