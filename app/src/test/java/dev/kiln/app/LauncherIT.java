@@ -71,4 +71,53 @@ class LauncherIT {
         assertThat(tmp.resolve("state/kiln/logs")).isDirectory();
         assertThat(Files.readString(ROOT.resolve("kiln"), StandardCharsets.UTF_8)).contains("-m dev.kiln.app/dev.kiln.app.Main");
     }
+
+    /**
+     * A real {@code kiln serve} in another process, SIGKILLed while a console follows it: the OS drops its lock,
+     * the follower sees it gone, and the console takes the workspace over. Nothing is left half-written.
+     */
+    @Test
+    void serveKilled_aFollowingConsoleTakesTheWorkspaceOver() throws Exception {
+        Path ws = tmp.resolve("served");
+        assertThat(kiln("demo", ws.toString(), "--contracts", "30").code()).isZero();
+        ProcessBuilder pb = new ProcessBuilder(ROOT.resolve("kiln").toString(), "serve", ws.toString(), "--port", "0")
+                .directory(tmp.toFile()).redirectOutput(tmp.resolve("serve-out.txt").toFile())
+                .redirectError(tmp.resolve("serve-err.txt").toFile());
+        pb.environment().remove("DISPLAY");
+        pb.environment().put("XDG_STATE_HOME", tmp.resolve("state").toString());
+        Process serve = pb.start();
+        dev.kiln.core.workspace.WorkspaceLayout layout = dev.kiln.core.workspace.WorkspaceLayout.of(ws);
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            while (dev.kiln.core.api.ServeLock.holder(layout).map(h -> h.url() == null).orElse(true)) {
+                assertThat(serve.isAlive()).as("kiln serve runs: %s", Files.readString(tmp.resolve("serve-err.txt"))).isTrue();
+                assertThat(System.nanoTime()).as("kiln serve announced its API").isLessThan(deadline);
+                Thread.sleep(50);
+            }
+            dev.kiln.core.telemetry.EventBus bus = new dev.kiln.core.telemetry.EventBus();
+            java.util.concurrent.CountDownLatch ended = new java.util.concurrent.CountDownLatch(1);
+            bus.subscribe(e -> {
+                if (e instanceof dev.kiln.core.api.FollowChanged f && f.ended()) {
+                    ended.countDown();
+                }
+            });
+            try (dev.kiln.core.Kiln kiln = dev.kiln.core.Kiln.open(ws, bus, java.time.Clock.systemUTC())) {
+                assertThat(kiln.startLive()).get().asString().contains("pid " + serve.pid());
+                assertThat(kiln.projector().readOnly()).isTrue();
+
+                serve.destroyForcibly(); // SIGKILL: no shutdown hook, no clean close
+                assertThat(serve.waitFor(30, TimeUnit.SECONDS)).isTrue();
+
+                assertThat(ended.await(60, TimeUnit.SECONDS)).as("the follower saw the daemon gone").isTrue();
+                assertThat(kiln.startLive()).as("the lock died with the process").isEmpty();
+                assertThat(dev.kiln.core.api.ServeLock.holder(layout)).get()
+                        .extracting(dev.kiln.core.api.ServeLock.Holder::pid).isEqualTo(ProcessHandle.current().pid());
+                kiln.projectNow();
+                assertThat(new com.fasterxml.jackson.databind.ObjectMapper().readTree(layout.stateFile().toFile())
+                        .path("leaves").size()).isEqualTo(29);
+            }
+        } finally {
+            serve.destroyForcibly();
+        }
+    }
 }
