@@ -35,7 +35,7 @@ class IncrementalSnapshotPropertyTest {
     private static final String[] NAMES = {"a", "b", "a-b", "ab", "z"};
 
     private static final long BASE_SEED = 0x6b696c6eL;
-    private static final int CASES = 80;
+    private static final int CASES = Integer.getInteger("kiln.property.cases", 80);
 
     static List<Op> ops(long seed) {
         Random r = new Random(seed);
