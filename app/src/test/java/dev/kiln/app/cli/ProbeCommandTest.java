@@ -7,51 +7,23 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kiln.core.demo.DemoWorkspace;
 import dev.kiln.core.startup.ProbeRuns;
 import dev.kiln.core.workspace.WorkspaceLayout;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.io.PrintWriter;
-import java.io.StringWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /** {@code kiln probe} and {@code kiln bytecode} end to end, on the demo workspace's bundled Python server. */
 class ProbeCommandTest {
     @TempDir
     Path dir;
 
-    private record Run(int exit, String out, String err) {
-    }
-
-    private Run kiln(String... args) {
-        PrintStream oldOut = System.out;
-        PrintStream oldErr = System.err;
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        StringWriter picoErr = new StringWriter();
-        try {
-            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-            System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-            CommandLine cl = KilnCommand.commandLine();
-            cl.setErr(new PrintWriter(picoErr, true));
-            int exit = cl.execute(args);
-            return new Run(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8) + picoErr);
-        } finally {
-            System.setOut(oldOut);
-            System.setErr(oldErr);
-        }
-    }
-
     @Test
     void probe_demoWorkspace_jsonReportAndSavedRun() throws Exception {
         Path ws = dir.resolve("ws");
         new DemoWorkspace().write(ws, 5, 7, false);
 
-        Run r = kiln("probe", ws.toString(), "--server", "demo-light", "--server", "demo-stdlib", "--json");
+        CliRun r = CliRun.kiln("probe", ws.toString(), "--server", "demo-light", "--server", "demo-stdlib", "--json");
 
         assertThat(r.exit()).as(r.err()).isZero();
         JsonNode j = new ObjectMapper().readTree(r.out());
@@ -71,7 +43,7 @@ class ProbeCommandTest {
         Files.writeString(cfg, "{\"mcpServers\": {\"crash\": {\"command\": \"python3\", \"args\": [\"-c\","
                 + " \"import sys; sys.stderr.write('no API key\\\\n'); sys.exit(4)\"]}}}");
 
-        Run r = kiln("probe", cfg.toString(), "--timeout", "20s");
+        CliRun r = CliRun.kiln("probe", cfg.toString(), "--timeout", "20s");
 
         assertThat(r.exit()).isEqualTo(1);
         assertThat(r.out()).contains("exited(4)").contains("stderr| no API key")
@@ -82,16 +54,16 @@ class ProbeCommandTest {
     void probe_badInput_exitTwoWithAClearMessage() throws Exception {
         Path cfg = dir.resolve("servers.json");
         Files.writeString(cfg, "{\"mcpServers\": {\"a\": {\"command\": 7}}}");
-        Run bad = kiln("probe", cfg.toString());
+        CliRun bad = CliRun.kiln("probe", cfg.toString());
         assertThat(bad.exit()).isEqualTo(2);
         assertThat(bad.err()).contains("kiln: " + cfg + ": server 'a': field 'command' must be a string, got number");
 
         Files.writeString(cfg, "{\"mcpServers\": {\"a\": {\"command\": \"python3\"}}}");
-        Run unknown = kiln("probe", cfg.toString(), "--server", "b");
+        CliRun unknown = CliRun.kiln("probe", cfg.toString(), "--server", "b");
         assertThat(unknown.exit()).isEqualTo(2);
         assertThat(unknown.err()).contains("has no server 'b'; it has: a");
 
-        Run cpus = kiln("probe", cfg.toString(), "--cpus", "x");
+        CliRun cpus = CliRun.kiln("probe", cfg.toString(), "--cpus", "x");
         assertThat(cpus.exit()).isEqualTo(2);
         assertThat(cpus.err()).contains("--cpus takes a CPU list");
     }
@@ -108,19 +80,19 @@ class ProbeCommandTest {
         Files.writeString(site.resolve("one.py"), "A = 1\n");
         Files.writeString(site.resolve("two.py"), "B = 2\n");
 
-        Run audit = kiln("bytecode", "audit", venv.toString(), "--json");
+        CliRun audit = CliRun.kiln("bytecode", "audit", venv.toString(), "--json");
         assertThat(audit.exit()).as(audit.err()).isZero();
         JsonNode a = new ObjectMapper().readTree(audit.out());
         assertThat(a.get("sources").asInt()).isEqualTo(2);
         assertThat(a.get("missing").asInt()).isEqualTo(2);
 
-        Run compile = kiln("bytecode", "compile", venv.toString(), "--invalidation-mode", "checked-hash", "--json");
+        CliRun compile = CliRun.kiln("bytecode", "compile", venv.toString(), "--invalidation-mode", "checked-hash", "--json");
         assertThat(compile.exit()).as(compile.err()).isZero();
         JsonNode c = new ObjectMapper().readTree(compile.out());
         assertThat(c.get("after").get("missing").asInt()).isZero();
         assertThat(c.get("after").get("fresh").asInt()).isEqualTo(2);
 
-        Run notPython = kiln("bytecode", "audit", dir.resolve("nothing-here").toString());
+        CliRun notPython = CliRun.kiln("bytecode", "audit", dir.resolve("nothing-here").toString());
         assertThat(notPython.exit()).isEqualTo(2);
         assertThat(notPython.err()).contains("does not exist");
     }

@@ -4,16 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.io.PrintWriter;
-import java.io.StringWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 class ProjectionCommandsTest {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -21,32 +15,13 @@ class ProjectionCommandsTest {
     @TempDir
     Path dir;
 
-    /** Runs {@code kiln args…}; returns exit code and what it printed. */
-    private record Run(int exit, String out, String err) {
-    }
-
-    private Run kiln(String... args) {
-        PrintStream old = System.out;
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        StringWriter err = new StringWriter();
-        try {
-            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-            CommandLine cl = KilnCommand.commandLine();
-            cl.setErr(new PrintWriter(err, true));
-            int exit = cl.execute(args);
-            return new Run(exit, out.toString(StandardCharsets.UTF_8), err.toString());
-        } finally {
-            System.setOut(old);
-        }
-    }
-
     @Test
     void project_demoWorkspace_writesStateAndPrintsCountersAsJson() throws Exception {
         Path ws = dir.resolve("ws");
-        assertThat(kiln("demo", ws.toString(), "--contracts", "120").exit()).isZero();
+        assertThat(CliRun.kiln("demo", ws.toString(), "--contracts", "120").exit()).isZero();
 
-        Run first = kiln("project", ws.toString(), "--json");
-        Run second = kiln("project", ws.toString(), "--json");
+        CliRun first = CliRun.kiln("project", ws.toString(), "--json");
+        CliRun second = CliRun.kiln("project", ws.toString(), "--json");
 
         assertThat(first.exit()).isZero();
         JsonNode a = JSON.readTree(first.out());
@@ -63,11 +38,11 @@ class ProjectionCommandsTest {
     @Test
     void heal_dryRunThenReal_listsThenRewritesAndASecondRunFindsNothing() throws Exception {
         Path ws = dir.resolve("ws");
-        kiln("demo", ws.toString(), "--contracts", "200");
+        CliRun.kiln("demo", ws.toString(), "--contracts", "200");
 
-        JsonNode dry = JSON.readTree(kiln("heal", ws.toString(), "--dry-run", "--json").out());
-        Run real = kiln("heal", ws.toString());
-        JsonNode again = JSON.readTree(kiln("heal", ws.toString(), "--json").out());
+        JsonNode dry = JSON.readTree(CliRun.kiln("heal", ws.toString(), "--dry-run", "--json").out());
+        CliRun real = CliRun.kiln("heal", ws.toString());
+        JsonNode again = JSON.readTree(CliRun.kiln("heal", ws.toString(), "--json").out());
 
         assertThat(dry.get("dry_run").asBoolean()).isTrue();
         assertThat(dry.get("changes")).hasSize(2);
@@ -81,8 +56,8 @@ class ProjectionCommandsTest {
     void projectAndHeal_notAWorkspace_failWithExitTwoAndSayWhatToDo() throws Exception {
         Files.createDirectories(dir.resolve("empty"));
 
-        Run project = kiln("project", dir.resolve("empty").toString());
-        Run heal = kiln("heal", dir.resolve("empty").toString());
+        CliRun project = CliRun.kiln("project", dir.resolve("empty").toString());
+        CliRun heal = CliRun.kiln("heal", dir.resolve("empty").toString());
 
         assertThat(project.exit()).isEqualTo(2);
         assertThat(project.err()).contains("not a Kiln workspace").contains("kiln demo");
@@ -92,13 +67,13 @@ class ProjectionCommandsTest {
     @Test
     void project_workspaceAKilnServeOwns_asksTheDaemonInsteadOfWriting() throws Exception {
         Path ws = dir.resolve("served");
-        assertThat(kiln("demo", ws.toString(), "--contracts", "60").exit()).isZero();
+        assertThat(CliRun.kiln("demo", ws.toString(), "--contracts", "60").exit()).isZero();
         dev.kiln.core.workspace.WorkspaceLayout layout = dev.kiln.core.workspace.WorkspaceLayout.of(ws);
         try (dev.kiln.core.api.ProjectionDaemon daemon = dev.kiln.core.api.ProjectionDaemon.builder(layout).port(0).start()) {
             daemon.awaitFirstProjection(java.time.Duration.ofSeconds(60));
             long manual = daemon.metrics().byReason().getOrDefault(dev.kiln.core.projection.WakeReason.MANUAL, 0L);
 
-            Run r = kiln("project", ws.toString(), "--json");
+            CliRun r = CliRun.kiln("project", ws.toString(), "--json");
 
             assertThat(r.exit()).as(r.err()).isZero();
             JsonNode o = JSON.readTree(r.out());
@@ -110,7 +85,7 @@ class ProjectionCommandsTest {
                     .as("the daemon's sequence, nobody else's").isEqualTo(daemon.current().revision());
 
             Files.delete(layout.apiTokenFile());
-            Run refused = kiln("project", ws.toString());
+            CliRun refused = CliRun.kiln("project", ws.toString());
             assertThat(refused.exit()).isNotZero();
             assertThat(refused.err()).contains("owns").contains("cannot read the API token");
         }

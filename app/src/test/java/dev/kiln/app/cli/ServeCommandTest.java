@@ -3,11 +3,7 @@ package dev.kiln.app.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.BufferedReader;
-import java.io.ByteArrayOutputStream;
 import java.io.InputStreamReader;
-import java.io.PrintStream;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.HttpURLConnection;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -19,7 +15,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /** {@code kiln serve} as a real process: prints where it serves, refuses a second daemon, stops cleanly on SIGTERM. */
 class ServeCommandTest {
@@ -27,28 +22,10 @@ class ServeCommandTest {
     @TempDir
     Path dir;
 
-    private record Run(int exit, String out, String err) {
-    }
-
-    private Run kiln(String... args) {
-        PrintStream old = System.out;
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        StringWriter err = new StringWriter();
-        try {
-            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-            CommandLine cl = KilnCommand.commandLine();
-            cl.setErr(new PrintWriter(err, true));
-            int exit = cl.execute(args);
-            return new Run(exit, out.toString(StandardCharsets.UTF_8), err.toString());
-        } finally {
-            System.setOut(old);
-        }
-    }
-
     @Test
     void serve_process_printsUrlAndTokenRefusesASecondAndStopsCleanlyOnSigterm() throws Exception {
         Path ws = dir.resolve("ws");
-        assertThat(kiln("demo", ws.toString(), "--contracts", "60").exit()).isZero();
+        assertThat(CliRun.kiln("demo", ws.toString(), "--contracts", "60").exit()).isZero();
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
         Process p = new ProcessBuilder(java.toString(), "-cp", System.getProperty("java.class.path"),
                 "dev.kiln.app.Main", "serve", ws.toString(), "--port", "0", "--interval", "200ms")
@@ -77,7 +54,7 @@ class ServeCommandTest {
             }
             assertThat(status).isEqualTo(200);
 
-            Run second = kiln("serve", ws.toString(), "--port", "0");
+            CliRun second = CliRun.kiln("serve", ws.toString(), "--port", "0");
             assertThat(second.exit()).isEqualTo(2);
             assertThat(second.err()).contains("already serving").contains("pid " + p.pid());
 
@@ -95,7 +72,7 @@ class ServeCommandTest {
 
     @Test
     void serve_notAWorkspace_exit2WithWhatToDo() {
-        Run r = kiln("serve", dir.resolve("nothing").toString(), "--port", "0");
+        CliRun r = CliRun.kiln("serve", dir.resolve("nothing").toString(), "--port", "0");
         assertThat(r.exit()).isEqualTo(2);
         assertThat(r.err()).contains("not a Kiln workspace").contains("kiln demo");
     }

@@ -15,35 +15,23 @@ final class ProbeProcesses {
 
     /** Pids of live (not zombie) processes whose command line contains {@code marker}. */
     static List<Long> livingWith(String marker) throws IOException {
-        List<Long> out = new ArrayList<>();
-        long self = ProcessHandle.current().pid();
-        try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
-            for (Path p : (Iterable<Path>) procs::iterator) {
-                String name = p.getFileName().toString();
-                if (!name.chars().allMatch(Character::isDigit) || Long.parseLong(name) == self) {
-                    continue;
-                }
-                try {
-                    String cmdline = new String(Files.readAllBytes(p.resolve("cmdline")), StandardCharsets.UTF_8).replace('\0', ' ');
-                    if (!cmdline.contains(marker)) {
-                        continue;
-                    }
-                    String stat = Files.readString(p.resolve("stat"));
-                    char state = stat.charAt(stat.lastIndexOf(')') + 2);
-                    if (state != 'Z' && state != 'X') {
-                        out.add(Long.parseLong(name));
-                    }
-                } catch (IOException gone) {
-                    // The process ended while the table was read.
-                }
-            }
-        }
-        return out;
+        return living(p -> new String(Files.readAllBytes(p.resolve("cmdline")), StandardCharsets.UTF_8)
+                .replace('\0', ' ').contains(marker));
     }
 
     /** Pids of live (not zombie) processes whose working directory is {@code dir} or below it. */
     static List<Long> livingIn(Path dir) throws IOException {
         Path real = dir.toRealPath();
+        return living(p -> Files.readSymbolicLink(p.resolve("cwd")).startsWith(real));
+    }
+
+    /** A test on one {@code /proc/<pid>} directory that may find the process gone. */
+    private interface ProcTest {
+        boolean test(Path proc) throws IOException;
+    }
+
+    /** Pids of live (not zombie) processes other than this one that pass {@code test}. */
+    private static List<Long> living(ProcTest test) throws IOException {
         List<Long> out = new ArrayList<>();
         long self = ProcessHandle.current().pid();
         try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
@@ -53,7 +41,7 @@ final class ProbeProcesses {
                     continue;
                 }
                 try {
-                    if (!Files.readSymbolicLink(p.resolve("cwd")).startsWith(real)) {
+                    if (!test.test(p)) {
                         continue;
                     }
                     String stat = Files.readString(p.resolve("stat"));
