@@ -42,7 +42,7 @@ public final class Kiln implements AutoCloseable {
     private static final Duration FOLLOW_RETRY = Duration.ofSeconds(2);
     private final Projector ownProjector;
     private volatile Projector follower;
-    private DaemonFollower following;
+    private volatile DaemonFollower following;
     private volatile ProjectionDaemon live;
     private final ArchiveCache archives;
     private final SeedCaches seeds;
@@ -94,6 +94,10 @@ public final class Kiln implements AutoCloseable {
         ProjectionDaemon d = live;
         if (d != null) {
             return d.projector();
+        }
+        DaemonFollower following = this.following;
+        if (follower != null && following != null && following.running()) {
+            return follower; // known without looking at the lock file: this is called on the UI thread
         }
         if (follows().isPresent()) {
             Projector f = follower;

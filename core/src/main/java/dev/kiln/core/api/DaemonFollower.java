@@ -51,7 +51,7 @@ public final class DaemonFollower implements AutoCloseable {
         this.events = events;
         this.clock = clock;
         this.retry = retry;
-        this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+        this.http = ServeClient.http();
         this.thread = new Thread(this::run, "kiln-follow");
         this.thread.setDaemon(true);
     }

@@ -27,6 +27,11 @@ public final class ServeClient {
         this.holder = holder;
     }
 
+    /** The HTTP client every caller of a daemon shares (one selector thread for the process). */
+    static HttpClient http() {
+        return HTTP;
+    }
+
     /** The client of the daemon serving {@code layout}'s workspace right now, or empty when none does. */
     public static Optional<ServeClient> of(WorkspaceLayout layout) {
         return ServeLock.holder(layout).map(h -> new ServeClient(layout, h));
