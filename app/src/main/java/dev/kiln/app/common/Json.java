@@ -1,7 +1,6 @@
 package dev.kiln.app.common;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.json.JsonMapper;
@@ -46,14 +45,5 @@ public final class Json {
     /** {@link #compact} when {@code oneLine}, else {@link #pretty}. */
     public static String render(Object value, boolean oneLine) {
         return oneLine ? compact(value) : pretty(value);
-    }
-
-    /** Parses JSON text (a tree). */
-    public static JsonNode read(String text) {
-        try {
-            return MAPPER.readTree(text);
-        } catch (JsonProcessingException e) {
-            throw new CliException("not valid JSON: " + e.getOriginalMessage(), e);
-        }
     }
 }
