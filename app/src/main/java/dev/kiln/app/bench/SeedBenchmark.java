@@ -1,9 +1,9 @@
 package dev.kiln.app.bench;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kiln.app.common.CliException;
 import dev.kiln.app.common.Json;
 import dev.kiln.app.common.Workspaces;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kiln.core.seed.Cancellation;
 import dev.kiln.core.seed.CopyReport;
 import dev.kiln.core.seed.SeedCaches;
