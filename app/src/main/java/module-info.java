@@ -9,4 +9,6 @@ module dev.kiln.app {
 
     opens dev.kiln.app to info.picocli;
     opens dev.kiln.app.cli to info.picocli;
+    opens dev.kiln.app.common to info.picocli;
+    opens dev.kiln.app.bench to info.picocli;
 }

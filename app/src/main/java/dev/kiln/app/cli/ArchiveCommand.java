@@ -1,8 +1,11 @@
 package dev.kiln.app.cli;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.kiln.app.common.CliException;
+import dev.kiln.app.common.Json;
+import dev.kiln.app.common.JsonOption;
 import dev.kiln.core.archive.ArchiveException;
 import dev.kiln.core.archive.SourceArchive;
+import dev.kiln.core.telemetry.Figures;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -13,6 +16,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -41,8 +45,8 @@ final class ArchiveCommand implements Callable<Integer> {
     @Option(names = {"-o", "--output"}, paramLabel = "OUT", description = "Write the archive to OUT (atomically).")
     Path output;
 
-    @Option(names = "--json", description = "Print one JSON object.")
-    boolean json;
+    @Mixin
+    JsonOption json;
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -71,12 +75,12 @@ final class ArchiveCommand implements Callable<Integer> {
         r.put("bytes", a.size());
         r.put("entries", a.entries());
         r.put("files", a.files());
-        r.put("build_ms", Math.round(a.buildTime().toNanos() / 1e4) / 100.0);
+        r.put("build_ms", Figures.round(Figures.millis(a.buildTime().toNanos()), 2));
         r.put("skipped", a.skipped());
         r.put("output", output == null ? null : output.toAbsolutePath().toString());
         PrintWriter out = spec.commandLine().getOut();
-        if (json) {
-            out.println(new ObjectMapper().writeValueAsString(r));
+        if (json.enabled()) {
+            out.println(Json.compact(r));
         } else {
             out.println("sha256   " + a.sha256());
             out.println("bytes    " + a.size());

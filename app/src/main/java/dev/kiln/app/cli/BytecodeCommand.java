@@ -1,8 +1,10 @@
 package dev.kiln.app.cli;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kiln.app.common.CliException;
+import dev.kiln.app.common.Json;
+import dev.kiln.app.common.JsonOption;
+import dev.kiln.core.telemetry.Figures;
 import dev.kiln.core.startup.Bytecode;
 import dev.kiln.core.startup.BytecodeReport;
 import dev.kiln.core.startup.PythonEnvironment;
@@ -14,6 +16,7 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -63,15 +66,15 @@ final class BytecodeCommand implements Runnable {
     @Command(name = "audit", mixinStandardHelpOptions = true,
             description = "Count .py files against up-to-date .pyc for the server's interpreter: fresh, stale, missing.")
     static final class Audit extends Target implements Callable<Integer> {
-        @Option(names = "--json", description = "Print JSON.")
-        boolean json;
+        @Mixin
+        JsonOption json;
 
         @Override
         public Integer call() throws Exception {
             Bytecode bytecode = Bytecode.withSystemEnvironment();
             BytecodeReport r = bytecode.audit(locate(bytecode));
-            if (json) {
-                System.out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(json(r)));
+            if (json.enabled()) {
+                System.out.println(Json.compact(json(r)));
             } else {
                 print(r);
             }
@@ -86,27 +89,27 @@ final class BytecodeCommand implements Runnable {
                 description = "timestamp, checked-hash (reproducible images) or unchecked-hash (default: ${DEFAULT-VALUE}).")
         String mode = "timestamp";
 
-        @Option(names = "--json", description = "Print JSON.")
-        boolean json;
+        @Mixin
+        JsonOption json;
 
         @Override
         public Integer call() throws Exception {
             Bytecode bytecode = Bytecode.withSystemEnvironment();
             Bytecode.InvalidationMode m = Bytecode.InvalidationMode.parse(mode);
             PythonEnvironment env = locate(bytecode);
-            if (!json) {
+            if (!json.enabled()) {
                 System.err.println("compiling " + env.roots() + " with " + env.interpreter() + " (" + m.label() + ")…");
             }
             Bytecode.CompileResult c = bytecode.compile(env, m);
-            if (json) {
-                ObjectNode n = new ObjectMapper().createObjectNode();
+            if (json.enabled()) {
+                ObjectNode n = Json.object();
                 n.set("before", json(c.before()));
                 n.set("after", json(c.after()));
                 n.put("invalidation_mode", c.mode().label());
                 n.put("exit_code", c.exitCode());
                 n.put("elapsed_ms", Math.round(c.elapsedMs()));
                 c.output().forEach(n.putArray("output")::add);
-                System.out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(n));
+                System.out.println(Json.compact(n));
                 return 0;
             }
             System.out.println("before:");
@@ -122,7 +125,7 @@ final class BytecodeCommand implements Runnable {
     }
 
     static ObjectNode json(BytecodeReport r) {
-        ObjectNode n = new ObjectMapper().createObjectNode();
+        ObjectNode n = Json.object();
         PythonEnvironment e = r.environment();
         n.put("interpreter", e.interpreter().toString());
         n.put("version", e.version());
@@ -134,7 +137,7 @@ final class BytecodeCommand implements Runnable {
         n.put("stale", r.stale());
         n.put("missing", r.missing());
         n.put("unchecked_hash", r.uncheckedHash());
-        n.put("fresh_ratio", Math.round(r.freshRatio() * 1000) / 1000.0);
+        n.put("fresh_ratio", Figures.round(r.freshRatio(), 3));
         r.examples().forEach(n.putArray("examples")::add);
         return n;
     }

@@ -1,5 +1,6 @@
 package dev.kiln.app.cli;
 
+import dev.kiln.app.common.CliException;
 import java.nio.file.Path;
 
 /** The only class of the CLI that touches the UI module, so headless commands never load JavaFX. */

@@ -1,15 +1,16 @@
 package dev.kiln.app.cli;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kiln.app.common.Json;
+import dev.kiln.app.common.JsonOption;
+import dev.kiln.app.common.WorkspaceArgument;
 import dev.kiln.core.contract.HealReport;
 import dev.kiln.core.contract.LeafIdHeal;
 import dev.kiln.core.workspace.WorkspaceLayout;
-import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 
 /** {@code kiln heal DIR}: rewrites legacy stem-shaped leaf ids to canonical ones; reports misplaced ids. */
 @Command(name = "heal", mixinStandardHelpOptions = true,
@@ -17,33 +18,23 @@ import picocli.CommandLine.Parameters;
             "Idempotent; keeps unknown fields and file modes. Ids that disagree with their location are reported, never rewritten."})
 final class HealCommand implements Callable<Integer> {
 
-    @Parameters(index = "0", paramLabel = "DIR", description = "Workspace directory.")
-    Path dir;
+    @Mixin
+    WorkspaceArgument workspace;
 
     @Option(names = "--dry-run", description = "List every planned change; write nothing.")
     boolean dryRun;
 
-    @Option(names = "--json", description = "Print the report as one JSON object.")
-    boolean json;
+    @Mixin
+    JsonOption json;
 
     @Override
     public Integer call() throws Exception {
-        WorkspaceLayout ws = WorkspaceLayout.of(Workspaces.require(dir));
+        WorkspaceLayout ws = workspace.layout();
         HealReport r = LeafIdHeal.sweep(ws.tasksDir(), dryRun);
-        if (json) {
-            ObjectMapper m = new ObjectMapper();
-            ObjectNode o = m.createObjectNode();
-            o.put("tasks_dir", ws.tasksDir().toString());
-            o.put("dry_run", r.dryRun());
-            o.put("scanned", r.scanned());
-            r.changes().forEach(c -> o.withArray("changes").addObject().put("file", c.file()).put("from", c.from()).put("to", c.to()));
-            r.misplaced().forEach(x -> o.withArray("misplaced").addObject()
-                    .put("file", x.file()).put("declared", x.declared()).put("expected", x.expected()));
-            r.problems().forEach(x -> o.withArray("problems").addObject().put("file", x.file()).put("reason", x.reason()));
-            for (String f : new String[] {"changes", "misplaced", "problems"}) {
-                o.withArray(f);
-            }
-            System.out.println(m.writeValueAsString(o));
+        if (json.enabled()) {
+            ObjectNode o = Json.object().put("tasks_dir", ws.tasksDir().toString());
+            o.setAll(r.toJson());
+            System.out.println(Json.compact(o));
             return 0;
         }
         String verb = dryRun ? "Would heal" : "Healed";

@@ -1,6 +1,9 @@
 package dev.kiln.app.cli;
 
 import dev.kiln.app.UserDirs;
+import dev.kiln.app.bench.BenchCommand;
+import dev.kiln.app.common.CliException;
+import dev.kiln.app.common.Workspaces;
 import dev.kiln.core.demo.DemoWorkspace;
 import dev.kiln.core.workspace.WorkspaceException;
 import dev.kiln.core.workspace.WorkspaceLayout;

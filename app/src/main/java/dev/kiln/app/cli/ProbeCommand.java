@@ -1,7 +1,8 @@
 package dev.kiln.app.cli;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.kiln.app.common.CliException;
+import dev.kiln.app.common.Json;
+import dev.kiln.app.common.JsonOption;
 import dev.kiln.core.startup.BytecodeMode;
 import dev.kiln.core.startup.ProbeEvent;
 import dev.kiln.core.startup.ProbeReport;
@@ -15,6 +16,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -48,8 +50,8 @@ final class ProbeCommand implements Callable<Integer> {
             description = "Python servers use only the bytecode their environment ships (PYTHONDONTWRITEBYTECODE=1).")
     boolean noWriteBytecode;
 
-    @Option(names = "--json", description = "Print the report as JSON.")
-    boolean json;
+    @Mixin
+    JsonOption json;
 
     @Option(names = "--no-save", description = "Do not save the run into the workspace's observer/probes/.")
     boolean noSave;
@@ -69,7 +71,7 @@ final class ProbeCommand implements Callable<Integer> {
         if (cpus != null) {
             b.cpus(cpus);
         }
-        if (!json) {
+        if (!json.enabled()) {
             b.events(e -> {
                 if (e instanceof ProbeEvent.Finished || e instanceof ProbeEvent.RunStarted) {
                     System.err.println("  " + e.summary());
@@ -82,11 +84,10 @@ final class ProbeCommand implements Callable<Integer> {
         } catch (IllegalStateException e) {
             throw new CliException(e.getMessage(), e);
         }
-        String text = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(report.toJson());
         Path previous = previousRun(file);
         Path saved = noSave ? null : save(file, report);
-        if (json) {
-            System.out.println(text);
+        if (json.enabled()) {
+            System.out.println(Json.compact(report.toJson()));
         } else {
             print(report, saved);
             if (previous != null) {

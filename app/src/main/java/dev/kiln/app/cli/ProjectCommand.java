@@ -1,9 +1,12 @@
 package dev.kiln.app.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kiln.app.common.CliException;
+import dev.kiln.app.common.Json;
+import dev.kiln.app.common.JsonOption;
+import dev.kiln.app.common.WorkspaceArgument;
 import dev.kiln.core.api.ServeClient;
 import dev.kiln.core.projection.Projector;
 import dev.kiln.core.projection.TickResult;
@@ -11,13 +14,11 @@ import dev.kiln.core.projection.WakeReason;
 import dev.kiln.core.snapshot.SnapshotFailure;
 import dev.kiln.core.snapshot.SnapshotStats;
 import dev.kiln.core.workspace.WorkspaceLayout;
-import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Mixin;
 
 /**
  * {@code kiln project DIR}: one projection tick; writes observer/state.json if it changed and prints the counters.
@@ -28,15 +29,15 @@ import picocli.CommandLine.Parameters;
             "When a kiln serve owns the workspace, ask it to project instead (its token in observer/api-token)."})
 final class ProjectCommand implements Callable<Integer> {
 
-    @Parameters(index = "0", paramLabel = "DIR", description = "Workspace directory.")
-    Path dir;
+    @Mixin
+    WorkspaceArgument workspace;
 
-    @Option(names = "--json", description = "Print the result as one JSON object.")
-    boolean json;
+    @Mixin
+    JsonOption json;
 
     @Override
     public Integer call() throws Exception {
-        WorkspaceLayout ws = WorkspaceLayout.of(Workspaces.require(dir));
+        WorkspaceLayout ws = workspace.layout();
         Optional<ServeClient> daemon = ServeClient.of(ws);
         if (daemon.isPresent()) {
             return viaDaemon(ws, daemon.get());
@@ -49,8 +50,8 @@ final class ProjectCommand implements Callable<Integer> {
         } catch (java.io.IOException e) {
             syncError = e.getMessage();
         }
-        if (json) {
-            System.out.println(new ObjectMapper().writeValueAsString(toJson(ws, r, projector)));
+        if (json.enabled()) {
+            System.out.println(Json.compact(toJson(ws, r, projector)));
         } else {
             print(ws, r, projector);
         }
@@ -76,9 +77,8 @@ final class ProjectCommand implements Callable<Integer> {
             throw new CliException(daemon.holder().name() + " owns " + ws.root() + " and must do its projections, but: "
                     + e.getMessage());
         }
-        ObjectMapper m = new ObjectMapper();
-        if (json) {
-            ObjectNode o = m.createObjectNode();
+        if (json.enabled()) {
+            ObjectNode o = Json.object();
             o.put("workspace", ws.root().toString());
             o.put("state_file", ws.stateFile().toString());
             o.put("served_by", daemon.holder().describe());
@@ -87,7 +87,7 @@ final class ProjectCommand implements Callable<Integer> {
             o.put("leaves", t.path("counters").path("leaves").asLong());
             o.set("counters", t.path("counters"));
             o.put("tick_ms", t.path("duration_ms").asDouble());
-            System.out.println(m.writeValueAsString(o));
+            System.out.println(Json.compact(o));
         } else {
             JsonNode c = t.path("counters");
             System.out.printf("Asked %s, which owns %s: revision %d (%s)%n", daemon.holder().describe(), ws.root(),
@@ -115,16 +115,13 @@ final class ProjectCommand implements Callable<Integer> {
     }
 
     private static ObjectNode toJson(WorkspaceLayout ws, TickResult r, Projector p) {
-        ObjectMapper m = new ObjectMapper();
-        ObjectNode o = m.createObjectNode();
+        ObjectNode o = Json.object();
         o.put("workspace", ws.root().toString());
         o.put("state_file", ws.stateFile().toString());
         o.put("revision", r.revision());
         o.put("changed", r.changed());
         o.put("leaves", r.leaves());
-        SnapshotStats s = r.stats();
-        o.putObject("counters").put("enumerated", s.enumerated()).put("parsed", s.parsed()).put("reused", s.reused())
-                .put("failed", s.failed()).put("pruned", s.pruned()).put("build_ms", s.buildMillis());
+        o.set("counters", r.stats().toJson());
         o.put("tick_ms", r.durationMillis());
         ArrayNode failures = o.putArray("failures");
         for (SnapshotFailure f : p.snapshot().failures()) {

@@ -1,7 +1,9 @@
 package dev.kiln.app.cli;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kiln.app.common.Json;
+import dev.kiln.app.common.JsonOption;
+import dev.kiln.app.common.WorkspaceArgument;
 import dev.kiln.core.seed.CopyReport;
 import dev.kiln.core.seed.SeedCaches;
 import dev.kiln.core.seed.SeedInfo;
@@ -11,7 +13,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
 
 /** {@code kiln seed copy|ls|history}: use and inspect seed caches. */
@@ -32,8 +34,8 @@ final class SeedCommand implements Runnable {
                 "Best-effort: when there is no seed or the copy fails it says so on stderr and exits 0,",
                 "so the job proceeds and uv downloads what is missing."})
     static final class Copy implements Callable<Integer> {
-        @Parameters(index = "0", paramLabel = "DIR", description = "The workspace.")
-        Path dir;
+        @Mixin
+        WorkspaceArgument workspace;
 
         @Parameters(index = "1", paramLabel = "TARGET", description = "The target whose seed to copy.")
         String target;
@@ -41,18 +43,18 @@ final class SeedCommand implements Runnable {
         @Parameters(index = "2", paramLabel = "SCRATCH", description = "The job's cache directory (created if missing).")
         Path scratch;
 
-        @Option(names = "--json", description = "Print the result as one JSON object.")
-        boolean json;
+        @Mixin
+        JsonOption json;
 
         @Override
         public Integer call() throws Exception {
-            SeedCaches seeds = SeedCaches.of(Workspaces.require(dir));
+            SeedCaches seeds = SeedCaches.of(workspace.require());
             CopyReport r = seeds.copyInto(target, scratch.toAbsolutePath());
-            if (json) {
-                ObjectNode o = new ObjectMapper().createObjectNode().put("target", target).put("copied", r.copied())
+            if (json.enabled()) {
+                ObjectNode o = Json.object().put("target", target).put("copied", r.copied())
                         .put("files", r.files()).put("bytes", r.bytes()).put("links", r.links())
                         .put("ms", r.duration().toMillis()).put("problem", r.problem().orElse(null));
-                System.out.println(new ObjectMapper().writeValueAsString(o));
+                System.out.println(Json.compact(o));
             } else if (r.copied()) {
                 System.out.printf("copied seed %s into %s: %d files, %d bytes, %d links in %d ms%n", target,
                         scratch.toAbsolutePath(), r.files(), r.bytes(), r.links(), r.duration().toMillis());
@@ -64,31 +66,30 @@ final class SeedCommand implements Runnable {
 
     @Command(name = "ls", mixinStandardHelpOptions = true, description = "List targets and their seeds.")
     static final class Ls implements Callable<Integer> {
-        @Parameters(index = "0", paramLabel = "DIR", description = "The workspace.")
-        Path dir;
+        @Mixin
+        WorkspaceArgument workspace;
 
-        @Option(names = "--json", description = "One JSON object per target.")
-        boolean json;
+        @Mixin
+        JsonOption json;
 
         @Override
         public Integer call() throws Exception {
-            SeedCaches seeds = SeedCaches.of(Workspaces.require(dir));
+            SeedCaches seeds = SeedCaches.of(workspace.require());
             List<SeedInfo> all = seeds.seeds();
-            ObjectMapper m = new ObjectMapper();
-            if (!json) {
+            if (!json.enabled()) {
                 System.out.printf("%-20s %-9s %-12s %7s %8s %12s  %-20s %s%n", "TARGET", "STATE", "HASH", "WHEELS",
                         "FILES", "BYTES", "WARMED", "UV");
             }
             for (SeedInfo s : all) {
                 String state = !s.seeded() ? "none" : s.current() ? "current" : s.currentHash().isEmpty() ? "unknown" : "stale";
-                if (json) {
-                    ObjectNode o = m.createObjectNode().put("target", s.target()).put("state", state)
+                if (json.enabled()) {
+                    ObjectNode o = Json.object().put("target", s.target()).put("state", state)
                             .put("seed_dir", s.seedDir().toString()).put("hash", s.hash().orElse(null))
                             .put("current_hash", s.currentHash().orElse(null)).put("wheels", s.wheels())
                             .put("files", s.files()).put("bytes", s.bytes())
                             .put("warmed_at", s.warmedAt().map(Object::toString).orElse(null))
                             .put("uv_version", s.uvVersion().orElse(null)).put("problem", s.problem().orElse(null));
-                    System.out.println(m.writeValueAsString(o));
+                    System.out.println(Json.compact(o));
                 } else {
                     System.out.printf("%-20s %-9s %-12s %7d %8d %12d  %-20s %s%n", s.target(), state,
                             s.hash().map(h -> h.substring(0, Math.min(12, h.length()))).orElse("-"), s.wheels(), s.files(),
@@ -103,19 +104,18 @@ final class SeedCommand implements Runnable {
 
     @Command(name = "history", mixinStandardHelpOptions = true, description = "Show the workspace's warm journal.")
     static final class History implements Callable<Integer> {
-        @Parameters(index = "0", paramLabel = "DIR", description = "The workspace.")
-        Path dir;
+        @Mixin
+        WorkspaceArgument workspace;
 
-        @Option(names = "--json", description = "One JSON object per warm.")
-        boolean json;
+        @Mixin
+        JsonOption json;
 
         @Override
         public Integer call() throws Exception {
-            SeedCaches seeds = SeedCaches.of(Workspaces.require(dir));
-            ObjectMapper m = new ObjectMapper();
+            SeedCaches seeds = SeedCaches.of(workspace.require());
             for (WarmResult r : seeds.history()) {
-                if (json) {
-                    System.out.println(m.writeValueAsString(m.createObjectNode().put("at", r.at().toString())
+                if (json.enabled()) {
+                    System.out.println(Json.compact(Json.object().put("at", r.at().toString())
                             .put("target", r.target()).put("outcome", r.outcome().label()).put("hash", r.hash())
                             .put("seconds", r.duration().toMillis() / 1000.0).put("bytes", r.bytes())
                             .put("message", r.message())));

@@ -1,17 +1,18 @@
 package dev.kiln.app.cli;
 
+import dev.kiln.app.common.CliException;
+import dev.kiln.app.common.WorkspaceArgument;
 import dev.kiln.core.api.ProjectionDaemon;
 import dev.kiln.core.watch.ChangePacer;
 import dev.kiln.core.workspace.Durations;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import dev.kiln.core.workspace.WorkspaceSettings;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 
 /** {@code kiln serve DIR}: the change-driven projector daemon with its HTTP API, until SIGINT/SIGTERM. */
 @Command(name = "serve", mixinStandardHelpOptions = true,
@@ -21,8 +22,8 @@ import picocli.CommandLine.Parameters;
             "Stops cleanly on Ctrl-C / SIGTERM."})
 final class ServeCommand implements Callable<Integer> {
 
-    @Parameters(index = "0", paramLabel = "DIR", description = "The workspace directory.")
-    Path dir;
+    @Mixin
+    WorkspaceArgument workspace;
 
     @Option(names = "--port", paramLabel = "N", description = "Port (0 = any free port; default: kiln.json api.port, else 7117).")
     Integer port;
@@ -38,7 +39,7 @@ final class ServeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        WorkspaceLayout layout = WorkspaceLayout.of(Workspaces.require(dir));
+        WorkspaceLayout layout = workspace.layout();
         WorkspaceSettings settings = WorkspaceSettings.read(layout.root());
         Duration iv = interval == null ? settings.interval() : Durations.parse(interval);
         Duration hb = heartbeat == null ? settings.heartbeat() : Durations.parse(heartbeat);

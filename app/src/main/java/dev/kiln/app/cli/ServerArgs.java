@@ -1,5 +1,6 @@
 package dev.kiln.app.cli;
 
+import dev.kiln.app.common.CliException;
 import dev.kiln.core.startup.ServerConfig;
 import dev.kiln.core.startup.ServerConfigs;
 import java.nio.file.Files;

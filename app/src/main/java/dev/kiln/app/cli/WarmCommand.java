@@ -1,7 +1,10 @@
 package dev.kiln.app.cli;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kiln.app.common.CliException;
+import dev.kiln.app.common.Json;
+import dev.kiln.app.common.JsonOption;
+import dev.kiln.app.common.WorkspaceArgument;
 import dev.kiln.core.seed.Cancellation;
 import dev.kiln.core.seed.SeedCaches;
 import dev.kiln.core.seed.SeedEvent;
@@ -16,6 +19,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -24,11 +28,12 @@ import picocli.CommandLine.Parameters;
         header = "Warm targets' seed caches with uv, wheels-only.",
         description = {"Warm the seed cache of targets: uv sync wheels-only into a fresh cache, swapped in whole,",
             "only when the lockfile hash changed. Exit 0 when every target is warmed or unchanged, 1 otherwise.",
-            "Ctrl-C cancels the running warm (uv's process tree is killed, the previous seed is kept)."})
+            "Ctrl-C cancels the running warm (uv's process tree is killed, the previous seed is kept).",
+            "With --json, one object per target: target, outcome, hash, seconds, bytes, message."})
 final class WarmCommand implements Callable<Integer> {
 
-    @Parameters(index = "0", paramLabel = "DIR", description = "The workspace.")
-    Path dir;
+    @Mixin
+    WorkspaceArgument workspace;
 
     @Parameters(index = "1..*", paramLabel = "TARGET", description = "Targets to warm (names under targets/).")
     List<String> targets = new ArrayList<>();
@@ -39,12 +44,13 @@ final class WarmCommand implements Callable<Integer> {
     @Option(names = "--dry-run", description = "Report the hash, whether a warm is needed and the exact command; write nothing.")
     boolean dryRun;
 
-    @Option(names = "--json", description = "One JSON object per target on stdout: target, outcome, hash, seconds, bytes, message.")
-    boolean json;
+    @Mixin
+    JsonOption json;
 
     @Override
     public Integer call() throws Exception {
-        Path ws = Workspaces.require(dir);
+        Path ws = workspace.require();
+        boolean json = this.json.enabled();
         PrintStream out = System.out;
         PrintStream err = System.err;
         SeedCaches seeds = SeedCaches.builder(ws).events(e -> {
@@ -53,11 +59,10 @@ final class WarmCommand implements Callable<Integer> {
             }
         }).build();
         List<String> names = selected(seeds);
-        ObjectMapper m = new ObjectMapper();
         boolean ok = true;
         if (dryRun) {
             for (String name : names) {
-                ObjectNode o = m.createObjectNode().put("target", name).put("dry_run", true);
+                ObjectNode o = Json.object().put("target", name).put("dry_run", true);
                 try {
                     WarmPlan p = seeds.plan(name);
                     o.put("outcome", p.warmNeeded() ? "would-warm" : "unchanged").put("hash", p.hash())
@@ -83,7 +88,7 @@ final class WarmCommand implements Callable<Integer> {
                     }
                 }
                 if (json) {
-                    out.println(m.writeValueAsString(o));
+                    out.println(Json.compact(o));
                 }
             }
             return ok ? 0 : 1;
@@ -108,11 +113,11 @@ final class WarmCommand implements Callable<Integer> {
                 WarmResult r = seeds.warm(name, cancel);
                 ok &= r.outcome().isSuccess();
                 if (json) {
-                    ObjectNode o = m.createObjectNode().put("target", r.target()).put("outcome", r.outcome().label())
+                    ObjectNode o = Json.object().put("target", r.target()).put("outcome", r.outcome().label())
                             .put("hash", r.hash()).put("seconds", r.duration().toMillis() / 1000.0)
                             .put("bytes", r.bytes()).put("files", r.files()).put("message", r.message());
                     r.stderrTail().forEach(o.putArray("stderr_tail")::add);
-                    out.println(m.writeValueAsString(o));
+                    out.println(Json.compact(o));
                 } else {
                     out.printf("%s: %s in %.1fs — %s%n", r.target(), r.outcome().label(), r.duration().toMillis() / 1000.0,
                             r.message());
@@ -142,7 +147,7 @@ final class WarmCommand implements Callable<Integer> {
         }
         if (all) {
             if (known.isEmpty()) {
-                throw new CliException("no targets in " + dir.toAbsolutePath().resolve("targets")
+                throw new CliException("no targets in " + workspace.given().toAbsolutePath().resolve("targets")
                         + " (each is targets/<name>/target.json)");
             }
             return known;

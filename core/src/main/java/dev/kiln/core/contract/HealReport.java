@@ -1,5 +1,8 @@
 package dev.kiln.core.contract;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.List;
 
 /**
@@ -29,6 +32,23 @@ public record HealReport(boolean dryRun, int scanned, List<Change> changes, List
 
     /** A file the sweep could not handle, and why. */
     public record Problem(String file, String reason) {
+    }
+
+    /**
+     * The one JSON rendering of a sweep ({@code kiln heal --json}, {@code POST /api/heal}): {@code dry_run},
+     * {@code scanned}, and the arrays {@code changes}, {@code misplaced}, {@code problems} (always present).
+     */
+    public ObjectNode toJson() {
+        ObjectNode o = JsonNodeFactory.instance.objectNode();
+        o.put("dry_run", dryRun);
+        o.put("scanned", scanned);
+        ArrayNode c = o.putArray("changes");
+        changes.forEach(x -> c.addObject().put("file", x.file()).put("from", x.from()).put("to", x.to()));
+        ArrayNode m = o.putArray("misplaced");
+        misplaced.forEach(x -> m.addObject().put("file", x.file()).put("declared", x.declared()).put("expected", x.expected()));
+        ArrayNode p = o.putArray("problems");
+        problems.forEach(x -> p.addObject().put("file", x.file()).put("reason", x.reason()));
+        return o;
     }
 
     /** Whether a sweep (not a dry run) would find nothing left to rewrite. */

@@ -8,7 +8,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kiln.core.snapshot.SnapshotFailure;
-import dev.kiln.core.snapshot.SnapshotStats;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -86,10 +85,7 @@ final class StateDocument {
             ObjectNode t = MAPPER.createObjectNode();
             t.put("reason", tick.reason().jsonName());
             t.put("at", tick.at().toString());
-            SnapshotStats s = tick.stats();
-            ObjectNode c = t.putObject("counters");
-            c.put("enumerated", s.enumerated()).put("parsed", s.parsed()).put("reused", s.reused())
-                    .put("failed", s.failed()).put("pruned", s.pruned()).put("build_ms", round(s.buildMillis()));
+            t.set("counters", tick.stats().toJson());
             ArrayNode drift = t.putArray("drift_pruned");
             tick.driftPruned().forEach(drift::add);
             tail = ("],\"failures\":" + failuresJson + ",\"meta\":" + MAPPER.writeValueAsString(meta) + ",\"tick\":"
@@ -332,9 +328,5 @@ final class StateDocument {
             failures.addObject().put("path", f.path()).put("kind", f.kind().name().toLowerCase(Locale.ROOT)).put("reason", f.reason());
         }
         o.set("meta", stable.meta().deepCopy());
-    }
-
-    private static double round(double ms) {
-        return Math.round(ms * 1000) / 1000.0;
     }
 }

@@ -1,5 +1,9 @@
 package dev.kiln.core.snapshot;
 
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kiln.core.telemetry.Figures;
+
 /**
  * What one build did.
  *
@@ -20,15 +24,15 @@ public record SnapshotStats(int enumerated, int parsed, int reused, int failed, 
         return buildNanos / 1e6;
     }
 
-    /** The counters by their JSON names, in a fixed order (for logs, metrics and the API). */
-    public java.util.Map<String, Long> asMap() {
-        java.util.Map<String, Long> m = new java.util.LinkedHashMap<>();
-        m.put("enumerated", (long) enumerated);
-        m.put("parsed", (long) parsed);
-        m.put("reused", (long) reused);
-        m.put("failed", (long) failed);
-        m.put("pruned", (long) pruned);
-        m.put("build_nanos", buildNanos);
-        return java.util.Collections.unmodifiableMap(m);
+    /**
+     * The one JSON rendering of these counters (state.json's {@code tick.counters}, {@code kiln project --json},
+     * the API): {@code enumerated, parsed, reused, failed, pruned} and {@code build_ms}, milliseconds as a double
+     * rounded to the microsecond. A fresh node each call, so callers may add to it.
+     */
+    public ObjectNode toJson() {
+        ObjectNode o = JsonNodeFactory.instance.objectNode();
+        o.put("enumerated", enumerated).put("parsed", parsed).put("reused", reused).put("failed", failed)
+                .put("pruned", pruned).put("build_ms", Figures.round(buildMillis(), 3));
+        return o;
     }
 }

@@ -3,6 +3,7 @@ package dev.kiln.core.startup;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kiln.core.telemetry.Figures;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -62,7 +63,7 @@ public record ProbeReport(Instant startedAt, String cpus, int repeat, BytecodeMo
                 .sorted(Comparator.comparingDouble(ServerResult::initializeMs)).toList();
         ServerResult failed = rs.stream().filter(r -> r.outcome() != Outcome.OK).findFirst().orElse(null);
         ServerResult median = ok.isEmpty() ? null : ok.get((ok.size() - 1) / 2);
-        Double medianMs = ok.isEmpty() ? null : median(ok.stream().map(ServerResult::initializeMs).toList());
+        Double medianMs = ok.isEmpty() ? null : Figures.median(ok.stream().map(ServerResult::initializeMs).toList());
         Double maxMs = ok.isEmpty() ? null : ok.get(ok.size() - 1).initializeMs();
         Integer recommended = failed != null || maxMs == null ? null : recommend(maxMs);
         return new ServerSummary(name, failed != null ? failed : median, rs.size(), ok.size(), medianMs, maxMs, recommended);
@@ -71,12 +72,6 @@ public record ProbeReport(Instant startedAt, String cpus, int repeat, BytecodeMo
     /** The startup timeout, in whole seconds, to configure for a server whose slowest observed start took {@code ms}. */
     public static int recommend(double ms) {
         return (int) Math.ceil(ms / 1000.0 * HEADROOM_FACTOR + HEADROOM_SECONDS);
-    }
-
-    static double median(List<Double> sorted) {
-        List<Double> s = sorted.stream().sorted().toList();
-        int n = s.size();
-        return n % 2 == 1 ? s.get(n / 2) : (s.get(n / 2 - 1) + s.get(n / 2)) / 2;
     }
 
     /** The slowest ok server by its slowest start, or null when none was ok. */
@@ -212,7 +207,7 @@ public record ProbeReport(Instant startedAt, String cpus, int repeat, BytecodeMo
     }
 
     private static double round(double v) {
-        return Math.round(v * 10) / 10.0;
+        return Figures.round(v, 1);
     }
 
     /** A fixed-width table for terminals: one line per server. */

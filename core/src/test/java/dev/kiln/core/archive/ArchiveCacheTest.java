@@ -200,7 +200,7 @@ class ArchiveCacheTest {
         List<Path> roots = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
             Path r = tmp.resolve("r" + i);
-            SyntheticSource.write(r, 12, i);
+            Trees.synthetic(r, 12, i);
             roots.add(r);
         }
         long one = SourceArchive.build(roots.get(0)).size();
@@ -246,7 +246,7 @@ class ArchiveCacheTest {
     @Test
     void get_eightThreadsOneKey_buildOnceAndAllGetTheSameBytes() throws Exception {
         Path root = tmp.resolve("synthetic");
-        SyntheticSource.write(root, 120, 5);
+        Trees.synthetic(root, 120, 5);
         ArchiveCache cache = cache(Policy.VALIDATED);
         ExecutorService pool = Executors.newFixedThreadPool(8);
         CountDownLatch go = new CountDownLatch(1);
@@ -278,7 +278,7 @@ class ArchiveCacheTest {
         List<String> expected = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             Path r = tmp.resolve("k" + i);
-            SyntheticSource.write(r, 10, 20 + i);
+            Trees.synthetic(r, 10, 20 + i);
             roots.add(r);
             expected.add(SourceArchive.build(r).sha256());
         }

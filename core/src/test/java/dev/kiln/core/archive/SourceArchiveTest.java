@@ -130,7 +130,7 @@ class SourceArchiveTest {
     @Test
     void build_largerThanOneChunk_isValidGzipThatGnuTarReads() throws Exception {
         Path root = tmp.resolve("synthetic");
-        SyntheticSource.write(root, 60, 3);
+        Trees.synthetic(root, 60, 3);
 
         SourceArchive a = SourceArchive.build(root);
         Path file = tmp.resolve("s.tar.gz");

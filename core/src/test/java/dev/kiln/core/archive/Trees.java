@@ -42,6 +42,30 @@ final class Trees {
         return root;
     }
 
+    /**
+     * A bigger tree for the cache and gzip tests: {@code files} files (pyproject, README, LICENSE and Python-like
+     * modules of a few KB in {@code toolkit/} and its sub-packages), the same bytes for the same seed. (The
+     * benchmark's anchor-shaped generator lives with the benchmarks, in the app.)
+     */
+    static void synthetic(Path root, int files, long seed) throws IOException {
+        java.util.Random r = new java.util.Random(seed);
+        String[] words = {"request", "handler", "session", "token", "buffer", "config", "payload", "schema", "stream",
+            "result", "context", "client", "server", "worker", "queue", "event", "state", "cache", "index", "value"};
+        String[] subs = {"", "core", "io", "net", "cli"};
+        write(root.resolve("pyproject.toml"), "[project]\nname = \"toolkit\"\nversion = \"" + seed + "\"\n");
+        write(root.resolve("README.md"), "# toolkit " + seed + "\n");
+        write(root.resolve("LICENSE"), "MIT\n");
+        for (int i = 0; i < files - 3; i++) {
+            StringBuilder b = new StringBuilder("\"\"\"Module " + i + ".\"\"\"\n\nimport os\n\n");
+            for (int line = 0, n = 60 + r.nextInt(60); line < n; line++) {
+                b.append(words[r.nextInt(words.length)]).append('_').append(Integer.toHexString(r.nextInt())).append(" = ")
+                        .append(words[r.nextInt(words.length)]).append('(').append(r.nextInt(10_000)).append(")\n");
+            }
+            String sub = subs[i % subs.length];
+            write(root.resolve("toolkit").resolve(sub).resolve(i < subs.length ? "__init__.py" : "m_" + i + ".py"), b.toString());
+        }
+    }
+
     static void write(Path file, String content) throws IOException {
         Files.createDirectories(file.getParent());
         Files.writeString(file, content, StandardCharsets.UTF_8);

@@ -1,4 +1,4 @@
-package dev.kiln.app.cli;
+package dev.kiln.app.common;
 
 /** A command cannot go on; the message says what happened and what to do. Exit code 2, no stack trace. */
 public final class CliException extends RuntimeException {

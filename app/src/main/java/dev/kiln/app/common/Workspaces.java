@@ -1,15 +1,15 @@
-package dev.kiln.app.cli;
+package dev.kiln.app.common;
 
 import dev.kiln.core.workspace.WorkspaceLayout;
 import java.nio.file.Path;
 
-/** Checks shared by the headless commands that take a workspace directory. */
-final class Workspaces {
+/** The check shared by every command that takes a workspace directory. */
+public final class Workspaces {
     private Workspaces() {
     }
 
-    /** {@code dir}, if it is a Kiln workspace. */
-    static Path require(Path dir) {
+    /** {@code dir}, absolute and normalized, if it is a Kiln workspace; else a {@link CliException} saying how to make one. */
+    public static Path require(Path dir) {
         if (!WorkspaceLayout.of(dir).isWorkspace()) {
             throw new CliException(dir.toAbsolutePath() + " is not a Kiln workspace (no kiln.json or tasks/)."
                     + " Create one with: kiln demo " + dir);

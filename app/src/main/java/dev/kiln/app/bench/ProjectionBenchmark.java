@@ -1,9 +1,16 @@
-package dev.kiln.core.projection;
+package dev.kiln.app.bench;
 
-import dev.kiln.core.workspace.FileTrees;
+import static dev.kiln.core.telemetry.Figures.median;
+
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kiln.app.common.Json;
 import dev.kiln.core.contract.Contract;
 import dev.kiln.core.contract.ContractCodec;
+import dev.kiln.core.projection.Projector;
+import dev.kiln.core.projection.TickResult;
+import dev.kiln.core.projection.WakeReason;
+import dev.kiln.core.telemetry.Figures;
+import dev.kiln.core.workspace.FileTrees;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -12,7 +19,6 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
@@ -25,9 +31,9 @@ import java.util.Map;
  * empty cache, state.json written), an unchanged tick, a tick after one file changed (state.json rewritten),
  * and a tick with the parse cache off (every file parsed, nothing written).
  */
-public final class ProjectionBenchmark {
+final class ProjectionBenchmark {
     /** Contracts generated when no count is given. */
-    public static final int DEFAULT_CONTRACTS = 10_000;
+    static final int DEFAULT_CONTRACTS = 10_000;
     private static final Instant EPOCH = Instant.parse("2026-01-05T09:00:00Z");
 
     private ProjectionBenchmark() {
@@ -41,7 +47,7 @@ public final class ProjectionBenchmark {
      *     measured three times a round); parses are the worst over the rounds (fewest cold, most unchanged and
      *     one-changed), so a single bad round shows
      */
-    public record Result(int contracts, int rounds, double statWalkMs, double coldTickMs, double unchangedTickMs,
+    record Result(int contracts, int rounds, double statWalkMs, double coldTickMs, double unchangedTickMs,
             double oneChangedTickMs, double reparseAllTickMs, int parsesCold, int parsesUnchanged, int parsesOneChanged) {
 
         public double unchangedOverStatWalk() {
@@ -53,7 +59,7 @@ public final class ProjectionBenchmark {
         }
 
         public ObjectNode toJson() {
-            ObjectNode o = StateDocument.MAPPER.createObjectNode();
+            ObjectNode o = Json.object();
             o.put("benchmark", "projection");
             o.put("contracts", contracts);
             o.put("rounds", rounds);
@@ -73,12 +79,12 @@ public final class ProjectionBenchmark {
         }
 
         private static double r(double v) {
-            return Math.round(v * 100) / 100.0;
+            return Figures.round(v, 2);
         }
     }
 
     /** Generates a workspace of {@code contracts} in a temp directory, measures {@code rounds} rounds, cleans up. */
-    public static Result run(int contracts, int rounds) {
+    static Result run(int contracts, int rounds) {
         if (contracts < 1) {
             throw new IllegalArgumentException("contracts must be at least 1, got " + contracts);
         }
@@ -163,7 +169,7 @@ public final class ProjectionBenchmark {
                 Contract c = new Contract(leaf, "Synthetic leaf " + i, i % 3 == 0 ? "done" : "running",
                         List.of("src/" + leaf, "docs/" + leaf.substring(leaf.lastIndexOf('/') + 1)), engine,
                         EPOCH.plus(i % 4 == 0 ? -3 : 3_000, ChronoUnit.DAYS), EPOCH.minus(i % 1000, ChronoUnit.MINUTES),
-                        i % 10 == 0 ? Map.of("x_owner", StateDocument.MAPPER.createObjectNode().put("team", "t" + i % 7)) : Map.of());
+                        i % 10 == 0 ? Map.of("x_owner", Json.object().put("team", "t" + i % 7)) : Map.of());
                 Path f = dir.resolve("contract.json");
                 Files.write(f, ContractCodec.write(c));
                 files.add(f);
@@ -186,12 +192,6 @@ public final class ProjectionBenchmark {
         } catch (dev.kiln.core.contract.ContractReadException e) {
             throw new IllegalStateException("the benchmark's own contract does not parse: " + e.getMessage(), e);
         }
-    }
-
-    private static double median(double[] v) {
-        double[] s = v.clone();
-        Arrays.sort(s);
-        return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
     }
 
     private static void deleteTree(Path dir) {

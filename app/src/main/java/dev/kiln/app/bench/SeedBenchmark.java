@@ -1,14 +1,17 @@
-package dev.kiln.app.cli;
+package dev.kiln.app.bench;
 
-import dev.kiln.core.workspace.FileTrees;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kiln.app.common.CliException;
+import dev.kiln.app.common.Json;
+import dev.kiln.app.common.Workspaces;
 import dev.kiln.core.seed.Cancellation;
 import dev.kiln.core.seed.CopyReport;
 import dev.kiln.core.seed.SeedCaches;
 import dev.kiln.core.seed.SeedInfo;
 import dev.kiln.core.seed.WarmOutcome;
 import dev.kiln.core.seed.WarmResult;
+import dev.kiln.core.telemetry.Figures;
+import dev.kiln.core.workspace.FileTrees;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -17,50 +20,39 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
 
 /**
  * {@code kiln bench seed}: copying a real warmed seed into a job cache, against {@code cp -a} of the same seed in
  * the same run; the no-op warm; and proof that the copy alone lets a job install offline.
  */
-@Command(name = "seed", mixinStandardHelpOptions = true,
-        header = "Seed copy vs cp -a, no-op warm, offline job install.",
-        description = {"Warm a real seed (default: a bench target of ~3,200 files from PyPI, in a temp workspace),",
-            "then measure copy into a job cache against `cp -a seed/. dst/` (medians, alternating runs), the no-op",
-            "warm, and a job's `uv sync --offline` from the copy vs from an empty cache. Prints one JSON object."})
-final class SeedBenchCommand implements Callable<Integer> {
+final class SeedBenchmark {
     static final double TARGET_RATIO = 1.25;
 
-    @Option(names = "--workspace", paramLabel = "DIR", description = "Use this workspace's target instead of a temp one.")
-    Path workspace;
+    private final String target;
+    private final int rounds;
+    private final int warmup;
 
-    @Option(names = "--target", paramLabel = "NAME", description = "The target to bench (default: ${DEFAULT-VALUE}).")
-    String target = "bench";
-
-    @Option(names = "--rounds", paramLabel = "R", description = "Copy rounds of each kind; medians (default: ${DEFAULT-VALUE}).")
-    int rounds = 9;
-
-    @Option(names = "--warmup", paramLabel = "W", description = "Untimed rounds of each copy first (JIT, page cache) (default: ${DEFAULT-VALUE}).")
-    int warmup = 2;
-
-    @Option(names = "--json", description = "Print compact JSON on one line (default: indented).")
-    boolean json;
-
-    @Override
-    public Integer call() throws Exception {
+    /**
+     * @param target the target to bench
+     * @param rounds copy rounds of each kind (medians)
+     * @param warmup untimed rounds of each copy first (JIT, page cache)
+     */
+    SeedBenchmark(String target, int rounds, int warmup) {
         if (rounds < 1 || warmup < 0) {
             throw new CliException("--rounds must be at least 1 and --warmup at least 0");
         }
+        this.target = target;
+        this.rounds = rounds;
+        this.warmup = warmup;
+    }
+
+    /** Benches {@code workspace}'s target, or (null) the bundled bench target in a temp workspace; {@code seed_sufficient} says whether the proof held. */
+    ObjectNode run(Path workspace) throws Exception {
         Path scratch = Files.createTempDirectory("kiln-bench-seed-");
         try {
             Path ws = workspace != null ? Workspaces.require(workspace) : benchWorkspace(scratch.resolve("ws"));
-            ObjectNode out = run(ws, scratch);
-            ObjectMapper m = new ObjectMapper();
-            System.out.println(json ? m.writeValueAsString(out) : m.writerWithDefaultPrettyPrinter().writeValueAsString(out));
-            return out.path("seed_sufficient").asBoolean() ? 0 : 1;
+            return run(ws, scratch);
         } finally {
             FileTrees.delete(scratch);
         }
@@ -129,8 +121,7 @@ final class SeedBenchCommand implements Callable<Integer> {
         SeedInfo info = seeds.seeds().stream().filter(s -> s.target().equals(target)).findFirst().orElseThrow();
         double copyMs = medianMs(copy);
         double cpMs = medianMs(cp);
-        ObjectMapper m = new ObjectMapper();
-        ObjectNode o = m.createObjectNode();
+        ObjectNode o = Json.object();
         o.put("benchmark", "seed");
         o.put("workspace", ws.toString());
         o.put("target", target);
@@ -145,11 +136,11 @@ final class SeedBenchCommand implements Callable<Integer> {
         o.put("unchanged_check_ms", medianMs(unchanged));
         o.put("copy_ms", copyMs);
         o.put("cp_a_ms", cpMs);
-        o.put("copy_over_cp_a", Math.round(copyMs / cpMs * 1000) / 1000.0);
+        o.put("copy_over_cp_a", Figures.round(copyMs / cpMs, 3));
         o.put("copy_min_ms", minMs(copy));
         o.put("cp_a_min_ms", minMs(cp));
         // The fastest of each is the least disturbed by other load on a shared machine.
-        o.put("copy_over_cp_a_min", Math.round(minMs(copy) / minMs(cp) * 1000) / 1000.0);
+        o.put("copy_over_cp_a_min", Figures.round(minMs(copy) / minMs(cp), 3));
         o.put("warmup_rounds", warmup);
         o.put("target_ratio", TARGET_RATIO);
         o.put("within_target", copyMs / cpMs <= TARGET_RATIO);
@@ -200,14 +191,11 @@ final class SeedBenchCommand implements Callable<Integer> {
     }
 
     private static double minMs(long[] nanos) {
-        return Math.round(Arrays.stream(nanos).min().orElse(0) / 1e4) / 100.0;
+        return Figures.round(Figures.millis(Arrays.stream(nanos).min().orElse(0)), 2);
     }
 
     private static double medianMs(long[] nanos) {
-        long[] s = nanos.clone();
-        Arrays.sort(s);
-        double mid = s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2.0;
-        return Math.round(mid / 1e4) / 100.0;
+        return Figures.round(Figures.medianMillis(nanos), 2);
     }
 
     private static Path benchWorkspace(Path ws) throws IOException {
@@ -216,7 +204,7 @@ final class SeedBenchCommand implements Callable<Integer> {
         Files.writeString(ws.resolve("kiln.json"), "{}\n");
         Files.writeString(t.resolve("target.json"), "{\"source\": {\"dir\": \".\"}}\n");
         for (String f : List.of("pyproject.toml", "uv.lock")) {
-            try (InputStream in = SeedBenchCommand.class.getResourceAsStream("bench-seed/" + f)) {
+            try (InputStream in = SeedBenchmark.class.getResourceAsStream("bench-seed/" + f)) {
                 if (in == null) {
                     throw new IOException("bench resource missing from the build: bench-seed/" + f);
                 }

@@ -1,63 +1,55 @@
-package dev.kiln.app.cli;
+package dev.kiln.app.bench;
 
-import dev.kiln.core.workspace.FileTrees;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
+import static dev.kiln.core.telemetry.Figures.median;
+import static dev.kiln.core.telemetry.Figures.millis;
+
+import dev.kiln.app.common.CliException;
 import dev.kiln.core.archive.ArchiveCache;
 import dev.kiln.core.archive.ArchiveException;
 import dev.kiln.core.archive.SourceArchive;
-import dev.kiln.core.archive.SyntheticSource;
+import dev.kiln.core.telemetry.Figures;
+import dev.kiln.core.workspace.FileTrees;
 import java.io.IOException;
-import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
-import picocli.CommandLine;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
 
 /**
  * {@code kiln bench archive}: a cache-cold build against GNU {@code tar --sort=name | gzip -6 -n} of the same
  * members in the same run (interleaved, medians), then validated and snapshot hits of the cache.
  */
-@Command(name = "archive", mixinStandardHelpOptions = true,
-        header = "Archive cache: cold build vs GNU tar | gzip, hits.",
-        description = {"Benchmark the source archive cache: cold build vs GNU tar | gzip -6 -n (same members, same run),",
-            "validated hit and snapshot hit. Default source: a synthetic checkout shaped like the anchor's (≈353 files)."})
-final class BenchArchiveCommand implements Callable<Integer> {
+final class ArchiveBenchmark {
     static final double TARGET_COLD_RATIO = 1.0;
     static final double TARGET_VALIDATED_MS = 2.0;
     static final double TARGET_SNAPSHOT_US = 5.0;
 
-    @Option(names = "--source", paramLabel = "DIR", description = "Archive all of DIR instead of the synthetic tree.")
-    Path source;
+    private final Path source;
+    private final int runs;
+    private final int hits;
+    private final int warmup;
 
-    @Option(names = "--runs", paramLabel = "N", description = "Interleaved cold-build/GNU pairs, median reported (default: ${DEFAULT-VALUE}).")
-    int runs = 9;
-
-    @Option(names = "--hits", paramLabel = "N", description = "Validated hits timed, median reported (default: ${DEFAULT-VALUE}).")
-    int hits = 101;
-
-    @Option(names = "--warmup", paramLabel = "N", description = "Untimed builds first, so the JIT settles (default: ${DEFAULT-VALUE}).")
-    int warmup = 40;
-
-    @Option(names = "--json", description = "Print one JSON object.")
-    boolean json;
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
-    @Override
-    public Integer call() throws IOException, InterruptedException {
+    /**
+     * @param source the tree to archive, or null for the synthetic checkout
+     * @param runs interleaved cold-build / GNU pairs (median reported)
+     * @param hits validated hits timed (median reported)
+     * @param warmup untimed builds first, so the JIT settles
+     */
+    ArchiveBenchmark(Path source, int runs, int hits, int warmup) {
         if (runs < 1 || hits < 1 || warmup < 0) {
             throw new CliException("--runs and --hits must be at least 1, --warmup at least 0");
         }
+        this.source = source;
+        this.runs = runs;
+        this.hits = hits;
+        this.warmup = warmup;
+    }
+
+    /** Measures; the figures by their JSON names, in report order. */
+    Map<String, Object> run() throws IOException, InterruptedException {
         Path scratch = Files.createTempDirectory("kiln-bench-archive");
         try {
             Path root;
@@ -72,8 +64,7 @@ final class BenchArchiveCommand implements Callable<Integer> {
                 root = source.toRealPath();
                 members = List.of();
             }
-            report(measure(root, members, scratch.resolve("gnu.tar.gz")));
-            return 0;
+            return measure(root, members, scratch.resolve("gnu.tar.gz"));
         } catch (ArchiveException e) {
             throw new CliException(e.getMessage(), e);
         } catch (IOException e) {
@@ -182,16 +173,6 @@ final class BenchArchiveCommand implements Callable<Integer> {
         return r;
     }
 
-    private void report(Map<String, Object> r) throws IOException {
-        PrintWriter out = spec.commandLine().getOut();
-        if (json) {
-            out.println(new ObjectMapper().disable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(r));
-        } else {
-            r.forEach((k, v) -> out.printf("%-26s %s%n", k, v));
-        }
-        out.flush();
-    }
-
     /** The baseline: GNU tar of the same members with the same normalization, through gzip -6 -n. */
     private static List<String> gnuCommand(Path root, List<String> members, List<String> excludes, Path out) {
         StringBuilder cmd = new StringBuilder("set -o pipefail; tar --sort=name --owner=0 --group=0 --numeric-owner"
@@ -268,17 +249,10 @@ final class BenchArchiveCommand implements Callable<Integer> {
     }
 
     private static double ms(long nanos) {
-        return nanos / 1e6;
+        return millis(nanos);
     }
 
     private static double round(double v) {
-        return Math.round(v * 1000) / 1000.0;
+        return Figures.round(v, 3);
     }
-
-    static double median(double[] values) {
-        double[] v = values.clone();
-        Arrays.sort(v);
-        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
-    }
-
 }

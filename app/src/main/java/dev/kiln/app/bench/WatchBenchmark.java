@@ -1,13 +1,19 @@
-package dev.kiln.core.api;
+package dev.kiln.app.bench;
 
-import dev.kiln.core.workspace.FileTrees;
+import static dev.kiln.core.telemetry.Figures.median;
+import static dev.kiln.core.telemetry.Figures.percentile;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kiln.app.common.Json;
+import dev.kiln.core.api.ProjectionDaemon;
 import dev.kiln.core.demo.DemoWorkspace;
 import dev.kiln.core.projection.Projector;
 import dev.kiln.core.projection.TickResult;
 import dev.kiln.core.projection.WakeReason;
+import dev.kiln.core.telemetry.Figures;
+import dev.kiln.core.workspace.FileTrees;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -18,7 +24,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
@@ -39,8 +44,8 @@ import java.util.stream.Stream;
  *       step (median of rounds), and the snapshot step alone — the ratio is the point.
  * </ul>
  */
-public final class WatchBenchmark {
-    private static final ObjectMapper MAPPER = new ObjectMapper();
+final class WatchBenchmark {
+    private static final ObjectMapper MAPPER = Json.MAPPER;
     private static final int WARM_UP_ROUNDS = 3;
 
     private WatchBenchmark() {
@@ -56,7 +61,7 @@ public final class WatchBenchmark {
      * @param burst edits of the burst (1,000 by default)
      * @param rounds rounds of the full-vs-incremental comparison
      */
-    public static ObjectNode run(int contracts, int bigContracts, Duration idle, int edits, int burst, int rounds)
+    static ObjectNode run(int contracts, int bigContracts, Duration idle, int edits, int burst, int rounds)
             throws Exception {
         Path tmp = Files.createTempDirectory("kiln-bench-watch");
         try {
@@ -105,7 +110,6 @@ public final class WatchBenchmark {
                     }
                     latencies.add((System.nanoTime() - start) / 1e6);
                 }
-                latencies.sort(Comparator.naturalOrder());
                 out.put("change_to_state_ms_p50", round(percentile(latencies, 50)));
                 out.put("change_to_state_ms_p95", round(percentile(latencies, 95)));
             }
@@ -209,19 +213,8 @@ public final class WatchBenchmark {
         }
     }
 
-    private static double percentile(List<Double> sorted, int p) {
-        int i = (int) Math.ceil(p / 100.0 * sorted.size()) - 1;
-        return sorted.get(Math.max(0, Math.min(sorted.size() - 1, i)));
-    }
-
-    private static double median(double[] v) {
-        double[] s = v.clone();
-        java.util.Arrays.sort(s);
-        return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-    }
-
     private static double round(double v) {
-        return Math.round(v * 100) / 100.0;
+        return Figures.round(v, 2);
     }
 
     /** A minimal SSE reader: the data of each event as JSON, on its own thread. */

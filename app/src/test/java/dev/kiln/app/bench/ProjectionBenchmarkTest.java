@@ -1,4 +1,4 @@
-package dev.kiln.core.projection;
+package dev.kiln.app.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package dev.kiln.core.archive;
+package dev.kiln.app.bench;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -10,7 +10,8 @@ import java.util.Random;
  * Writes a source checkout shaped like the ones uploaded to sandboxes: {@code pyproject.toml},
  * {@code README.md}, {@code LICENSE} and a package directory of Python modules in a few sub-packages. The
  * same seed gives the same tree. With the defaults it is ≈ 353 files and compresses to ≈ 600 KB, the size of
- * the anchor's tool package; the benchmark and the tests use it.
+ * the anchor's tool package; {@code kiln bench archive} and the app's tests use it
+ * (core's tests have their own small tree generator).
  */
 public final class SyntheticSource {
 

@@ -1,8 +1,10 @@
-package dev.kiln.app.cli;
+package dev.kiln.app.bench;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
+import static dev.kiln.core.telemetry.Figures.median;
+
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kiln.app.common.CliException;
+import dev.kiln.app.common.Json;
 import dev.kiln.core.startup.Bytecode;
 import dev.kiln.core.startup.BytecodeMode;
 import dev.kiln.core.startup.BytecodeReport;
@@ -12,6 +14,8 @@ import dev.kiln.core.startup.PythonEnvironment;
 import dev.kiln.core.startup.ServerConfig;
 import dev.kiln.core.startup.ServerResult;
 import dev.kiln.core.startup.StartupProbe;
+import dev.kiln.core.telemetry.Figures;
+import dev.kiln.core.workspace.FileTrees;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -22,10 +26,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
+import java.util.function.Consumer;
 
 /**
  * {@code kiln bench probe}: (1) the probe's own overhead — the bundled server's time to {@code initialize} as Kiln
@@ -33,9 +35,7 @@ import picocli.CommandLine.Option;
  * the PyPI {@code mcp} SDK's server in a venv installed by uv without bytecode, probed pinned to one CPU before and
  * after {@code kiln bytecode compile}.
  */
-@Command(name = "probe", mixinStandardHelpOptions = true,
-        description = "Probe overhead vs a bare Python client, and a real server's cold start before/after precompile.")
-final class ProbeBench implements Callable<Integer> {
+final class ProbeBenchmark {
     static final String MCP_VERSION = "2.3.0";
     /** The baseline: spawn, send initialize, read one line; nothing else. */
     private static final String BARE_CLIENT = String.join("\n",
@@ -60,41 +60,46 @@ final class ProbeBench implements Callable<Integer> {
             "mcp.run()",
             "");
 
-    @Option(names = "--samples", paramLabel = "N", description = "Overhead samples per side (default: ${DEFAULT-VALUE}).")
-    int samples = 21;
+    private final int samples;
+    private final int warmup;
+    private final int repeat;
+    private final String cpus;
+    private final boolean skipBytecode;
+    private final Consumer<String> progress;
 
-    @Option(names = "--warmup", paramLabel = "W", description = "Untimed overhead pairs first (default: ${DEFAULT-VALUE}).")
-    int warmup = 5;
-
-    @Option(names = "--repeat", paramLabel = "K", description = "Probe runs per bytecode phase (default: ${DEFAULT-VALUE}).")
-    int repeat = 5;
-
-    @Option(names = "--cpus", paramLabel = "LIST", description = "CPUs for the bytecode case (default: ${DEFAULT-VALUE}).")
-    String cpus = "0";
-
-    @Option(names = "--skip-bytecode", description = "Only measure the probe overhead.")
-    boolean skipBytecode;
-
-    @Option(names = "--json", description = "Print only the JSON (no progress on stderr).")
-    boolean json;
-
-    @Override
-    public Integer call() throws Exception {
+    /**
+     * @param samples overhead samples per side
+     * @param warmup untimed overhead pairs first
+     * @param repeat probe runs per bytecode phase
+     * @param cpus CPUs for the bytecode case (taskset list)
+     * @param skipBytecode only measure the probe overhead
+     * @param progress one line per step, for a person watching
+     */
+    ProbeBenchmark(int samples, int warmup, int repeat, String cpus, boolean skipBytecode, Consumer<String> progress) {
         if (samples < 3 || repeat < 1 || warmup < 0) {
             throw new CliException("--samples must be at least 3, --repeat at least 1 and --warmup not negative");
         }
+        this.samples = samples;
+        this.warmup = warmup;
+        this.repeat = repeat;
+        this.cpus = cpus;
+        this.skipBytecode = skipBytecode;
+        this.progress = progress;
+    }
+
+    /** Measures; the report as one JSON object. */
+    ObjectNode run() throws Exception {
         requireTool("python3", "install Python 3 (apt-get install python3)");
         Path work = Files.createTempDirectory("kiln-bench-probe-");
         try {
-            ObjectNode out = new ObjectMapper().createObjectNode();
+            ObjectNode out = Json.object();
             out.put("benchmark", "probe");
             overhead(work, out.putObject("overhead"));
             if (!skipBytecode) {
                 requireTool("uv", "install uv (pip install uv)");
                 bytecodeCase(work, out.putObject("bytecode"));
             }
-            System.out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(out));
-            return 0;
+            return out;
         } finally {
             deleteTree(work);
         }
@@ -223,19 +228,11 @@ final class ProbeBench implements Callable<Integer> {
     }
 
     private void progress(String line) {
-        if (!json) {
-            System.err.println("kiln bench probe: " + line);
-        }
-    }
-
-    private static double median(List<Double> values) {
-        List<Double> s = values.stream().sorted().toList();
-        int n = s.size();
-        return n % 2 == 1 ? s.get(n / 2) : (s.get(n / 2 - 1) + s.get(n / 2)) / 2;
+        progress.accept(line);
     }
 
     private static double round(double v) {
-        return Math.round(v * 100) / 100.0;
+        return Figures.round(v, 2);
     }
 
     private static void requireTool(String tool, String how) {
@@ -265,8 +262,8 @@ final class ProbeBench implements Callable<Integer> {
     }
 
     private static void deleteTree(Path root) {
-        try (var s = Files.walk(root)) {
-            s.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        try {
+            FileTrees.delete(root);
         } catch (IOException ignored) {
             // A temp directory left behind is harmless.
         }

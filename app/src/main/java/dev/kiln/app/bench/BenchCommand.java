@@ -1,0 +1,213 @@
+package dev.kiln.app.bench;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kiln.app.common.CliException;
+import dev.kiln.app.common.Json;
+import dev.kiln.app.common.JsonOption;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code kiln bench projection|watch|archive|seed|probe}: the shipped benchmarks. Each sub-command holds only its
+ * options and prints; the measuring is in the {@code XxxBenchmark} of the same name. Each prints one JSON object
+ * with ratios against a baseline measured in the same run (indented, or compact with {@code --json}).
+ */
+@Command(name = "bench", mixinStandardHelpOptions = true,
+        description = "Run a shipped benchmark; each prints JSON measured against a baseline in the same run.",
+        subcommands = {BenchCommand.Projection.class, BenchCommand.Archive.class, BenchCommand.Seed.class,
+            BenchCommand.Probe.class, BenchCommand.Watch.class, CommandLine.HelpCommand.class})
+public final class BenchCommand implements Runnable {
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        throw new CommandLine.ParameterException(spec.commandLine(), "name a benchmark: kiln bench --help lists them");
+    }
+
+    /** Prints {@code report}: compact with {@code --json}, else indented. */
+    private static void print(CommandLine.Model.CommandSpec spec, JsonOption json, Object report) {
+        PrintWriter out = spec.commandLine().getOut();
+        out.println(Json.render(report, json.enabled()));
+        out.flush();
+    }
+
+    @Command(name = "projection", mixinStandardHelpOptions = true,
+            description = {"Measure projection ticks (cold, unchanged, one changed, no cache) against the bare stat walk",
+                "on a synthetic workspace in a temp directory. Prints one JSON object of medians."})
+    static final class Projection implements Callable<Integer> {
+        @Option(names = "--contracts", paramLabel = "N", description = "Contracts to generate (default: ${DEFAULT-VALUE}).")
+        int contracts = ProjectionBenchmark.DEFAULT_CONTRACTS;
+
+        @Option(names = "--rounds", paramLabel = "R", description = "Measured rounds; each figure is their median (default: ${DEFAULT-VALUE}).")
+        int rounds = 7;
+
+        @Mixin
+        JsonOption json;
+
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() {
+            print(spec, json, ProjectionBenchmark.run(contracts, rounds).toJson());
+            return 0;
+        }
+    }
+
+    @Command(name = "watch", mixinStandardHelpOptions = true,
+            header = "Daemon: idle ticks, change latency, bursts, incremental.",
+            description = {"Run a real projector daemon on a temp workspace and measure idle projections, change-to-state",
+                "latency (SSE), burst coalescing, and on a bigger workspace full vs incremental ticks. Prints one JSON object."})
+    static final class Watch implements Callable<Integer> {
+        @Option(names = "--contracts", paramLabel = "N", description = "Contracts of the daemon's workspace (default: ${DEFAULT-VALUE}).")
+        int contracts = 2_000;
+
+        @Option(names = "--big-contracts", paramLabel = "N", description = "Contracts for full vs incremental ticks (default: ${DEFAULT-VALUE}).")
+        int bigContracts = 10_000;
+
+        @Option(names = "--idle-seconds", paramLabel = "S", description = "Idle observation (default: ${DEFAULT-VALUE}).")
+        int idleSeconds = 20;
+
+        @Option(names = "--edits", paramLabel = "N", description = "Timed single-file edits (default: ${DEFAULT-VALUE}).")
+        int edits = 20;
+
+        @Option(names = "--burst", paramLabel = "N", description = "Edits in the burst (default: ${DEFAULT-VALUE}).")
+        int burst = 1_000;
+
+        @Option(names = "--rounds", paramLabel = "R", description = "Rounds of full and of incremental ticks (default: ${DEFAULT-VALUE}).")
+        int rounds = 15;
+
+        @Mixin
+        JsonOption json;
+
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() throws Exception {
+            if (contracts < 10 || bigContracts < 10 || edits < 1 || burst < 1 || rounds < 1 || idleSeconds < 1) {
+                throw new CliException("every count must be positive (contracts at least 10)");
+            }
+            print(spec, json, WatchBenchmark.run(contracts, bigContracts, Duration.ofSeconds(idleSeconds), edits, burst, rounds));
+            return 0;
+        }
+    }
+
+    @Command(name = "archive", mixinStandardHelpOptions = true,
+            header = "Archive cache: cold build vs GNU tar | gzip, hits.",
+            description = {"Benchmark the source archive cache: cold build vs GNU tar | gzip -6 -n (same members, same run),",
+                "validated hit and snapshot hit. Default source: a synthetic checkout shaped like the anchor's (≈353 files).",
+                "Prints one figure a line, or one JSON object with --json."})
+    static final class Archive implements Callable<Integer> {
+        @Option(names = "--source", paramLabel = "DIR", description = "Archive all of DIR instead of the synthetic tree.")
+        Path source;
+
+        @Option(names = "--runs", paramLabel = "N", description = "Interleaved cold-build/GNU pairs, median reported (default: ${DEFAULT-VALUE}).")
+        int runs = 9;
+
+        @Option(names = "--hits", paramLabel = "N", description = "Validated hits timed, median reported (default: ${DEFAULT-VALUE}).")
+        int hits = 101;
+
+        @Option(names = "--warmup", paramLabel = "N", description = "Untimed builds first, so the JIT settles (default: ${DEFAULT-VALUE}).")
+        int warmup = 40;
+
+        @Mixin
+        JsonOption json;
+
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() throws Exception {
+            Map<String, Object> r = new ArchiveBenchmark(source, runs, hits, warmup).run();
+            if (json.enabled()) {
+                print(spec, json, r);
+            } else {
+                PrintWriter out = spec.commandLine().getOut();
+                r.forEach((k, v) -> out.printf("%-26s %s%n", k, v));
+                out.flush();
+            }
+            return 0;
+        }
+    }
+
+    @Command(name = "seed", mixinStandardHelpOptions = true,
+            header = "Seed copy vs cp -a, no-op warm, offline job install.",
+            description = {"Warm a real seed (default: a bench target of ~3,200 files from PyPI, in a temp workspace),",
+                "then measure copy into a job cache against `cp -a seed/. dst/` (medians, alternating runs), the no-op",
+                "warm, and a job's `uv sync --offline` from the copy vs from an empty cache. Prints one JSON object.",
+                "Exit 1 when the copy did not prove sufficient for an offline install."})
+    static final class Seed implements Callable<Integer> {
+        @Option(names = "--workspace", paramLabel = "DIR", description = "Use this workspace's target instead of a temp one.")
+        Path workspace;
+
+        @Option(names = "--target", paramLabel = "NAME", description = "The target to bench (default: ${DEFAULT-VALUE}).")
+        String target = "bench";
+
+        @Option(names = "--rounds", paramLabel = "R", description = "Copy rounds of each kind; medians (default: ${DEFAULT-VALUE}).")
+        int rounds = 9;
+
+        @Option(names = "--warmup", paramLabel = "W", description = "Untimed rounds of each copy first (JIT, page cache) (default: ${DEFAULT-VALUE}).")
+        int warmup = 2;
+
+        @Mixin
+        JsonOption json;
+
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() throws Exception {
+            ObjectNode out = new SeedBenchmark(target, rounds, warmup).run(workspace);
+            print(spec, json, out);
+            return out.path("seed_sufficient").asBoolean() ? 0 : 1;
+        }
+    }
+
+    @Command(name = "probe", mixinStandardHelpOptions = true,
+            description = {"Probe overhead vs a bare Python client, and a real server's cold start before/after precompile.",
+                "Progress goes to stderr unless --json is given."})
+    static final class Probe implements Callable<Integer> {
+        @Option(names = "--samples", paramLabel = "N", description = "Overhead samples per side (default: ${DEFAULT-VALUE}).")
+        int samples = 21;
+
+        @Option(names = "--warmup", paramLabel = "W", description = "Untimed overhead pairs first (default: ${DEFAULT-VALUE}).")
+        int warmup = 5;
+
+        @Option(names = "--repeat", paramLabel = "K", description = "Probe runs per bytecode phase (default: ${DEFAULT-VALUE}).")
+        int repeat = 5;
+
+        @Option(names = "--cpus", paramLabel = "LIST", description = "CPUs for the bytecode case (default: ${DEFAULT-VALUE}).")
+        String cpus = "0";
+
+        @Option(names = "--skip-bytecode", description = "Only measure the probe overhead.")
+        boolean skipBytecode;
+
+        @Mixin
+        JsonOption json;
+
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() throws Exception {
+            PrintWriter err = spec.commandLine().getErr();
+            ObjectNode out = new ProbeBenchmark(samples, warmup, repeat, cpus, skipBytecode, line -> {
+                if (!json.enabled()) {
+                    err.println("kiln bench probe: " + line);
+                    err.flush();
+                }
+            }).run();
+            print(spec, json, out);
+            return 0;
+        }
+    }
+}
