@@ -1,5 +1,6 @@
 package dev.kiln.core.api;
 
+import dev.kiln.core.serve.ProjectionDaemon;
 import dev.kiln.core.workspace.FileTrees;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
