@@ -20,12 +20,13 @@ import org.slf4j.LoggerFactory;
  * process writes {@code observer/state.json} and everybody else follows it.
  *
  * <pre>
- *   IDLE ──start()──▶ OWN          this process's daemon runs (watcher, loop, API); its projector is the one
- *     │       └─────▶ FOLLOW       another process's kiln serve holds the lock: a read-only projector ticks per
- *     │       └─────▶ UNWATCHED    revision it publishes; no lock and no daemon: own projector, ticks on demand
- *     └─onDemand()──▶ UNWATCHED    (no watch wanted; read-only when another process owns the workspace)
- *   FOLLOW ──its daemon stops──▶ VACANT ──start()──▶ OWN (take over) | FOLLOW (someone else was quicker)
- *   UNWATCHED | VACANT ──start()──▶ as from IDLE;   any ──close()──▶ CLOSED
+ *   IDLE, UNWATCHED, VACANT ──start()──▶ OWN        this process's daemon runs (lock, watcher, loop, API)
+ *                                     ├─▶ FOLLOW     another process's kiln serve holds the lock: a read-only
+ *                                     │              projector ticks once per revision that daemon publishes
+ *                                     └─▶ UNWATCHED  no daemon here, nobody else: own projector, ticks when asked
+ *   IDLE ──onDemand()──▶ UNWATCHED                   no watch wanted (read-only if another process owns it)
+ *   FOLLOW ──the followed daemon stops──▶ VACANT     nobody owns it; start() takes it over
+ *   any ──close()──▶ CLOSED
  * </pre>
  *
  * Every change of mode is published as an {@link OwnershipChanged} event; nothing here takes over by itself — the
@@ -79,14 +80,15 @@ public final class WorkspaceOwnership implements AutoCloseable {
     private final Clock clock;
     private final Duration followRetry;
 
+    // Written only under the monitor, read without it (hence volatile): @GuardedBy("this") for writes.
     /** What readers see; replaced (never mutated) by transitions. */
     private volatile State state;
     /** The projector reads and ticks go to; replaced with {@link #state}. */
     private volatile Projector current;
-    private ProjectionDaemon daemon; // @GuardedBy("this"); volatile reads via daemonNow
-    private volatile ProjectionDaemon daemonNow; // the same, for readers that must not block
-    private DaemonFollower follower; // @GuardedBy("this")
-    private volatile DaemonFollower followerNow; // the same, for projectNow
+    /** This process's daemon, in {@link Mode#OWN}. */
+    private volatile ProjectionDaemon daemon;
+    /** The follower, in {@link Mode#FOLLOW}. */
+    private volatile DaemonFollower follower;
     private Projector readOnly; // @GuardedBy("this"); made on first need, kept for every later follow
 
     private WorkspaceOwnership(WorkspaceLayout layout, Projector own, Supplier<ProjectionDaemon.Builder> daemons,
@@ -134,7 +136,7 @@ public final class WorkspaceOwnership implements AutoCloseable {
 
     /** The own daemon's watch status, in {@link Mode#OWN}. */
     public Optional<WatchStatus> watchStatus() {
-        ProjectionDaemon d = daemonNow;
+        ProjectionDaemon d = daemon;
         return d == null ? Optional.empty() : Optional.of(d.watchStatus());
     }
 
@@ -161,9 +163,7 @@ public final class WorkspaceOwnership implements AutoCloseable {
                     ProjectionDaemon d = daemons.get().start();
                     stale = follower;
                     follower = null;
-                    followerNow = null;
                     daemon = d;
-                    daemonNow = d;
                     move(new State(Mode.OWN, d.watchStatus().toString(), Optional.empty(), d.url().toString()), d.projector());
                     return Optional.empty();
                 } catch (IOException | RuntimeException e) {
@@ -175,7 +175,6 @@ public final class WorkspaceOwnership implements AutoCloseable {
                             DaemonFollower f = DaemonFollower.start(layout, readOnly(), events, clock, followRetry,
                                     this::followEnded);
                             follower = f;
-                            followerNow = f;
                         }
                         move(new State(Mode.FOLLOW, "following " + h.name()
                                 + ": it owns state.json; each of its revisions runs a read-only tick here", owner,
@@ -224,8 +223,8 @@ public final class WorkspaceOwnership implements AutoCloseable {
         if (state.mode() == Mode.IDLE) {
             onDemand();
         }
-        ProjectionDaemon d = daemonNow;
-        DaemonFollower f = followerNow;
+        ProjectionDaemon d = daemon;
+        DaemonFollower f = follower;
         if (d != null) {
             try {
                 d.projectNow();
@@ -253,9 +252,7 @@ public final class WorkspaceOwnership implements AutoCloseable {
             d = daemon;
             f = follower;
             daemon = null;
-            daemonNow = null;
             follower = null;
-            followerNow = null;
             move(new State(Mode.CLOSED, "closed", Optional.empty(), ""), own);
         }
         if (f != null) {
@@ -278,7 +275,6 @@ public final class WorkspaceOwnership implements AutoCloseable {
                 return; // taken over or closed meanwhile: this end is old news
             }
             follower = null;
-            followerNow = null;
             move(new State(Mode.VACANT, "kiln serve stopped; nobody owns " + layout.root() + " now", Optional.empty(), ""),
                     own);
         }
