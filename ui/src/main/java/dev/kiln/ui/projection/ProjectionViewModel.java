@@ -114,16 +114,7 @@ public final class ProjectionViewModel {
         }, r -> error.set(""), e -> error.set("Projection failed: " + e.getMessage()));
     }
 
-    /** Sets the watch line (live / degraded with reason), from whoever drives the ticks. */
-    public void setWatch(String text) {
-        watch.set(text);
-    }
-
-    /** Where the embedded daemon's API listens (token in observer/api-token), or empty. */
-    public void setApiUrl(String url) {
-        apiUrl.set(url);
-    }
-
+    /** Where the owning daemon's API listens (token in observer/api-token), or empty. */
     public ReadOnlyStringProperty apiUrlProperty() {
         return apiUrl.getReadOnlyProperty();
     }
