@@ -1,18 +1,15 @@
 package dev.kiln.core;
 
-import dev.kiln.core.api.DaemonFollower;
-import dev.kiln.core.api.ProjectionDaemon;
-import dev.kiln.core.api.ServeLock;
+import dev.kiln.core.serve.ProjectionDaemon;
+import dev.kiln.core.serve.ServeLock;
+import dev.kiln.core.serve.WorkspaceOwnership;
 import dev.kiln.core.archive.ArchiveCache;
 import dev.kiln.core.watch.ChangePacer;
 import dev.kiln.core.watch.WatchStatus;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeoutException;
 import dev.kiln.core.projection.Projector;
-import dev.kiln.core.projection.WakeReason;
 import dev.kiln.core.seed.SeedCaches;
 import dev.kiln.core.startup.ServerConfig;
 import dev.kiln.core.startup.ServerConfigs;
@@ -25,13 +22,15 @@ import dev.kiln.core.workspace.WorkspaceSettings;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Objects;
-import org.slf4j.LoggerFactory;
 
 /**
  * One workspace, wired: its settings, one event bus every capability publishes to, and the capabilities
  * themselves. The console embeds one of these; the daemon and the CLI build the parts they need.
  *
  * <p>Nothing in {@code core} depends on this class, so it can see every capability without forming a cycle.
+ *
+ * <p>Concurrency: the capabilities are made once and are thread-safe themselves; who writes the workspace (own
+ * daemon, follower, neither) is {@link WorkspaceOwnership}'s alone, whose readers never block.
  */
 public final class Kiln implements AutoCloseable {
     private final WorkspaceLayout layout;
@@ -40,10 +39,7 @@ public final class Kiln implements AutoCloseable {
     private final Clock clock;
     /** How long a console following another daemon waits before reconnecting to its events. */
     private static final Duration FOLLOW_RETRY = Duration.ofSeconds(2);
-    private final Projector ownProjector;
-    private volatile Projector follower;
-    private volatile DaemonFollower following;
-    private volatile ProjectionDaemon live;
+    private final WorkspaceOwnership ownership;
     private final ArchiveCache archives;
     private final SeedCaches seeds;
 
@@ -52,7 +48,11 @@ public final class Kiln implements AutoCloseable {
         this.settings = settings;
         this.events = events;
         this.clock = clock;
-        this.ownProjector = Projector.builder(layout).clock(clock).events(events).build();
+        Projector own = Projector.builder(layout).clock(clock).events(events).build();
+        this.ownership = WorkspaceOwnership.of(layout, own, () -> ProjectionDaemon.builder(layout).clock(clock).events(events)
+                .pacing(new ChangePacer.Settings(Duration.ofMillis(Math.min(100, settings.interval().toMillis())),
+                        settings.interval(), settings.heartbeat()))
+                .reconcile(settings.reconcile()).bind(settings.apiBind()).port(0), events, clock, FOLLOW_RETRY);
         this.archives = ArchiveCache.builder().maximumBytes(settings.archiveCacheMaxBytes()).eventSink(events).clock(clock).build();
         this.seeds = SeedCaches.builder(layout.root()).settings(settings).clock(clock).events(events).build();
     }
@@ -85,111 +85,53 @@ public final class Kiln implements AutoCloseable {
         return clock;
     }
 
-    /**
-     * The workspace's projector, on which ticks are serialized: the live daemon's once {@link #startLive} succeeded;
-     * a read-only one while another process's {@code kiln serve} owns the workspace (two writers of state.json
-     * would interleave two revision sequences); else this process's own.
-     */
-    public Projector projector() {
-        ProjectionDaemon d = live;
-        if (d != null) {
-            return d.projector();
-        }
-        DaemonFollower following = this.following;
-        if (follower != null && following != null && following.running()) {
-            return follower; // known without looking at the lock file: this is called on the UI thread
-        }
-        if (follows().isPresent()) {
-            Projector f = follower;
-            if (f == null) {
-                synchronized (this) {
-                    if (follower == null) {
-                        follower = Projector.builder(layout).clock(clock).events(events).readOnly().build();
-                    }
-                    f = follower;
-                }
-            }
-            return f;
-        }
-        return ownProjector;
+    /** Who writes this workspace: the console drives it (off the UI thread) and renders its events. */
+    public WorkspaceOwnership ownership() {
+        return ownership;
     }
 
-    /** The {@code kiln serve} of another process that owns this workspace right now, if any. */
+    /**
+     * The workspace's projector, on which ticks are serialized (see {@link WorkspaceOwnership#projector()}): answers
+     * from memory, so it is safe on the UI thread.
+     */
+    public Projector projector() {
+        return ownership.projector();
+    }
+
+    /** The {@code kiln serve} of another process this one follows right now, if any (from memory: no file read). */
     public Optional<ServeLock.Holder> follows() {
-        return live != null ? Optional.empty() : ServeLock.holder(layout);
+        WorkspaceOwnership.State s = ownership.state();
+        return s.mode() == WorkspaceOwnership.Mode.FOLLOW ? s.holder() : Optional.empty();
     }
 
     /**
      * Starts the change-driven projector for this workspace (watcher, pacer, heartbeat, API on a free loopback
-     * port), publishing to this bus. Returns why it could not. When another process's {@code kiln serve} owns the
-     * workspace, this follows it instead ({@link DaemonFollower}: one read-only tick per revision it publishes) and
-     * publishes {@link dev.kiln.core.api.FollowChanged} events; once that daemon stops, call this again to take over.
+     * port), or follows another process's {@code kiln serve} that owns it; see {@link WorkspaceOwnership#start()}.
+     * Blocks while the daemon starts: not for the UI thread.
+     *
+     * @return why this process does not own the workspace, or empty when it does
      */
-    public synchronized Optional<String> startLive() {
-        if (live != null) {
-            return Optional.empty();
-        }
-        try {
-            live = ProjectionDaemon.builder(layout).clock(clock).events(events)
-                    .pacing(new ChangePacer.Settings(Duration.ofMillis(Math.min(100, settings.interval().toMillis())),
-                            settings.interval(), settings.heartbeat()))
-                    .reconcile(settings.reconcile()).bind(settings.apiBind()).port(0).start();
-            if (following != null) {
-                following.close();
-                following = null;
-            }
-            return Optional.empty();
-        } catch (IOException | RuntimeException e) {
-            Optional<ServeLock.Holder> owner = ServeLock.holder(layout);
-            if (owner.isPresent()) {
-                if (following == null || !following.running()) {
-                    following = DaemonFollower.start(layout, projector(), events, clock, FOLLOW_RETRY);
-                }
-                return Optional.of(owner.get().describe() + " owns this workspace; this console follows its revisions"
-                        + " and writes nothing");
-            }
-            return Optional.of(e.getMessage());
-        }
+    public Optional<String> startLive() {
+        return ownership.start();
     }
 
     /**
-     * Runs a manual projection and waits for it: through the live daemon's loop (so it is published like its other
-     * ticks), or, while following another process's {@code kiln serve}, by asking that daemon (its revision then
-     * reaches the follower as usual), else on this process's own projector. The tick arrives as a
+     * Runs a manual projection and waits for it (see {@link WorkspaceOwnership#projectNow()}). The tick arrives as a
      * {@link dev.kiln.core.projection.TickFinished} event either way.
      */
     public void projectNow() throws IOException, InterruptedException {
-        ProjectionDaemon d;
-        DaemonFollower f;
-        synchronized (this) {
-            d = live;
-            f = d == null && following != null && following.running() ? following : null;
-        }
-        if (d != null) {
-            try {
-                d.projectNow();
-            } catch (ExecutionException e) {
-                throw new IOException("the projection failed: " + e.getCause(), e.getCause());
-            } catch (TimeoutException e) {
-                throw new IOException("the projection did not finish within 2 minutes", e);
-            }
-        } else if (f != null) {
-            f.requestProjection();
-        } else {
-            projector().tick(WakeReason.MANUAL);
-        }
+        ownership.projectNow();
     }
 
     /** The live projector's watch status, when it runs. */
     public Optional<WatchStatus> watchStatus() {
-        ProjectionDaemon d = live;
-        return d == null ? Optional.empty() : Optional.of(d.watchStatus());
+        return ownership.watchStatus();
     }
 
     /** Where the live projector's API listens, when it runs. */
     public Optional<String> apiUrl() {
-        ProjectionDaemon d = live;
-        return d == null ? Optional.empty() : Optional.of(d.url().toString());
+        WorkspaceOwnership.State s = ownership.state();
+        return s.mode() == WorkspaceOwnership.Mode.OWN ? Optional.of(s.apiUrl()) : Optional.empty();
     }
 
     /** The source archive cache (validated, bounded by {@code archive_cache_max_bytes}). */
@@ -217,20 +159,7 @@ public final class Kiln implements AutoCloseable {
     }
 
     @Override
-    public synchronized void close() {
-        if (following != null) {
-            following.close();
-            following = null;
-        }
-        ProjectionDaemon d = live;
-        live = null;
-        if (d != null) {
-            d.close();
-        }
-        try {
-            ownProjector.flush(); // an on-demand tick's document becomes durable before the console exits
-        } catch (IOException e) {
-            LoggerFactory.getLogger(Kiln.class).error("{}", e.getMessage());
-        }
+    public void close() {
+        ownership.close();
     }
 }

@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kiln.app.common.Json;
-import dev.kiln.core.api.ProjectionDaemon;
+import dev.kiln.core.serve.ProjectionDaemon;
 import dev.kiln.core.demo.DemoWorkspace;
 import dev.kiln.core.projection.Projector;
 import dev.kiln.core.projection.TickResult;

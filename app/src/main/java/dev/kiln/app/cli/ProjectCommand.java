@@ -1,13 +1,14 @@
 package dev.kiln.app.cli;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kiln.app.common.CliException;
 import dev.kiln.app.common.Json;
 import dev.kiln.app.common.JsonOption;
 import dev.kiln.app.common.WorkspaceArgument;
-import dev.kiln.core.api.ServeClient;
+import dev.kiln.core.serve.ServeClient;
+import dev.kiln.core.serve.TickRecord;
+import dev.kiln.core.telemetry.Figures;
 import dev.kiln.core.projection.Projector;
 import dev.kiln.core.projection.TickResult;
 import dev.kiln.core.projection.WakeReason;
@@ -70,7 +71,7 @@ final class ProjectCommand implements Callable<Integer> {
      * the daemon is asked to project instead.
      */
     private int viaDaemon(WorkspaceLayout ws, ServeClient daemon) throws Exception {
-        JsonNode t;
+        TickRecord t;
         try {
             t = daemon.project();
         } catch (java.io.IOException e) {
@@ -82,19 +83,19 @@ final class ProjectCommand implements Callable<Integer> {
             o.put("workspace", ws.root().toString());
             o.put("state_file", ws.stateFile().toString());
             o.put("served_by", daemon.holder().describe());
-            o.put("revision", t.path("revision").asLong());
-            o.put("changed", t.path("changed").asBoolean());
-            o.put("leaves", t.path("counters").path("leaves").asLong());
-            o.set("counters", t.path("counters"));
-            o.put("tick_ms", t.path("duration_ms").asDouble());
+            o.put("revision", t.revision());
+            o.put("changed", t.changed());
+            o.put("leaves", t.counter("leaves"));
+            ObjectNode counters = o.putObject("counters");
+            t.counters().forEach(counters::put);
+            o.put("tick_ms", Figures.round(t.durationMillis(), 3));
             System.out.println(Json.compact(o));
         } else {
-            JsonNode c = t.path("counters");
             System.out.printf("Asked %s, which owns %s: revision %d (%s)%n", daemon.holder().describe(), ws.root(),
-                    t.path("revision").asLong(), t.path("changed").asBoolean() ? "changed, state.json written" : "unchanged");
+                    t.revision(), t.changed() ? "changed, state.json written" : "unchanged");
             System.out.printf("  contracts: %d enumerated, %d parsed, %d reused, %d failed; tick %.1f ms%n",
-                    c.path("enumerated").asLong(), c.path("parsed").asLong(), c.path("reused").asLong(),
-                    c.path("failed").asLong(), t.path("duration_ms").asDouble());
+                    t.counter("enumerated"), t.counter("parsed"), t.counter("reused"), t.counter("failed"),
+                    t.durationMillis());
             System.out.println("  state: " + ws.stateFile());
         }
         return 0;

@@ -2,7 +2,7 @@ package dev.kiln.app.cli;
 
 import dev.kiln.app.common.CliException;
 import dev.kiln.app.common.WorkspaceArgument;
-import dev.kiln.core.api.ProjectionDaemon;
+import dev.kiln.core.serve.ProjectionDaemon;
 import dev.kiln.core.watch.ChangePacer;
 import dev.kiln.core.workspace.Durations;
 import dev.kiln.core.workspace.WorkspaceLayout;

@@ -69,7 +69,7 @@ class ProjectionCommandsTest {
         Path ws = dir.resolve("served");
         assertThat(CliRun.kiln("demo", ws.toString(), "--contracts", "60").exit()).isZero();
         dev.kiln.core.workspace.WorkspaceLayout layout = dev.kiln.core.workspace.WorkspaceLayout.of(ws);
-        try (dev.kiln.core.api.ProjectionDaemon daemon = dev.kiln.core.api.ProjectionDaemon.builder(layout).port(0).start()) {
+        try (dev.kiln.core.serve.ProjectionDaemon daemon = dev.kiln.core.serve.ProjectionDaemon.builder(layout).port(0).start()) {
             daemon.awaitFirstProjection(java.time.Duration.ofSeconds(60));
             long manual = daemon.metrics().byReason().getOrDefault(dev.kiln.core.projection.WakeReason.MANUAL, 0L);
 
@@ -78,11 +78,11 @@ class ProjectionCommandsTest {
             assertThat(r.exit()).as(r.err()).isZero();
             JsonNode o = JSON.readTree(r.out());
             assertThat(o.get("served_by").asText()).contains("pid " + ProcessHandle.current().pid()).contains(daemon.url().toString());
-            assertThat(o.get("revision").asLong()).isEqualTo(daemon.current().revision());
+            assertThat(o.get("revision").asLong()).isEqualTo(daemon.revision());
             assertThat(o.get("leaves").asInt()).isEqualTo(59);
             assertThat(daemon.metrics().byReason().get(dev.kiln.core.projection.WakeReason.MANUAL)).isEqualTo(manual + 1);
             assertThat(JSON.readTree(ws.resolve("observer/state.json").toFile()).get("revision").asLong())
-                    .as("the daemon's sequence, nobody else's").isEqualTo(daemon.current().revision());
+                    .as("the daemon's sequence, nobody else's").isEqualTo(daemon.revision());
 
             Files.delete(layout.apiTokenFile());
             CliRun refused = CliRun.kiln("project", ws.toString());

@@ -4,7 +4,11 @@ import dev.kiln.core.Kiln;
 import dev.kiln.core.projection.TickFinished;
 import dev.kiln.core.projection.TickResult;
 import dev.kiln.core.projection.WakeReason;
+import dev.kiln.core.serve.FollowChanged;
+import dev.kiln.core.serve.OwnershipChanged;
+import dev.kiln.core.serve.WorkspaceOwnership;
 import dev.kiln.core.telemetry.KilnEvent;
+import dev.kiln.core.watch.WatchChanged;
 import dev.kiln.ui.util.Background;
 import java.util.EnumMap;
 import java.util.List;
@@ -17,7 +21,13 @@ import javafx.beans.property.ReadOnlyStringWrapper;
 import javafx.collections.FXCollections;
 import javafx.collections.ObservableList;
 
-/** The Projection page: the latest tick, why ticks wake, and the recent history, live from tick events. */
+/**
+ * The Projection page: the latest tick, why ticks wake, and the recent history, live from tick events. It drives
+ * the workspace's {@link WorkspaceOwnership} (own / follow / take over): every transition runs on the background
+ * executor, and the page shows what the machine's {@link OwnershipChanged} events say.
+ *
+ * <p>Concurrency: FX thread only; the machine's file and lock I/O happens in {@link Background} work.
+ */
 public final class ProjectionViewModel {
     /** Ticks kept in the history table. */
     public static final int HISTORY = 200;
@@ -31,17 +41,51 @@ public final class ProjectionViewModel {
     private final ReadOnlyStringWrapper error = new ReadOnlyStringWrapper("");
     private final ReadOnlyStringWrapper watch = new ReadOnlyStringWrapper("starting…");
     private final ReadOnlyStringWrapper apiUrl = new ReadOnlyStringWrapper("");
+    /** Whether this console watches (and so takes a workspace over when its owner stops). */
+    private boolean live;
 
     public ProjectionViewModel(Kiln kiln, Background background) {
         this.kiln = kiln;
         this.background = background;
     }
 
-    /** Takes one frame's events; only finished ticks matter here. */
+    /**
+     * Starts projecting, off the FX thread: live (watcher + pacer, the daemon's engine) when this console may own
+     * the workspace, following the {@code kiln serve} that owns it otherwise; {@code live} false ticks only on
+     * demand. Unless it owns the workspace now, one startup tick shows the current state.
+     */
+    public void start(boolean live) {
+        this.live = live;
+        WorkspaceOwnership ownership = kiln.ownership();
+        background.run(() -> {
+            if (live) {
+                ownership.start();
+            } else {
+                ownership.onDemand();
+            }
+            WorkspaceOwnership.Mode mode = ownership.state().mode();
+            if (mode != WorkspaceOwnership.Mode.OWN && mode != WorkspaceOwnership.Mode.CLOSED) {
+                kiln.projector().tick(WakeReason.STARTUP);
+            }
+            return mode;
+        }, mode -> { }, e -> error.set("Projection failed: " + e.getMessage()));
+    }
+
+    /** Takes one frame's events: finished ticks, and who writes the workspace and how it is watched. */
     public void accept(List<? extends KilnEvent> batch) {
         for (KilnEvent e : batch) {
             if (e instanceof TickFinished t) {
                 record(t.result());
+            } else if (e instanceof OwnershipChanged o) {
+                watch.set(o.state().text());
+                apiUrl.set(o.state().apiUrl());
+                if (o.mode() == WorkspaceOwnership.Mode.VACANT && live) {
+                    start(true); // the owner stopped: this console takes the workspace over
+                }
+            } else if (e instanceof WatchChanged w) {
+                watch.set(w.status().toString());
+            } else if (e instanceof FollowChanged f && !f.ended()) {
+                watch.set(f.text()); // connected / reconnecting; its end arrives as the VACANT ownership change
             }
         }
     }
@@ -70,16 +114,7 @@ public final class ProjectionViewModel {
         }, r -> error.set(""), e -> error.set("Projection failed: " + e.getMessage()));
     }
 
-    /** Sets the watch line (live / degraded with reason), from whoever drives the ticks. */
-    public void setWatch(String text) {
-        watch.set(text);
-    }
-
-    /** Where the embedded daemon's API listens (token in observer/api-token), or empty. */
-    public void setApiUrl(String url) {
-        apiUrl.set(url);
-    }
-
+    /** Where the owning daemon's API listens (token in observer/api-token), or empty. */
     public ReadOnlyStringProperty apiUrlProperty() {
         return apiUrl.getReadOnlyProperty();
     }

@@ -1,11 +1,8 @@
 package dev.kiln.ui.shell;
 
 import dev.kiln.core.Kiln;
-import dev.kiln.core.api.FollowChanged;
 import dev.kiln.core.projection.TickFinished;
-import dev.kiln.core.projection.WakeReason;
 import dev.kiln.core.telemetry.KilnEvent;
-import dev.kiln.core.watch.WatchChanged;
 import dev.kiln.ui.caches.CachesView;
 import dev.kiln.ui.caches.CachesViewModel;
 import dev.kiln.ui.contracts.ContractsView;
@@ -38,7 +35,6 @@ import javafx.scene.layout.VBox;
 /** The console's frame: sidebar, the current page, status bar. Pages are made on first visit and kept. */
 public final class MainWindow implements AutoCloseable {
     private final MainViewModel model;
-    private final Background background;
     private final Kiln kiln;
     private final EventsViewModel events = new EventsViewModel();
     private final ProjectionViewModel projection;
@@ -53,7 +49,6 @@ public final class MainWindow implements AutoCloseable {
 
     public MainWindow(MainViewModel model, Background background, Kiln kiln) {
         this.model = model;
-        this.background = background;
         this.kiln = kiln;
         this.projection = new ProjectionViewModel(kiln, background);
         this.contracts = new ContractsViewModel(kiln, background);
@@ -75,43 +70,16 @@ public final class MainWindow implements AutoCloseable {
 
     /**
      * Starts projecting: live (watcher + pacer, the daemon's engine) when this console may own the workspace, else
-     * one startup tick and then only when asked, saying why.
+     * one startup tick and then only when asked, saying why. The projection page's model drives it.
      */
     public void startProjection(boolean live) {
-        if (!live) {
-            background.run(() -> kiln.projector().tick(WakeReason.STARTUP), r -> { }, e -> model.setStatus("Projection failed: " + e.getMessage()));
-            return;
-        }
-        background.run(kiln::startLive, refusal -> {
-            if (refusal.isPresent() && kiln.follows().isPresent()) {
-                projection.setWatch(kiln.follows().map(h -> "following " + h.name()
-                        + ": it owns state.json; each of its revisions runs a read-only tick here").orElse(refusal.get()));
-                kiln.follows().map(h -> h.url() == null ? "" : h.url().toString()).ifPresent(projection::setApiUrl);
-                background.run(() -> kiln.projector().tick(WakeReason.STARTUP), r -> { }, e -> model.setStatus("Projection failed: " + e.getMessage()));
-            } else if (refusal.isPresent()) {
-                projection.setWatch("not watching (" + refusal.get() + "); ticks run when you ask");
-                background.run(() -> kiln.projector().tick(WakeReason.STARTUP), r -> { }, e -> model.setStatus("Projection failed: " + e.getMessage()));
-            } else {
-                kiln.watchStatus().ifPresent(w -> projection.setWatch(w.toString()));
-                kiln.apiUrl().ifPresent(projection::setApiUrl);
-            }
-        }, e -> projection.setWatch("not watching: " + e.getMessage()));
+        projection.start(live);
     }
 
     /** One frame's events, to every page model that shows them. */
     private void dispatch(java.util.List<KilnEvent> batch) {
         events.accept(batch);
         projection.accept(batch);
-        for (KilnEvent e : batch) {
-            if (e instanceof WatchChanged w) {
-                projection.setWatch(w.status().toString());
-            } else if (e instanceof FollowChanged f) {
-                projection.setWatch(f.text());
-                if (f.ended()) {
-                    startProjection(true); // the owner stopped: this console takes the workspace over
-                }
-            }
-        }
         caches.accept(batch);
         seeds.accept(batch);
         startup.accept(batch);

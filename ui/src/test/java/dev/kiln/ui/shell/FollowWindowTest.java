@@ -2,8 +2,8 @@ package dev.kiln.ui.shell;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.kiln.core.api.ProjectionDaemon;
-import dev.kiln.core.api.ServeLock;
+import dev.kiln.core.serve.ProjectionDaemon;
+import dev.kiln.core.serve.ServeLock;
 import dev.kiln.core.demo.DemoWorkspace;
 import dev.kiln.core.projection.TickResult;
 import dev.kiln.core.projection.WakeReason;
@@ -53,7 +53,7 @@ class FollowWindowTest {
         WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> watch.getText().startsWith("Watch: following kiln serve (pid "));
         @SuppressWarnings("unchecked")
         TableView<TickResult> ticks = robot.lookup("#projection-ticks").queryAs(TableView.class);
-        long served = daemon.current().revision();
+        long served = daemon.revision();
         WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> !ticks.getItems().isEmpty()
                 && ticks.getItems().get(0).revision() == served);
 
@@ -62,8 +62,8 @@ class FollowWindowTest {
             contract = files.filter(p -> p.endsWith("contract.json")).sorted().findFirst().orElseThrow();
         }
         Files.writeString(contract, Files.readString(contract).replaceFirst("\"status\" : \"[a-z]+\"", "\"status\" : \"edited-by-test\""));
-        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> daemon.current().revision() > served);
-        long next = daemon.current().revision();
+        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> daemon.revision() > served);
+        long next = daemon.revision();
         WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> ticks.getItems().stream()
                 .anyMatch(t -> t.reason() == WakeReason.CHANGE && t.revision() == next && t.changed()));
 

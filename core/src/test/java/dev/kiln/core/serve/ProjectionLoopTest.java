@@ -1,8 +1,12 @@
-package dev.kiln.core.watch;
+package dev.kiln.core.serve;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kiln.core.projection.WakeReason;
+import dev.kiln.core.watch.ChangeDomain;
+import dev.kiln.core.watch.ChangePacer;
+import dev.kiln.core.watch.Ticker;
+import dev.kiln.core.watch.WatchStatus;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -88,7 +92,7 @@ class ProjectionLoopTest {
     void onDegraded_fixedIntervalFullTicksThenReconcileWhenLive() throws Exception {
         start(Duration.ofMillis(10), Duration.ofMinutes(5));
         await("startup", () -> calls.size() == 1);
-        loop.onDegraded(WatchStatus.degraded("tasks/ was deleted", java.time.Instant.EPOCH, 1));
+        loop.onDegraded(new WatchStatus(false, "tasks/ was deleted", java.time.Instant.EPOCH, List.of(), 0, 1));
         await("degraded ticks", () -> calls.stream().filter(c -> c.reason() == WakeReason.DEGRADED).count() >= 2);
         assertThat(calls.stream().filter(c -> c.reason() == WakeReason.DEGRADED)).allMatch(Call::full);
         assertThat(calls.stream().filter(c -> c.reason() == WakeReason.DEGRADED).findFirst().orElseThrow().changes().everything())
@@ -101,9 +105,9 @@ class ProjectionLoopTest {
     @Test
     void requestManual_futureCompletesWithTheManualTick() throws Exception {
         start(Duration.ofMillis(10), Duration.ofMinutes(5));
-        ProjectionLoop.TickRecord t = loop.requestManual().get(20, TimeUnit.SECONDS);
+        TickRecord t = loop.requestManual().get(20, TimeUnit.SECONDS);
         assertThat(t.reason()).isIn(WakeReason.MANUAL, WakeReason.STARTUP);
-        ProjectionLoop.TickRecord again = loop.requestManual().get(20, TimeUnit.SECONDS);
+        TickRecord again = loop.requestManual().get(20, TimeUnit.SECONDS);
         assertThat(again.reason()).isEqualTo(WakeReason.MANUAL);
         assertThat(again.full()).isTrue();
         assertThat(loop.metrics().byReason().get(WakeReason.MANUAL)).isGreaterThanOrEqualTo(1);
@@ -127,9 +131,9 @@ class ProjectionLoopTest {
     @Test
     void metrics_manyTicks_historyBoundedAndCountsPerReason() throws Exception {
         start(Duration.ofMillis(1), Duration.ofMinutes(5));
-        loop.onDegraded(WatchStatus.degraded("test", java.time.Instant.EPOCH, 1));
+        loop.onDegraded(new WatchStatus(false, "test", java.time.Instant.EPOCH, List.of(), 0, 1));
         await("600 ticks", () -> loop.metrics().projections() >= 600);
-        ProjectionLoop.Metrics m = loop.metrics();
+        DaemonMetrics m = loop.metrics();
         assertThat(m.history()).hasSize(ProjectionLoop.HISTORY);
         assertThat(m.byReason().values().stream().mapToLong(Long::longValue).sum()).isEqualTo(m.projections());
         assertThat(m.history().get(m.history().size() - 1).seq()).isEqualTo(m.projections());
@@ -139,7 +143,7 @@ class ProjectionLoopTest {
     @Test
     void close_stopsTheLoop() throws Exception {
         start(Duration.ofMillis(1), Duration.ofMinutes(5));
-        loop.onDegraded(WatchStatus.degraded("test", java.time.Instant.EPOCH, 1));
+        loop.onDegraded(new WatchStatus(false, "test", java.time.Instant.EPOCH, List.of(), 0, 1));
         await("some ticks", () -> calls.size() > 3);
         loop.close();
         int n = calls.size();

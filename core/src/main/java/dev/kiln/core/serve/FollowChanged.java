@@ -1,4 +1,4 @@
-package dev.kiln.core.api;
+package dev.kiln.core.serve;
 
 import dev.kiln.core.telemetry.KilnEvent;
 import java.time.Instant;

@@ -1,7 +1,6 @@
-package dev.kiln.core.api;
+package dev.kiln.core.serve;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -34,7 +33,6 @@ import org.slf4j.LoggerFactory;
  */
 final class SseHub {
     private static final Logger LOG = LoggerFactory.getLogger(SseHub.class);
-    private static final ObjectMapper MAPPER = new ObjectMapper();
 
     /** One connected client: its queue of ready-to-write SSE frames. */
     static final class Client {
@@ -104,7 +102,7 @@ final class SseHub {
             LOG.error("Revision {} is not valid JSON; not sent to SSE clients: {}", p.revision(), e.getMessage());
             return;
         }
-        String delta = currentTree == null ? null : frame("delta", p.revision(), delta(currentTree, tree));
+        String delta = currentTree == null ? null : Wire.frame(Wire.DELTA, p.revision(), delta(currentTree, tree));
         String snapshot = null;
         if (delta != null) {
             history.addLast(Map.entry(p.revision(), delta));
@@ -211,19 +209,19 @@ final class SseHub {
         if (p.leafIds() != null && p.failures() != null && p.meta() != null) {
             return new Revision(p.revision(), p.leafIds(), p.leafJson(), p.failures(), p.meta());
         }
-        JsonNode doc = MAPPER.readTree(p.document());
+        JsonNode doc = Wire.JSON.readTree(p.document());
         List<String> ids = new ArrayList<>();
         List<String> leaves = new ArrayList<>();
         for (JsonNode leaf : doc.path("leaves")) {
             ids.add(leaf.path("leaf_id").asText(leaf.path("file").asText("")));
-            leaves.add(MAPPER.writeValueAsString(leaf));
+            leaves.add(Wire.JSON.writeValueAsString(leaf));
         }
         JsonNode meta = doc.path("meta").deepCopy();
         if (meta instanceof ObjectNode m) {
             m.remove("daemon"); // volatile instrumentation is no change
         }
-        return new Revision(p.revision(), ids, leaves, MAPPER.writeValueAsString(doc.path("failures")),
-                MAPPER.writeValueAsString(meta));
+        return new Revision(p.revision(), ids, leaves, Wire.JSON.writeValueAsString(doc.path("failures")),
+                Wire.JSON.writeValueAsString(meta));
     }
 
     /**
@@ -297,23 +295,11 @@ final class SseHub {
     }
 
     private static String quote(String s) {
-        try {
-            return MAPPER.writeValueAsString(s);
-        } catch (IOException e) {
-            throw new IllegalStateException("a string always serializes", e);
-        }
+        return Wire.quote(s);
     }
 
     private static String snapshotFrame(Published p) {
-        return frame("snapshot", p.revision(), new String(p.document(), StandardCharsets.UTF_8));
+        return Wire.frame(Wire.SNAPSHOT, p.revision(), new String(p.document(), StandardCharsets.UTF_8));
     }
 
-    static String frame(String event, long id, String data) {
-        StringBuilder b = new StringBuilder(data.length() + 64);
-        b.append("id: ").append(id).append('\n').append("event: ").append(event).append('\n');
-        for (String line : data.split("\n", -1)) {
-            b.append("data: ").append(line).append('\n');
-        }
-        return b.append('\n').toString();
-    }
 }

@@ -1,4 +1,4 @@
-package dev.kiln.core.api;
+package dev.kiln.core.serve;
 
 import dev.kiln.core.projection.Projector;
 import dev.kiln.core.projection.WakeReason;
@@ -27,9 +27,14 @@ import org.slf4j.LoggerFactory;
  *
  * <p>When the stream breaks it reconnects (the daemon may have restarted on another port: the lock file says
  * where). When no process holds the workspace's lock any more it publishes {@link FollowChanged} with
- * {@code ended} and stops: whoever started it may take the workspace over.
+ * {@code ended} and stops: whoever started it may take the workspace over (it is told first, through
+ * {@code onEnded}, so that by the time the event is seen the owner knows).
+ *
+ * <p>Concurrency: one thread of its own reads the stream and ticks; {@link #close()} (any thread) sets
+ * {@code closed}, closes the stream to unblock the read and joins. {@code onEnded} runs on the follow thread, so
+ * whoever closes this must not hold a lock that {@code onEnded} takes.
  */
-public final class DaemonFollower implements AutoCloseable {
+final class DaemonFollower implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(DaemonFollower.class);
 
     private final WorkspaceLayout layout;
@@ -39,10 +44,12 @@ public final class DaemonFollower implements AutoCloseable {
     private final Duration retry;
     private final HttpClient http;
     private final Thread thread;
+    private final Runnable onEnded;
     private volatile boolean closed;
     private volatile InputStream stream;
 
-    private DaemonFollower(WorkspaceLayout layout, Projector projector, EventSink events, Clock clock, Duration retry) {
+    private DaemonFollower(WorkspaceLayout layout, Projector projector, EventSink events, Clock clock, Duration retry,
+            Runnable onEnded) {
         if (!projector.readOnly()) {
             throw new IllegalArgumentException("a follower ticks a read-only projector: the daemon owns state.json");
         }
@@ -51,6 +58,7 @@ public final class DaemonFollower implements AutoCloseable {
         this.events = events;
         this.clock = clock;
         this.retry = retry;
+        this.onEnded = onEnded;
         this.http = ServeClient.http();
         this.thread = new Thread(this::run, "kiln-follow");
         this.thread.setDaemon(true);
@@ -61,11 +69,13 @@ public final class DaemonFollower implements AutoCloseable {
      *
      * @param projector a {@linkplain Projector.Builder#readOnly() read-only} projector of that workspace
      * @param retry how long to wait before reconnecting after the stream broke
+     * @param onEnded run on the follow thread once no process holds the lock any more, before {@link FollowChanged}
      */
-    public static DaemonFollower start(WorkspaceLayout layout, Projector projector, EventSink events, Clock clock,
-            Duration retry) {
+    static DaemonFollower start(WorkspaceLayout layout, Projector projector, EventSink events, Clock clock,
+            Duration retry, Runnable onEnded) {
         DaemonFollower f = new DaemonFollower(Objects.requireNonNull(layout), Objects.requireNonNull(projector),
-                Objects.requireNonNull(events), Objects.requireNonNull(clock), Objects.requireNonNull(retry));
+                Objects.requireNonNull(events), Objects.requireNonNull(clock), Objects.requireNonNull(retry),
+                Objects.requireNonNull(onEnded));
         f.thread.start();
         return f;
     }
@@ -75,6 +85,7 @@ public final class DaemonFollower implements AutoCloseable {
         while (!closed) {
             Optional<ServeLock.Holder> owner = ServeLock.holder(layout);
             if (owner.isEmpty()) {
+                onEnded.run();
                 events.publish(new FollowChanged(clock.instant(), false, true,
                         "kiln serve stopped; nobody owns " + layout.root() + " now"));
                 return;
@@ -85,8 +96,8 @@ public final class DaemonFollower implements AutoCloseable {
                 continue;
             }
             try {
-                HttpResponse<InputStream> r = http.send(HttpRequest.newBuilder(h.url().resolve("api/events"))
-                        .header("Accept", "text/event-stream").GET().build(), HttpResponse.BodyHandlers.ofInputStream());
+                HttpResponse<InputStream> r = http.send(HttpRequest.newBuilder(h.url().resolve(Wire.EVENTS))
+                        .header("Accept", Wire.EVENT_STREAM).GET().build(), HttpResponse.BodyHandlers.ofInputStream());
                 if (r.statusCode() != 200) {
                     r.body().close();
                     throw new IOException("GET /api/events answered " + r.statusCode());
@@ -125,7 +136,7 @@ public final class DaemonFollower implements AutoCloseable {
                         tick();
                     }
                     inEvent = inEvent && in.ready();
-                } else if (line.startsWith("id:") || line.startsWith("data:")) {
+                } else if (Wire.isEventLine(line)) {
                     inEvent = true;
                 }
             }
@@ -154,13 +165,13 @@ public final class DaemonFollower implements AutoCloseable {
      * Asks the followed daemon for a manual projection and waits for its answer; its revision then arrives here like
      * any other. See {@link ServeClient#project()}.
      */
-    public void requestProjection() throws IOException, InterruptedException {
+    void requestProjection() throws IOException, InterruptedException {
         ServeClient.of(layout).orElseThrow(() -> new IOException("no kiln serve owns " + layout.root() + " any more"))
                 .project();
     }
 
     /** Whether it still follows (or reconnects); false once the daemon stopped or this was closed. */
-    public boolean running() {
+    boolean running() {
         return thread.isAlive() && !closed;
     }
 

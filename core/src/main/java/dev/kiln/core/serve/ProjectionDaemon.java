@@ -1,9 +1,6 @@
-package dev.kiln.core.api;
+package dev.kiln.core.serve;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kiln.core.contract.HealReport;
 import dev.kiln.core.contract.LeafIdHeal;
 import dev.kiln.core.projection.Projector;
@@ -13,9 +10,7 @@ import dev.kiln.core.snapshot.SnapshotStats;
 import dev.kiln.core.telemetry.EventSink;
 import dev.kiln.core.watch.ChangeDomain;
 import dev.kiln.core.watch.ChangePacer;
-import dev.kiln.core.watch.ChangeSet;
 import dev.kiln.core.watch.ChangeWatcher;
-import dev.kiln.core.watch.ProjectionLoop;
 import dev.kiln.core.watch.Ticker;
 import dev.kiln.core.watch.WatchStatus;
 import dev.kiln.core.workspace.WorkspaceException;
@@ -45,10 +40,16 @@ import org.slf4j.LoggerFactory;
  * <p>One daemon per workspace ({@link ServeLock}); a fresh API token per start in {@code observer/api-token}.
  * {@link #close()} stops the API, lets a running tick finish (the state file is replaced atomically, never left
  * half-written), closes the watcher, removes the token and releases the lock.
+ *
+ * <p>Its public face is what {@code kiln serve}, the benchmarks and the tests of other modules need: start, where it
+ * listens, its watch, its figures, stop. The engine (loop, API server, SSE hub, token) is package-private; a console
+ * reaches a daemon through {@link WorkspaceOwnership}.
+ *
+ * <p>Concurrency: the loop thread runs the ticks and alone writes {@code published}, {@code metaWatch} and
+ * {@code ticking} (volatile: HTTP threads and the projector's meta callback read them); HTTP threads only read.
  */
 public final class ProjectionDaemon implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ProjectionDaemon.class);
-    private static final ObjectMapper MAPPER = new ObjectMapper();
 
     private final WorkspaceLayout layout;
     private final Clock clock;
@@ -59,6 +60,8 @@ public final class ProjectionDaemon implements AutoCloseable {
     private final ApiServer api;
     private final ApiToken token;
     private volatile Published published;
+    /** Notified when the first revision is published. */
+    private final Object firstPublished = new Object();
     private volatile WatchStatus metaWatch;
     /** The reason of the tick in progress, for {@code meta.daemon} (written by that very tick). */
     private volatile WakeReason ticking;
@@ -119,7 +122,7 @@ public final class ProjectionDaemon implements AutoCloseable {
     }
 
     /** The daemon's projector: its snapshot is what the console shows; its ticks are the loop's. */
-    public Projector projector() {
+    Projector projector() {
         return projector;
     }
 
@@ -137,7 +140,7 @@ public final class ProjectionDaemon implements AutoCloseable {
         return layout.apiTokenFile();
     }
 
-    public ApiToken token() {
+    ApiToken token() {
         return token;
     }
 
@@ -145,7 +148,8 @@ public final class ProjectionDaemon implements AutoCloseable {
         return watcher.status();
     }
 
-    public ProjectionLoop.Metrics metrics() {
+    /** The loop's instrumentation now (an immutable value). */
+    public DaemonMetrics metrics() {
         return loop.metrics();
     }
 
@@ -153,25 +157,38 @@ public final class ProjectionDaemon implements AutoCloseable {
      * Runs a manual projection through the loop (so it is counted, published and serialized with the watcher's
      * ticks, unlike a tick on {@link #projector()} itself) and waits for it.
      */
-    public ProjectionLoop.TickRecord projectNow() throws InterruptedException, ExecutionException, TimeoutException {
+    TickRecord projectNow() throws InterruptedException, ExecutionException, TimeoutException {
         return loop.requestManual().get(2, TimeUnit.MINUTES);
     }
 
     /** The current published projection, or null before the first tick. */
-    public Published current() {
+    Published current() {
         return published;
     }
 
-    /** Waits until the first tick has published a revision. */
-    public Published awaitFirstProjection(Duration timeout) throws InterruptedException, TimeoutException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (published == null) {
-            if (System.nanoTime() > deadline) {
-                throw new TimeoutException("no projection within " + timeout);
+    /** The revision it serves now; 0 before the first tick. */
+    public long revision() {
+        Published p = published;
+        return p == null ? 0 : p.revision();
+    }
+
+    /**
+     * Waits until the first tick has published a revision.
+     *
+     * @return that revision
+     */
+    public long awaitFirstProjection(Duration timeout) throws InterruptedException, TimeoutException {
+        synchronized (firstPublished) {
+            long deadline = System.nanoTime() + timeout.toNanos();
+            while (published == null) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new TimeoutException("no projection within " + timeout);
+                }
+                TimeUnit.NANOSECONDS.timedWait(firstPublished, left);
             }
-            Thread.sleep(5);
         }
-        return published;
+        return published.revision();
     }
 
     @Override
@@ -198,14 +215,7 @@ public final class ProjectionDaemon implements AutoCloseable {
         WatchStatus ws = watcher.status();
         if (metaWatch == null || ws.live() != metaWatch.live() || !ws.reason().equals(metaWatch.reason())) {
             metaWatch = ws;
-            ObjectNode meta = MAPPER.createObjectNode();
-            ObjectNode watch = meta.putObject("watch");
-            watch.put("mode", ws.mode());
-            if (!ws.live()) {
-                watch.put("reason", ws.reason());
-            }
-            watch.put("since", ws.since().toString());
-            projector.meta(meta);
+            projector.meta(Wire.watchMeta(ws));
         }
         ticking = reason;
         TickResult r = full ? projector.tick(reason)
@@ -218,8 +228,14 @@ public final class ProjectionDaemon implements AutoCloseable {
             Published next = parts != null && parts.revision() == r.revision()
                     ? new Published(r.revision(), doc, parts.leafIds(), parts.leafJson(), parts.failures(), parts.meta())
                     : new Published(r.revision(), doc);
+            boolean first = p == null;
             published = next;
             api.publish(next);
+            if (first) {
+                synchronized (firstPublished) {
+                    firstPublished.notifyAll();
+                }
+            }
         }
         SnapshotStats s = r.stats();
         Map<String, Long> counters = new LinkedHashMap<>();
@@ -235,76 +251,13 @@ public final class ProjectionDaemon implements AutoCloseable {
 
     /** {@code meta.daemon}: the loop's instrumentation, compact. Called by the projector while writing. */
     private JsonNode runtimeMeta() {
-        ObjectNode o = MAPPER.createObjectNode();
-        ProjectionLoop.Metrics m = loop.metrics();
         WakeReason now = ticking == null ? WakeReason.MANUAL : ticking; // null: a tick on the projector itself
-        // the tick being written counts: the loop records it only once it returns
-        o.put("projections", m.projections() + 1);
-        o.put("last_wake_reason", now.jsonName());
-        ObjectNode by = o.putObject("by_reason");
-        m.byReason().forEach((r, n) -> by.put(r.jsonName(), n + (r == now ? 1 : 0)));
-        m.last().ifPresent(t -> o.set("previous_tick", tickJson(t)));
-        return o;
+        return Wire.daemonMeta(loop.metrics(), now);
     }
 
     private JsonNode metricsJson() {
-        ProjectionLoop.Metrics m = loop.metrics();
-        ObjectNode o = MAPPER.createObjectNode();
-        o.put("workspace", layout.root().toString());
-        o.put("projections", m.projections());
-        o.put("revision", published == null ? 0 : published.revision());
-        m.last().ifPresent(t -> o.put("last_wake_reason", t.reason().jsonName()));
-        ObjectNode by = o.putObject("by_reason");
-        m.byReason().forEach((r, n) -> by.put(r.jsonName(), n));
-        m.last().ifPresent(t -> o.set("last_tick", tickJson(t)));
-        WatchStatus ws = watcher.status();
-        ObjectNode watch = o.putObject("watch");
-        watch.put("mode", ws.mode());
-        watch.put("reason", ws.reason());
-        watch.put("since", ws.since().toString());
-        watch.put("watched_directories", ws.watchedDirectories());
-        watch.put("inotify_limit", ws.inotifyLimit());
-        ArrayNode roots = watch.putArray("roots");
-        ws.roots().forEach(r -> roots.add(layout.root().relativize(r).toString()));
-        o.putObject("sse").put("clients", api.sseClients()).put("dropped", api.droppedSseClients());
-        Projector.StateSyncs syncs = projector.stateSyncs(); // the fsyncs that run behind the ticks
-        o.putObject("state_file").put("syncs", syncs.syncs())
-                .put("sync_ms_total", Math.round(syncs.totalMillis() * 1000) / 1000.0);
-        o.put("history_size", m.history().size());
-        ArrayNode h = o.putArray("history"); // oldest first, at most ProjectionLoop.HISTORY
-        m.history().forEach(t -> h.add(tickJson(t)));
-        return o;
-    }
-
-    private static ObjectNode tickJson(ProjectionLoop.TickRecord t) {
-        ObjectNode n = MAPPER.createObjectNode();
-        n.put("seq", t.seq());
-        n.put("reason", t.reason().jsonName());
-        n.put("full", t.full());
-        n.put("at", t.at().toString());
-        n.put("duration_ms", Math.round(t.durationMillis() * 1000) / 1000.0);
-        n.put("changed_paths", t.changedPaths());
-        n.put("revision", t.revision());
-        n.put("changed", t.changed());
-        ObjectNode c = n.putObject("counters");
-        t.counters().forEach(c::put);
-        if (!t.error().isEmpty()) {
-            n.put("error", t.error());
-        }
-        return n;
-    }
-
-    private static JsonNode healJson(HealReport r) {
-        ObjectNode o = MAPPER.createObjectNode();
-        o.put("dry_run", r.dryRun());
-        o.put("scanned", r.scanned());
-        ArrayNode changes = o.putArray("changes");
-        r.changes().forEach(c -> changes.addObject().put("file", c.file()).put("from", c.from()).put("to", c.to()));
-        ArrayNode misplaced = o.putArray("misplaced");
-        r.misplaced().forEach(m -> misplaced.addObject().put("file", m.file()).put("declared", m.declared()).put("expected", m.expected()));
-        ArrayNode problems = o.putArray("problems");
-        r.problems().forEach(p -> problems.addObject().put("file", p.file()).put("reason", p.reason()));
-        return o;
+        return Wire.metrics(layout.root(), loop.metrics(), revision(), watcher.status(), api.sseClients(),
+                api.droppedSseClients(), projector.stateSyncs());
     }
 
     private final class Backend implements ApiServer.Backend {
@@ -320,7 +273,7 @@ public final class ProjectionDaemon implements AutoCloseable {
 
         @Override
         public JsonNode project() throws InterruptedException, ExecutionException, TimeoutException {
-            return tickJson(projectNow());
+            return Wire.tick(projectNow());
         }
 
         @Override
@@ -329,7 +282,7 @@ public final class ProjectionDaemon implements AutoCloseable {
             if (!dryRun && !r.changes().isEmpty()) {
                 loop.requestManual(); // the watcher sees the rewrites too; this makes the next projection full
             }
-            return healJson(r);
+            return Wire.heal(r);
         }
     }
 

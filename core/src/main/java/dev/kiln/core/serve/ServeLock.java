@@ -1,4 +1,4 @@
-package dev.kiln.core.api;
+package dev.kiln.core.serve;
 
 import dev.kiln.core.workspace.WorkspaceException;
 import dev.kiln.core.workspace.WorkspaceLayout;
@@ -21,7 +21,7 @@ import java.util.Optional;
  */
 public final class ServeLock implements AutoCloseable {
     /** The lock file's name inside {@code observer/}. */
-    public static final String FILE_NAME = "serve.lock";
+    static final String FILE_NAME = "serve.lock";
 
     /**
      * Locks this JVM holds, by file. POSIX locks belong to the process, and closing <em>any</em> channel of a locked
@@ -44,7 +44,7 @@ public final class ServeLock implements AutoCloseable {
      *
      * @throws WorkspaceException when another daemon holds it (naming its pid) or the file cannot be created
      */
-    public static ServeLock acquire(WorkspaceLayout layout) {
+    static ServeLock acquire(WorkspaceLayout layout) {
         Path file = layout.observerDir().resolve(FILE_NAME);
         ServeLock mine = heldHere(file);
         if (mine != null) { // reading the file here would drop this process's own lock: see HELD
@@ -92,7 +92,7 @@ public final class ServeLock implements AutoCloseable {
     }
 
     /** Records where this daemon's API listens, for {@link #holder}. */
-    public void announce(URI url) throws IOException {
+    void announce(URI url) throws IOException {
         record(url);
     }
 
@@ -175,7 +175,7 @@ public final class ServeLock implements AutoCloseable {
         }
     }
 
-    public Path file() {
+    Path file() {
         return file;
     }
 

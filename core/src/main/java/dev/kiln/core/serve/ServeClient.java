@@ -1,7 +1,5 @@
-package dev.kiln.core.api;
+package dev.kiln.core.serve;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import java.io.IOException;
 import java.net.http.HttpClient;
@@ -13,10 +11,11 @@ import java.util.Optional;
 /**
  * The API of the {@code kiln serve} that owns a workspace, found through its lock file (where) and its token file
  * (the right to ask): for a command or a console beside the daemon, which must ask it rather than write the state
- * document themselves.
+ * document themselves. It reads the daemon's answers through the same {@link Wire} format the daemon writes them in.
+ *
+ * <p>Concurrency: immutable; every instance shares one {@link HttpClient} (thread-safe).
  */
 public final class ServeClient {
-    private static final ObjectMapper MAPPER = new ObjectMapper();
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     private final WorkspaceLayout layout;
@@ -45,11 +44,10 @@ public final class ServeClient {
     /**
      * Asks the daemon for a manual projection ({@code POST /api/project}) and waits for it.
      *
-     * @return the daemon's description of the tick it ran: {@code revision}, {@code changed}, {@code reason},
-     *     {@code duration_ms}, {@code counters}
+     * @return the tick it ran (its duration rounded to the microsecond, as the wire carries it)
      * @throws IOException naming what failed: its API not listening yet, no readable token, or its answer
      */
-    public JsonNode project() throws IOException, InterruptedException {
+    public TickRecord project() throws IOException, InterruptedException {
         if (holder.url() == null) {
             throw new IOException(holder.name() + " is starting; its API is not listening yet. Retry in a moment");
         }
@@ -62,15 +60,16 @@ public final class ServeClient {
         }
         HttpResponse<String> r;
         try {
-            r = HTTP.send(HttpRequest.newBuilder(holder.url().resolve("api/project"))
-                    .header("Authorization", "Bearer " + token).timeout(Duration.ofMinutes(3))
+            r = HTTP.send(HttpRequest.newBuilder(holder.url().resolve(Wire.PROJECT))
+                    .header(Wire.AUTHORIZATION, Wire.bearer(token)).timeout(Duration.ofMinutes(3))
                     .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
         } catch (IOException e) {
             throw new IOException(holder.describe() + " did not answer POST /api/project: " + e.getMessage(), e);
         }
         if (r.statusCode() != 200) {
-            throw new IOException(holder.name() + " answered " + r.statusCode() + " to POST /api/project: " + r.body());
+            throw new IOException(holder.name() + " answered " + r.statusCode() + " to POST /api/project: "
+                    + Wire.errorText(r.body()));
         }
-        return MAPPER.readTree(r.body());
+        return Wire.readTick(r.body());
     }
 }

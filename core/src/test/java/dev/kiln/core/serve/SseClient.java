@@ -1,4 +1,4 @@
-package dev.kiln.core.api;
+package dev.kiln.core.serve;
 
 import java.io.BufferedReader;
 import java.io.IOException;

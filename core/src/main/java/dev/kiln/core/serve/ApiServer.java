@@ -1,8 +1,6 @@
-package dev.kiln.core.api;
+package dev.kiln.core.serve;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
@@ -39,12 +37,11 @@ import org.slf4j.LoggerFactory;
  * <p>Concurrency: requests run on a cached pool of daemon threads; each SSE client holds one thread that only
  * writes what the hub queued for it, so the projector never waits on a client.
  */
-public final class ApiServer implements AutoCloseable {
+final class ApiServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ApiServer.class);
-    private static final ObjectMapper MAPPER = new ObjectMapper();
 
     /** What the API serves and does; implemented by the daemon. */
-    public interface Backend {
+    interface Backend {
         /** The current projection, or null before the first tick. */
         Published current();
 
@@ -82,14 +79,14 @@ public final class ApiServer implements AutoCloseable {
         this.requestedPort = b.port;
         this.hub = new SseHub(b.sseQueue, b.history, b.maxSseClients);
         this.keepAlive = b.keepAlive;
-        route("/api/state", "GET", this::state);
-        route("/api/events", "GET", this::events);
-        route("/api/metrics", "GET", this::metrics);
-        route("/api/project", "POST", authorized(x -> json(x, 200, backend.project())));
-        route("/api/heal", "POST", authorized(x -> json(x, 200, backend.heal(dryRun(x)))));
+        route(Wire.STATE, "GET", this::state);
+        route(Wire.EVENTS, "GET", this::events);
+        route(Wire.METRICS, "GET", this::metrics);
+        route(Wire.PROJECT, "POST", authorized(x -> json(x, 200, backend.project())));
+        route(Wire.HEAL, "POST", authorized(x -> json(x, 200, backend.heal(dryRun(x)))));
     }
 
-    public static Builder builder(Backend backend, ApiToken token) {
+    static Builder builder(Backend backend, ApiToken token) {
         return new Builder(backend, token);
     }
 
@@ -98,7 +95,7 @@ public final class ApiServer implements AutoCloseable {
      *
      * @throws IOException with a message naming the address when it cannot bind
      */
-    public ApiServer start() throws IOException {
+    ApiServer start() throws IOException {
         InetSocketAddress address = new InetSocketAddress(InetAddress.getByName(bind), requestedPort);
         try {
             server = HttpServer.create(address, 64);
@@ -118,16 +115,16 @@ public final class ApiServer implements AutoCloseable {
     }
 
     /** Sends a new revision to SSE clients. Never blocks on a client. */
-    public void publish(Published p) {
+    void publish(Published p) {
         hub.publish(p);
     }
 
-    public int port() {
+    int port() {
         return server.getAddress().getPort();
     }
 
     /** The base URL, e.g. {@code http://127.0.0.1:7117/}. */
-    public URI url() {
+    URI url() {
         String host = server.getAddress().getAddress().getHostAddress();
         if (host.contains(":")) {
             host = "[" + host + "]";
@@ -136,12 +133,12 @@ public final class ApiServer implements AutoCloseable {
     }
 
     /** Connected SSE clients. */
-    public int sseClients() {
+    int sseClients() {
         return hub.clientCount();
     }
 
     /** SSE clients dropped because they could not keep up. */
-    public long droppedSseClients() {
+    long droppedSseClients() {
         return hub.droppedClients();
     }
 
@@ -163,8 +160,8 @@ public final class ApiServer implements AutoCloseable {
 
     // ---- routing ----------------------------------------------------------------------------------------------
 
-    private void route(String path, String method, Handler h) {
-        routes.computeIfAbsent(path, p -> new LinkedHashMap<>()).put(method, h);
+    private void route(String route, String method, Handler h) {
+        routes.computeIfAbsent(Wire.path(route), p -> new LinkedHashMap<>()).put(method, h);
     }
 
     private void dispatch(HttpExchange x) throws IOException {
@@ -198,7 +195,7 @@ public final class ApiServer implements AutoCloseable {
 
     private Handler authorized(Handler h) {
         return x -> {
-            if (!token.authorizes(x.getRequestHeaders().getFirst("Authorization"))) {
+            if (!token.authorizes(x.getRequestHeaders().getFirst(Wire.AUTHORIZATION))) {
                 x.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"kiln\"");
                 error(x, 401, "unauthorized", x.getRequestMethod() + " " + x.getRequestURI().getPath()
                         + " needs 'Authorization: Bearer <token>'; the token is in the workspace's observer/api-token");
@@ -240,7 +237,7 @@ public final class ApiServer implements AutoCloseable {
         }
         client.attach(Thread.currentThread());
         try {
-            x.getResponseHeaders().set("Content-Type", "text/event-stream; charset=utf-8");
+            x.getResponseHeaders().set("Content-Type", Wire.EVENT_STREAM + "; charset=utf-8");
             x.getResponseHeaders().set("Cache-Control", "no-cache");
             x.sendResponseHeaders(200, 0);
             OutputStream out = x.getResponseBody();
@@ -296,7 +293,7 @@ public final class ApiServer implements AutoCloseable {
         }
         for (String kv : q.split("&")) {
             String[] p = kv.split("=", 2);
-            if (p[0].equals("dry_run")) {
+            if (p[0].equals(Wire.DRY_RUN)) {
                 return p.length == 1 || p[1].equalsIgnoreCase("true") || p[1].equals("1");
             }
         }
@@ -304,14 +301,11 @@ public final class ApiServer implements AutoCloseable {
     }
 
     private static void json(HttpExchange x, int status, JsonNode body) throws IOException {
-        send(x, status, "application/json", MAPPER.writeValueAsBytes(body));
+        send(x, status, "application/json", Wire.JSON.writeValueAsBytes(body));
     }
 
     private static void error(HttpExchange x, int status, String code, String message) throws IOException {
-        ObjectNode o = MAPPER.createObjectNode();
-        o.put("error", code);
-        o.put("message", message);
-        json(x, status, o);
+        json(x, status, Wire.error(code, message));
     }
 
     private static void send(HttpExchange x, int status, String type, byte[] body) throws IOException {
@@ -326,7 +320,7 @@ public final class ApiServer implements AutoCloseable {
     }
 
     /** Configures an {@link ApiServer}; bad values are rejected when set. */
-    public static final class Builder {
+    static final class Builder {
         private final Backend backend;
         private final ApiToken token;
         private String bind = "127.0.0.1";
@@ -342,13 +336,13 @@ public final class ApiServer implements AutoCloseable {
         }
 
         /** Address to bind (default {@code 127.0.0.1}: the API is local unless asked otherwise). */
-        public Builder bind(String address) {
+        Builder bind(String address) {
             this.bind = Objects.requireNonNull(address, "bind address");
             return this;
         }
 
         /** Port; 0 picks any free port (default 0). */
-        public Builder port(int port) {
+        Builder port(int port) {
             if (port < 0 || port > 65_535) {
                 throw new IllegalArgumentException("port must be 0..65535, got " + port);
             }
@@ -357,7 +351,7 @@ public final class ApiServer implements AutoCloseable {
         }
 
         /** Events queued per SSE client before it is dropped as too slow (default 256). */
-        public Builder sseQueue(int events) {
+        Builder sseQueue(int events) {
             if (events < 1) {
                 throw new IllegalArgumentException("SSE queue must hold at least 1 event, got " + events);
             }
@@ -366,7 +360,7 @@ public final class ApiServer implements AutoCloseable {
         }
 
         /** Deltas kept for {@code Last-Event-ID} resumption (default 256). */
-        public Builder history(int revisions) {
+        Builder history(int revisions) {
             if (revisions < 0) {
                 throw new IllegalArgumentException("history must not be negative, got " + revisions);
             }
@@ -374,7 +368,7 @@ public final class ApiServer implements AutoCloseable {
             return this;
         }
 
-        public Builder maxSseClients(int n) {
+        Builder maxSseClients(int n) {
             if (n < 1) {
                 throw new IllegalArgumentException("max SSE clients must be at least 1, got " + n);
             }
@@ -383,7 +377,7 @@ public final class ApiServer implements AutoCloseable {
         }
 
         /** Idle time after which an SSE comment is sent, to detect dead clients (default 15 s). */
-        public Builder keepAlive(Duration d) {
+        Builder keepAlive(Duration d) {
             if (d.isNegative() || d.isZero()) {
                 throw new IllegalArgumentException("keep-alive must be positive, got " + d);
             }
@@ -391,7 +385,7 @@ public final class ApiServer implements AutoCloseable {
             return this;
         }
 
-        public ApiServer build() {
+        ApiServer build() {
             return new ApiServer(this);
         }
     }

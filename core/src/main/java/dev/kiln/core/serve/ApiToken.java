@@ -1,4 +1,4 @@
-package dev.kiln.core.api;
+package dev.kiln.core.serve;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -16,7 +16,7 @@ import java.util.HexFormat;
  * The bearer token of the mutating API calls: 256 random bits, new for every daemon start, written to
  * {@code observer/api-token} readable by its owner only (mode 600 from the moment the file exists).
  */
-public final class ApiToken {
+final class ApiToken {
     private static final SecureRandom RANDOM = new SecureRandom();
     private final String value;
 
@@ -25,14 +25,14 @@ public final class ApiToken {
     }
 
     /** A fresh random token (not written anywhere). */
-    public static ApiToken generate() {
+    static ApiToken generate() {
         byte[] b = new byte[32];
         RANDOM.nextBytes(b);
         return new ApiToken(HexFormat.of().formatHex(b));
     }
 
     /** Generates a token and writes it to {@code file} with mode 600, replacing the previous daemon's. */
-    public static ApiToken writeNew(Path file) throws IOException {
+    static ApiToken writeNew(Path file) throws IOException {
         ApiToken t = generate();
         Path dir = file.toAbsolutePath().getParent();
         Files.createDirectories(dir);
@@ -56,20 +56,21 @@ public final class ApiToken {
     }
 
     /** Reads the token a daemon wrote (for clients). */
-    public static ApiToken read(Path file) throws IOException {
+    static ApiToken read(Path file) throws IOException {
         return new ApiToken(Files.readString(file, StandardCharsets.US_ASCII).trim());
     }
 
-    public String value() {
+    String value() {
         return value;
     }
 
     /** Whether an {@code Authorization} header carries this token; compares in constant time. */
     boolean authorizes(String authorizationHeader) {
-        if (authorizationHeader == null || !authorizationHeader.regionMatches(true, 0, "Bearer ", 0, 7)) {
+        String bearer = Wire.bearerToken(authorizationHeader);
+        if (bearer == null) {
             return false;
         }
-        byte[] given = authorizationHeader.substring(7).trim().getBytes(StandardCharsets.UTF_8);
+        byte[] given = bearer.getBytes(StandardCharsets.UTF_8);
         return MessageDigest.isEqual(given, value.getBytes(StandardCharsets.UTF_8));
     }
 

@@ -1,6 +1,11 @@
-package dev.kiln.core.watch;
+package dev.kiln.core.serve;
 
 import dev.kiln.core.projection.WakeReason;
+import dev.kiln.core.watch.ChangeDomain;
+import dev.kiln.core.watch.ChangePacer;
+import dev.kiln.core.watch.ChangeWatcher;
+import dev.kiln.core.watch.Ticker;
+import dev.kiln.core.watch.WatchStatus;
 
 import java.nio.file.Path;
 import java.time.Clock;
@@ -33,14 +38,14 @@ import org.slf4j.LoggerFactory;
  * {@link #requestManual()} and {@link #metrics()}; pacer and pending changes are guarded by one lock, and the
  * tick itself runs outside it on the loop thread, one at a time.
  */
-public final class ProjectionLoop implements ChangeWatcher.Listener, AutoCloseable {
+final class ProjectionLoop implements ChangeWatcher.Listener, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ProjectionLoop.class);
     /** Ticks kept in the history. */
-    public static final int HISTORY = 500;
+    static final int HISTORY = 500;
 
     /** One projection tick, as the loop asks for it. */
     @FunctionalInterface
-    public interface Projection {
+    interface Projection {
         /**
          * Projects.
          *
@@ -58,44 +63,10 @@ public final class ProjectionLoop implements ChangeWatcher.Listener, AutoCloseab
      * @param changed whether the revision advanced
      * @param counters the tick's parse counters (enumerated, parsed, reused, …)
      */
-    public record TickOutcome(long revision, boolean changed, Map<String, Long> counters) {
+    record TickOutcome(long revision, boolean changed, Map<String, Long> counters) {
         public TickOutcome {
             counters = Collections.unmodifiableMap(new LinkedHashMap<>(counters));
         }
-    }
-
-    /**
-     * One tick, as recorded in the history.
-     *
-     * @param seq 1-based projection number
-     * @param reason why it woke
-     * @param full whether it enumerated everything
-     * @param at when it started
-     * @param durationNanos how long it took
-     * @param changedPaths paths the watcher named for it
-     * @param revision revision after it (-1 if it failed)
-     * @param changed whether the revision advanced
-     * @param counters its parse counters
-     * @param error why it failed, or empty
-     */
-    public record TickRecord(long seq, WakeReason reason, boolean full, Instant at, long durationNanos, int changedPaths,
-            long revision, boolean changed, Map<String, Long> counters, String error) {
-        public double durationMillis() {
-            return durationNanos / 1e6;
-        }
-    }
-
-    /**
-     * The instrumentation, read at one moment.
-     *
-     * @param projections ticks run
-     * @param byReason ticks per wake reason (every reason present)
-     * @param last the last tick, if any
-     * @param history up to {@link #HISTORY} ticks, oldest first
-     * @param live whether the pacer runs on change events (else the fixed interval)
-     */
-    public record Metrics(long projections, Map<WakeReason, Long> byReason, Optional<TickRecord> last, List<TickRecord> history,
-            boolean live) {
     }
 
     private final Ticker ticker;
@@ -115,7 +86,7 @@ public final class ProjectionLoop implements ChangeWatcher.Listener, AutoCloseab
     private long lastFull = Long.MIN_VALUE;
     private boolean everFull;
 
-    public ProjectionLoop(Ticker ticker, Clock clock, ChangePacer.Settings settings, Duration reconcile, Projection projection) {
+    ProjectionLoop(Ticker ticker, Clock clock, ChangePacer.Settings settings, Duration reconcile, Projection projection) {
         this.ticker = Objects.requireNonNull(ticker, "ticker");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.pacer = new ChangePacer(ticker, settings);
@@ -132,7 +103,7 @@ public final class ProjectionLoop implements ChangeWatcher.Listener, AutoCloseab
     }
 
     /** Starts the loop thread; the first tick (startup, full) runs at once. */
-    public ProjectionLoop start() {
+    ProjectionLoop start() {
         thread.start();
         return this;
     }
@@ -173,7 +144,7 @@ public final class ProjectionLoop implements ChangeWatcher.Listener, AutoCloseab
     }
 
     /** Asks for a projection (full); the future completes with the tick that covered the request. */
-    public CompletableFuture<TickRecord> requestManual() {
+    CompletableFuture<TickRecord> requestManual() {
         CompletableFuture<TickRecord> f = new CompletableFuture<>();
         lock.lock();
         try {
@@ -190,10 +161,10 @@ public final class ProjectionLoop implements ChangeWatcher.Listener, AutoCloseab
         return f;
     }
 
-    public Metrics metrics() {
+    DaemonMetrics metrics() {
         lock.lock();
         try {
-            return new Metrics(projections, Collections.unmodifiableMap(new EnumMap<>(byReason)),
+            return new DaemonMetrics(projections, Collections.unmodifiableMap(new EnumMap<>(byReason)),
                     Optional.ofNullable(history.peekLast()), List.copyOf(history), pacer.isLive());
         } finally {
             lock.unlock();

@@ -1,4 +1,4 @@
-package dev.kiln.core.api;
+package dev.kiln.core.serve;
 
 import java.util.List;
 import java.util.Objects;
@@ -13,7 +13,7 @@ import java.util.Objects;
  * @param failures the failures array (JSON text), or null
  * @param meta the stable meta object (JSON text), or null
  */
-public record Published(long revision, byte[] document, List<String> leafIds, List<String> leafJson, String failures,
+record Published(long revision, byte[] document, List<String> leafIds, List<String> leafJson, String failures,
         String meta) {
     public Published {
         Objects.requireNonNull(document, "document");
@@ -23,7 +23,7 @@ public record Published(long revision, byte[] document, List<String> leafIds, Li
     }
 
     /** A revision known only as its document. */
-    public Published(long revision, byte[] document) {
+    Published(long revision, byte[] document) {
         this(revision, document, null, null, null, null);
     }
 }

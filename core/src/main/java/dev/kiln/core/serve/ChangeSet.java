@@ -1,5 +1,6 @@
-package dev.kiln.core.watch;
+package dev.kiln.core.serve;
 
+import dev.kiln.core.watch.ChangeDomain;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.EnumMap;
@@ -15,7 +16,7 @@ import java.util.Set;
  * @param paths changed paths per domain (immutable)
  * @param everything whether the whole workspace must be re-enumerated
  */
-public record ChangeSet(Map<ChangeDomain, Set<Path>> paths, boolean everything) {
+record ChangeSet(Map<ChangeDomain, Set<Path>> paths, boolean everything) {
 
     private static final ChangeSet EMPTY = new ChangeSet(Map.of(), false);
 
@@ -62,7 +63,7 @@ public record ChangeSet(Map<ChangeDomain, Set<Path>> paths, boolean everything) 
     }
 
     /** Accumulates changes between two projections; not thread-safe (the owner guards it). */
-    public static final class Builder {
+    static final class Builder {
         private final EnumMap<ChangeDomain, Set<Path>> paths = new EnumMap<>(ChangeDomain.class);
         private boolean everything;
 

@@ -1,0 +1,74 @@
+package dev.kiln.core.serve;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.kiln.core.projection.WakeReason;
+import java.io.IOException;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The wire format both sides use: what the server writes, the client reads back. */
+class WireTest {
+
+    private static TickRecord tick(String error) {
+        Map<String, Long> counters = new LinkedHashMap<>();
+        counters.put("enumerated", 120L);
+        counters.put("parsed", 3L);
+        counters.put("leaves", 119L);
+        return new TickRecord(7, WakeReason.MANUAL, true, Instant.parse("2026-01-02T03:04:05.123Z"), 12_345_678, 2, 41,
+                true, counters, error);
+    }
+
+    @Test
+    void tick_writtenThenRead_isTheSameTick_durationToTheMicrosecond() throws Exception {
+        TickRecord t = tick("");
+
+        String body = Wire.JSON.writeValueAsString(Wire.tick(t));
+        TickRecord back = Wire.readTick(body);
+
+        assertThat(body).startsWith("{\"seq\":7,\"reason\":\"manual\",\"full\":true,\"at\":\"2026-01-02T03:04:05.123Z\","
+                + "\"duration_ms\":12.346,").doesNotContain("\"error\"");
+        assertThat(back).isEqualTo(new TickRecord(7, WakeReason.MANUAL, true, t.at(), 12_346_000, 2, 41, true,
+                t.counters(), ""));
+        assertThat(back.counters().keySet()).as("the tick's own order").containsExactly("enumerated", "parsed", "leaves");
+    }
+
+    @Test
+    void tick_failed_carriesItsError() throws Exception {
+        TickRecord back = Wire.readTick(Wire.JSON.writeValueAsString(Wire.tick(tick("java.io.IOException: disk full"))));
+
+        assertThat(back.error()).isEqualTo("java.io.IOException: disk full");
+    }
+
+    @Test
+    void readTick_anErrorBody_failsNamingWhatIsMissing() throws Exception {
+        String body = Wire.JSON.writeValueAsString(Wire.error("not_ready", "the first projection has not finished yet"));
+
+        assertThatThrownBy(() -> Wire.readTick(body)).isInstanceOf(IOException.class)
+                .hasMessageContaining("not a tick").hasMessageContaining("\"seq\"");
+        assertThat(Wire.errorText(body)).isEqualTo("the first projection has not finished yet (not_ready)");
+        assertThat(Wire.errorText("plain text")).isEqualTo("plain text");
+    }
+
+    @Test
+    void bearer_writtenThenRead_isTheToken_anyOtherSchemeIsNone() {
+        assertThat(Wire.bearerToken(Wire.bearer("abc123"))).isEqualTo("abc123");
+        assertThat(Wire.bearerToken("bearer  abc123 ")).isEqualTo("abc123");
+        assertThat(Wire.bearerToken("Basic abc123")).isNull();
+        assertThat(Wire.bearerToken(null)).isNull();
+    }
+
+    @Test
+    void frame_multiLineData_oneDataLinePerLine_andEveryLineIsAnEventLine() {
+        String f = Wire.frame(Wire.DELTA, 3, "{\n}");
+
+        assertThat(f).isEqualTo("id: 3\nevent: delta\ndata: {\ndata: }\n\n");
+        assertThat(Wire.isEventLine("id: 3")).isTrue();
+        assertThat(Wire.isEventLine("data: {")).isTrue();
+        assertThat(Wire.isEventLine(": keep-alive")).isFalse();
+        assertThat(Wire.isEventLine("retry: 1000")).isFalse();
+    }
+}
