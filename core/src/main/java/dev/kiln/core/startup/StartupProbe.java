@@ -1,5 +1,6 @@
 package dev.kiln.core.startup;
 
+import dev.kiln.core.telemetry.Ticker;
 import dev.kiln.core.telemetry.EventSink;
 import java.io.File;
 import java.nio.file.Files;
@@ -157,7 +158,7 @@ public final class StartupProbe {
         private BytecodeMode bytecode = BytecodeMode.AS_IS;
         private EventSink events = EventSink.none();
         private Clock clock = Clock.systemUTC();
-        private Ticker ticker = Ticker.system();
+        private Ticker ticker = Ticker.systemTicker();
         private int maxLineBytes = DEFAULT_MAX_LINE_BYTES;
         private Map<String, String> environment = System.getenv();
 

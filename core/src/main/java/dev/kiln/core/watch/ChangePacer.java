@@ -1,5 +1,6 @@
 package dev.kiln.core.watch;
 
+import dev.kiln.core.telemetry.Ticker;
 import dev.kiln.core.projection.WakeReason;
 
 import java.time.Duration;
