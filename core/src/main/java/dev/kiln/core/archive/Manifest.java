@@ -1,5 +1,6 @@
 package dev.kiln.core.archive;
 
+import org.jspecify.annotations.Nullable;
 import dev.kiln.core.snapshot.StatIdentity;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -54,7 +55,7 @@ final class Manifest {
      *
      * @return null when nothing changed, else a short description of the first change found
      */
-    String firstChange(Excludes excludes) {
+    @Nullable String firstChange(Excludes excludes) {
         int n = checks.size();
         int parts = Math.min(Runtime.getRuntime().availableProcessors(), n / PARALLEL_SLICE);
         if (parts < 2) {

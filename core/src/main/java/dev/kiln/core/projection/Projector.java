@@ -1,5 +1,6 @@
 package dev.kiln.core.projection;
 
+import org.jspecify.annotations.Nullable;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kiln.core.contract.Contract;
@@ -199,7 +200,7 @@ public final class Projector {
     }
 
     /** The last tick's result, or {@code null} before the first tick. */
-    public TickResult lastTick() {
+    public @Nullable TickResult lastTick() {
         return lastTick;
     }
 
@@ -223,7 +224,7 @@ public final class Projector {
      * The bytes of the current state document (the one this projector wrote, or the one it found unchanged at
      * startup), or {@code null} before the first tick or after a failed first write.
      */
-    public byte[] document() {
+    public byte @Nullable [] document() {
         byte[] d = document;
         return d == null ? null : d.clone();
     }
@@ -292,7 +293,7 @@ public final class Projector {
     }
 
     /** The parts of the last written document, or null before the first write. */
-    public DocumentParts parts() {
+    public @Nullable DocumentParts parts() {
         return parts;
     }
 

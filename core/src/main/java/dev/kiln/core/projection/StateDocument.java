@@ -1,5 +1,6 @@
 package dev.kiln.core.projection;
 
+import org.jspecify.annotations.Nullable;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
@@ -266,7 +267,7 @@ final class StateDocument {
     }
 
     /** The stable part of an existing document, or {@code null}. */
-    static JsonNode stableTree(JsonNode doc) {
+    static @Nullable JsonNode stableTree(JsonNode doc) {
         ObjectNode o = MAPPER.createObjectNode();
         for (String f : List.of("leaves", "failures", "meta")) {
             if (doc.has(f)) {
@@ -310,7 +311,7 @@ final class StateDocument {
     }
 
     /** The previous document, or {@code null} when there is none or it is not a JSON object. */
-    static Existing readExisting(Path file) throws IOException {
+    static @Nullable Existing readExisting(Path file) throws IOException {
         try {
             byte[] bytes = Files.readAllBytes(file);
             JsonNode n = MAPPER.readTree(bytes);

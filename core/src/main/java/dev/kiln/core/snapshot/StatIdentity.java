@@ -1,5 +1,6 @@
 package dev.kiln.core.snapshot;
 
+import org.jspecify.annotations.Nullable;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -25,7 +26,7 @@ import java.util.concurrent.TimeUnit;
  * @param fileKey device/inode identity, or {@code null} where the file system has none
  * @param hasCtime whether ctime came from the {@code unix} view
  */
-public record StatIdentity(long size, long mtimeNanos, long ctimeNanos, Object fileKey, boolean hasCtime) {
+public record StatIdentity(long size, long mtimeNanos, long ctimeNanos, @Nullable Object fileKey, boolean hasCtime) {
 
     private static final boolean UNIX_VIEW = probeUnixView();
 
@@ -50,7 +51,7 @@ public record StatIdentity(long size, long mtimeNanos, long ctimeNanos, Object f
      * is a regular file; {@code null} when it is not (a directory, a device…). The snapshot's walk uses this so
      * each contract file costs exactly one {@code stat}.
      */
-    public static StatIdentity ofRegularFile(Path file) throws IOException {
+    public static @Nullable StatIdentity ofRegularFile(Path file) throws IOException {
         if (UNIX_VIEW) {
             Map<String, Object> a = Files.readAttributes(file, "unix:size,lastModifiedTime,ctime,fileKey,isRegularFile");
             if (!Boolean.TRUE.equals(a.get("isRegularFile"))) {

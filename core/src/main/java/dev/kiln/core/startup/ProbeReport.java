@@ -1,5 +1,6 @@
 package dev.kiln.core.startup;
 
+import org.jspecify.annotations.Nullable;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -80,7 +81,7 @@ public record ProbeReport(Instant startedAt, String cpus, int repeat, BytecodeMo
     }
 
     /** The slowest ok server by its slowest start, or null when none was ok. */
-    public ServerSummary slowest() {
+    public @Nullable ServerSummary slowest() {
         return servers().stream().filter(s -> s.initializeMsMax() != null)
                 .max(Comparator.comparingDouble(ServerSummary::initializeMsMax)).orElse(null);
     }

@@ -1,5 +1,6 @@
 package dev.kiln.core.startup;
 
+import org.jspecify.annotations.Nullable;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
@@ -78,7 +79,7 @@ public final class ProbeRuns {
      */
     public record Change(String server, Double beforeMs, Double afterMs) {
         /** after / before, or null when either is missing. */
-        public Double ratio() {
+        public @Nullable Double ratio() {
             return beforeMs == null || afterMs == null || beforeMs == 0 ? null : afterMs / beforeMs;
         }
     }

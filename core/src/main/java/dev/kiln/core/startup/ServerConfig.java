@@ -1,5 +1,6 @@
 package dev.kiln.core.startup;
 
+import org.jspecify.annotations.Nullable;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -24,7 +25,7 @@ import java.util.Optional;
  * @param source the file it was read from (for messages), or null when built in code
  */
 public record ServerConfig(String name, Transport transport, String command, List<String> args, Map<String, String> env,
-        Path cwd, URI url, Map<String, String> headers, Optional<Duration> startupTimeout, boolean enabled, Path source) {
+        Path cwd, URI url, Map<String, String> headers, Optional<Duration> startupTimeout, boolean enabled, @Nullable Path source) {
 
     /** How a server is reached. */
     public enum Transport {

@@ -1,5 +1,6 @@
 package dev.kiln.core.startup;
 
+import org.jspecify.annotations.Nullable;
 import java.util.List;
 
 /**
@@ -19,8 +20,8 @@ import java.util.List;
  * @param timeline the steps, relative to the probe's start
  * @param stderrTail the last lines it wrote to stderr
  */
-public record ServerResult(String name, ServerConfig.Transport transport, int run, Outcome outcome, Integer exitCode,
-        String reason, String protocolVersion, Double initializeMs, Double toolsMs, int tools, long timeoutMs,
+public record ServerResult(String name, ServerConfig.Transport transport, int run, Outcome outcome, @Nullable Integer exitCode,
+        String reason, @Nullable String protocolVersion, @Nullable Double initializeMs, @Nullable Double toolsMs, int tools, long timeoutMs,
         Timeline timeline, List<String> stderrTail) {
 
     public ServerResult {

@@ -1,5 +1,6 @@
 package dev.kiln.core.watch;
 
+import org.jspecify.annotations.Nullable;
 import dev.kiln.core.telemetry.Ticker;
 import dev.kiln.core.projection.WakeReason;
 
@@ -169,7 +170,7 @@ public final class ChangePacer {
     }
 
     /** The most specific reason due at {@code now}, or null. */
-    private WakeReason dueReason(long now) {
+    private @Nullable WakeReason dueReason(long now) {
         if (!started) {
             return WakeReason.STARTUP;
         }
