@@ -3,6 +3,7 @@ package dev.kiln.core.projection;
 import static dev.kiln.core.snapshot.TestTrees.stepPastTimestampGranularity;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kiln.testkit.MutableClock;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
