@@ -44,8 +44,9 @@ import org.slf4j.LoggerFactory;
  * time-derived facts (overdue, engine liveness) do when they flip. The revision continues from an existing
  * state.json, so it only grows across restarts, and a restart over an unchanged tree writes nothing.
  *
- * <p>Concurrency: {@link #tick} and {@link #meta} are serialized on this object; the accessors may be read
- * from any thread.
+ * <p>Concurrency: {@link #tick} and {@link #meta} are serialized on this object (one tick at a time, whatever
+ * thread drives it: the watch loop, a manual request, the CLI); the accessors may be read from any thread and see
+ * the last completed tick through volatile fields. The state file's fsync runs on its own background thread.
  */
 public final class Projector {
     private static final Logger LOG = LoggerFactory.getLogger(Projector.class);
@@ -60,7 +61,9 @@ public final class Projector {
     private final StateFile stateFile;
     private final boolean readOnly;
 
+    // Written only inside tick (synchronized); the volatile ones are also read without the lock by the accessors.
     private volatile long revision;
+    // guarded by this (the rest of this block)
     private StateDocument.Stable lastStable;
     private boolean loadedPrevious;
     private JsonNode meta = StateDocument.MAPPER.createObjectNode();

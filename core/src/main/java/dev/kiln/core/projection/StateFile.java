@@ -42,6 +42,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Crash leftovers ({@code .state.json.*.tmp} and {@code .state.json.*.old} older than a minute) are removed on
  * the first write.
+ *
+ * <p>Concurrency: {@link #write} and {@link #flush} are called by the projector (under its monitor); the fsync
+ * runs on the process-wide {@code kiln-state-sync} thread. The fields marked "guarded by this" are shared between
+ * the two, and {@link #flush} waits on this monitor for the scheduled sync to end.
  */
 final class StateFile {
     private static final Logger LOG = LoggerFactory.getLogger(StateFile.class);

@@ -30,6 +30,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Each run prepares every server, then releases them all through one barrier, so the spawns happen together and
  * compete for the CPU as they do in a sandbox. Every process (and its children) is ended before {@link #run} returns.
  * A probe is immutable and may be run again; {@link #run} blocks and is safe to call from any one thread at a time.
+ *
+ * <p>Concurrency: a run owns a fixed pool of one thread per server, released together by a
+ * {@link CyclicBarrier}; events are published from those threads (the sink must be thread-safe, as
+ * {@link dev.kiln.core.telemetry.EventBus} is). The pool is shut down, and every process ended, before {@link #run}
+ * returns.
  */
 public final class StartupProbe {
     /** Codex's default {@code startup_timeout_sec}. */
