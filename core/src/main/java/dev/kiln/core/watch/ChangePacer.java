@@ -8,7 +8,7 @@ import java.time.Duration;
 import java.util.Optional;
 
 /**
- * Decides <em>when</em> the projector runs (DESIGN "When to tick"); a loop asks it and sleeps until it is due.
+ * Decides <em>when</em> the projector runs (docs/ARCHITECTURE.md, "When to tick"); a loop asks it and sleeps until it is due.
  *
  * <ul>
  *   <li>A burst of changes is projected {@code settle} after its last event, but never later than {@code interval}
