@@ -68,6 +68,7 @@ public final class ChangePacer {
     private final long interval;
     private final long heartbeat;
 
+    // guarded by this (every field below)
     private boolean live;
     private boolean started;
     private long lastTick;

@@ -184,6 +184,7 @@ class ProjectorTest {
     }
 
     @Test
+    @SuppressWarnings("removal") // the step seam stays until the daemon and the watch benchmark use tick(reason, paths)
     void tick_withASnapshotStep_projectsWhatTheStepBuilt() throws Exception {
         leaves(3);
         Projector p = projector();
