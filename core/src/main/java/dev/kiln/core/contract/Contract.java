@@ -1,6 +1,5 @@
 package dev.kiln.core.contract;
 
-import org.jspecify.annotations.Nullable;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.time.Instant;
 import java.util.Collections;
@@ -8,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One leaf task's enclosure contract ({@code tasks/<leaf>/contract.json}), as declared by its file.

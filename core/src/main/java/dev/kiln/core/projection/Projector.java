@@ -1,6 +1,5 @@
 package dev.kiln.core.projection;
 
-import org.jspecify.annotations.Nullable;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kiln.core.contract.Contract;
@@ -24,6 +23,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -436,7 +436,7 @@ public final class Projector {
         return c.deadline() != null && now.isAfter(c.deadline()) && !"done".equalsIgnoreCase(c.status());
     }
 
-    private static LeafState.Engine engine(ContractFile f, Contract c) {
+    private static LeafState.@Nullable Engine engine(ContractFile f, Contract c) {
         if (c.engine() == null) {
             return null;
         }

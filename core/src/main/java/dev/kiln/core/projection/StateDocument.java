@@ -1,6 +1,5 @@
 package dev.kiln.core.projection;
 
-import org.jspecify.annotations.Nullable;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
@@ -20,8 +19,9 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Locale;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The state.json document: its stable content (leaves, failures, meta — what decides "changed") and the

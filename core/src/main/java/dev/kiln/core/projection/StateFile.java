@@ -23,6 +23,7 @@ import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -217,7 +218,7 @@ final class StateFile {
     }
 
     /** A hard link to the current document, so the rename over it does not free its blocks; null if none. */
-    private Path linkOldVersion() {
+    private @Nullable Path linkOldVersion() {
         Path old = dir.resolve(sibling("old"));
         try {
             Files.createLink(old, target);

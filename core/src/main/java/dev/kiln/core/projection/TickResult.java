@@ -1,9 +1,9 @@
 package dev.kiln.core.projection;
 
-import org.jspecify.annotations.Nullable;
 import dev.kiln.core.snapshot.SnapshotStats;
 import java.time.Instant;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What one projection tick did.

@@ -1,6 +1,5 @@
 package dev.kiln.core.snapshot;
 
-import org.jspecify.annotations.Nullable;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -10,6 +9,7 @@ import java.nio.file.attribute.FileTime;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a file looks like on disk without reading it: size, mtime and ctime in nanoseconds, and the file key

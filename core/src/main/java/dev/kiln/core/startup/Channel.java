@@ -1,8 +1,8 @@
 package dev.kiln.core.startup;
 
-import org.jspecify.annotations.Nullable;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
+import org.jspecify.annotations.Nullable;
 
 /** A JSON-RPC connection to one server, as the handshake sees it. */
 interface Channel {

@@ -1,6 +1,5 @@
 package dev.kiln.core.startup;
 
-import org.jspecify.annotations.Nullable;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
@@ -15,6 +14,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Saved probe runs of a workspace, {@code observer/probes/probe-<UTC stamp>.json}, each the report's JSON, so the

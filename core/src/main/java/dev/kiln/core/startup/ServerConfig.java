@@ -1,6 +1,5 @@
 package dev.kiln.core.startup;
 
-import org.jspecify.annotations.Nullable;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -8,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One MCP server as a user configured it for an agent client: a command to spawn (stdio) or a URL (Streamable HTTP).

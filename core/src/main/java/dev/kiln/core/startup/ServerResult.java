@@ -1,7 +1,7 @@
 package dev.kiln.core.startup;
 
-import org.jspecify.annotations.Nullable;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One server's startup in one probe run.

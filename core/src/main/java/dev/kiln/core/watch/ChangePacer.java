@@ -1,11 +1,10 @@
 package dev.kiln.core.watch;
 
-import org.jspecify.annotations.Nullable;
-import dev.kiln.core.telemetry.Ticker;
 import dev.kiln.core.projection.WakeReason;
-
+import dev.kiln.core.telemetry.Ticker;
 import java.time.Duration;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Decides <em>when</em> the projector runs (docs/ARCHITECTURE.md, "When to tick"); a loop asks it and sleeps until it is due.
