@@ -10,6 +10,7 @@ module dev.kiln.core {
     requires org.apache.commons.compress;
     requires jdk.httpserver;
     requires java.net.http;
+    requires static org.jspecify;
 
     exports dev.kiln.core;
     exports dev.kiln.core.telemetry;

@@ -16,7 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.function.LongSupplier;
+import dev.kiln.core.telemetry.Ticker;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -65,7 +65,7 @@ public final class ArchiveCache {
     /** False when nobody listens: a hit then skips building its event (and the stats it carries). */
     private final boolean publishing;
     private final Clock clock;
-    private final LongSupplier ticker;
+    private final Ticker ticker;
 
     private final ConcurrentHashMap<ArchiveKey, CompletableFuture<SourceArchive>> slots = new ConcurrentHashMap<>();
     /** Request spelling → key; only under SNAPSHOT, where a hit must not pay for resolving the real path. */
@@ -144,9 +144,9 @@ public final class ArchiveCache {
                 hit(a, false, 0);
                 return a;
             }
-            long t0 = ticker.getAsLong();
+            long t0 = ticker.read();
             String change = a.firstChange();
-            long dt = ticker.getAsLong() - t0;
+            long dt = ticker.read() - t0;
             if (change == null) {
                 touch(key);
                 hit(a, true, dt);
@@ -347,7 +347,7 @@ public final class ArchiveCache {
         private EventSink sink = EventSink.none();
         private boolean sinkSet;
         private Clock clock = Clock.systemUTC();
-        private LongSupplier ticker = System::nanoTime;
+        private Ticker ticker = Ticker.systemTicker();
 
         private Builder() {
         }
@@ -380,8 +380,8 @@ public final class ArchiveCache {
             return this;
         }
 
-        /** Nanosecond ticker for validation timings (default {@link System#nanoTime()}). */
-        public Builder ticker(LongSupplier ticker) {
+        /** The ticker for validation timings (default {@link Ticker#systemTicker()}). */
+        public Builder ticker(Ticker ticker) {
             this.ticker = Objects.requireNonNull(ticker, "ticker");
             return this;
         }

@@ -11,6 +11,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ForkJoinTask;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a built archive was made of, by stat identity: re-checking it costs one stat per file and one listing
@@ -54,7 +55,7 @@ final class Manifest {
      *
      * @return null when nothing changed, else a short description of the first change found
      */
-    String firstChange(Excludes excludes) {
+    @Nullable String firstChange(Excludes excludes) {
         int n = checks.size();
         int parts = Math.min(Runtime.getRuntime().availableProcessors(), n / PARALLEL_SLICE);
         if (parts < 2) {
@@ -78,7 +79,7 @@ final class Manifest {
         return change;
     }
 
-    private String scan(int from, int to, Excludes excludes) {
+    private @Nullable String scan(int from, int to, Excludes excludes) {
         for (Check c : checks.subList(from, to)) {
             String change = c instanceof DirCheck d ? check(d, excludes) : check((LeafCheck) c);
             if (change != null) {
@@ -88,7 +89,7 @@ final class Manifest {
         return null;
     }
 
-    private String check(LeafCheck c) {
+    private @Nullable String check(LeafCheck c) {
         StatIdentity now;
         try {
             now = StatIdentity.of(c.path(), false);
@@ -116,7 +117,7 @@ final class Manifest {
         return crc.getValue();
     }
 
-    private String check(DirCheck d, Excludes excludes) {
+    private @Nullable String check(DirCheck d, Excludes excludes) {
         String[] now;
         try {
             StatIdentity id = StatIdentity.of(d.path(), false);

@@ -18,6 +18,7 @@ import java.util.Set;
 import java.util.zip.GZIPInputStream;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Extraction that cannot write outside its target. Two passes: the first reads every header and refuses the
@@ -173,7 +174,7 @@ final class SafeExtract {
         return out.toString();
     }
 
-    private static String throughSymlink(String rel, Set<String> symlinks) {
+    private static @Nullable String throughSymlink(String rel, Set<String> symlinks) {
         int slash = rel.indexOf('/');
         while (slash >= 0) {
             String prefix = rel.substring(0, slash);

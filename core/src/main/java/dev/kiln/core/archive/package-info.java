@@ -4,4 +4,7 @@
  * ({@link dev.kiln.core.archive.ArchiveCache}), with safe extraction. The walk, tar and gzip writers and the
  * validation manifest are package-private.
  */
+@NullMarked
 package dev.kiln.core.archive;
+
+import org.jspecify.annotations.NullMarked;

@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One leaf task's enclosure contract ({@code tasks/<leaf>/contract.json}), as declared by its file.
@@ -24,13 +25,13 @@ import java.util.Objects;
  * @param unknown fields Kiln does not model, by name, in file order
  */
 public record Contract(
-        String leafId,
-        String title,
-        String status,
+        @Nullable String leafId,
+        @Nullable String title,
+        @Nullable String status,
         List<String> enclosure,
-        Engine engine,
-        Instant deadline,
-        Instant updatedAt,
+        @Nullable Engine engine,
+        @Nullable Instant deadline,
+        @Nullable Instant updatedAt,
         Map<String, JsonNode> unknown) {
 
     public Contract {
@@ -51,7 +52,7 @@ public record Contract(
      * @param startedAt declared start, or {@code null}
      * @param unknown fields Kiln does not model, in file order
      */
-    public record Engine(long pid, String command, Instant startedAt, Map<String, JsonNode> unknown) {
+    public record Engine(long pid, @Nullable String command, @Nullable Instant startedAt, Map<String, JsonNode> unknown) {
         public Engine {
             unknown = copyOf(unknown);
         }

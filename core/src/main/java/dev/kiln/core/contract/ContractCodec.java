@@ -23,6 +23,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads and writes contract JSON. Reading is strict about shape (a known field of the wrong type is an
@@ -143,7 +144,7 @@ public final class ContractCodec {
         }
     }
 
-    private static String text(JsonNode o, String field) throws ContractReadException {
+    private static @Nullable String text(JsonNode o, String field) throws ContractReadException {
         JsonNode n = o.get(field);
         if (n == null || n.isNull()) {
             return null;
@@ -172,7 +173,7 @@ public final class ContractCodec {
         return paths;
     }
 
-    private static Contract.Engine engine(JsonNode o) throws ContractReadException {
+    private static Contract.@Nullable Engine engine(JsonNode o) throws ContractReadException {
         JsonNode n = o.get("engine");
         if (n == null || n.isNull()) {
             return null;
@@ -194,7 +195,7 @@ public final class ContractCodec {
         return new Contract.Engine(pid.longValue(), text(n, "command"), instant(n, "started_at", "engine.started_at"), unknown);
     }
 
-    private static Instant instant(JsonNode o, String field, String label) throws ContractReadException {
+    private static @Nullable Instant instant(JsonNode o, String field, String label) throws ContractReadException {
         JsonNode n = o.get(field);
         if (n == null || n.isNull()) {
             return null;

@@ -25,7 +25,7 @@ import java.util.Set;
 import java.util.stream.Stream;
 
 /**
- * Writes a demo workspace in the layout of DESIGN, deterministically for a seed: the same seed and count give
+ * Writes a demo workspace in the layout of docs/ARCHITECTURE.md ("The workspace"), deterministically for a seed: the same seed and count give
  * a byte-identical tree. It plants the faults an operator should see: a few legacy stem-shaped leaf ids, one
  * malformed contract, one declared engine pid, and some deadlines in the past.
  */

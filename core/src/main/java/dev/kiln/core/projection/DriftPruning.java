@@ -28,7 +28,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * @param removed drift files removed, relative to {@code observer/drift/}, sorted
  * @param problems files that should have gone but could not be removed, with the reason
  */
-public record DriftPruning(List<String> removed, List<String> problems) {
+record DriftPruning(List<String> removed, List<String> problems) {
 
     public DriftPruning {
         removed = List.copyOf(removed);

@@ -13,7 +13,7 @@ import java.util.Map;
  * The enclosures reader: which paths each leaf declares it may touch, by canonical leaf id, in enumeration
  * order. Immutable.
  */
-public final class Enclosures {
+final class Enclosures {
     private final Map<String, List<String>> byLeaf;
 
     private Enclosures(Map<String, List<String>> byLeaf) {

@@ -13,7 +13,7 @@ import java.time.Instant;
  * @param observedCommand the command the host reports for the pid, or {@code null} when gone or hidden
  * @param observedStart when the host says the pid's process started, or {@code null}
  */
-public record EngineFact(String leafId, long pid, Liveness liveness, String command, Instant startedAt,
+record EngineFact(String leafId, long pid, Liveness liveness, String command, Instant startedAt,
         String observedCommand, Instant observedStart) {
 
     /** Whether a declared process runs. */

@@ -18,7 +18,7 @@ import java.util.Optional;
  *
  * @param byLeaf leaf id → fact, in enumeration order
  */
-public record EngineFacts(Map<String, EngineFact> byLeaf) {
+record EngineFacts(Map<String, EngineFact> byLeaf) {
     // A record: engines are few (one lookup each), so copying the map costs nothing worth avoiding.
     /** A process that started this much later than declared is another process that got the pid. */
     static final Duration REUSE_TOLERANCE = Duration.ofSeconds(2);

@@ -8,18 +8,22 @@ import dev.kiln.core.snapshot.ContractFile;
 import dev.kiln.core.snapshot.ContractSnapshot;
 import dev.kiln.core.snapshot.SnapshotBuilder;
 import dev.kiln.core.telemetry.EventSink;
+import dev.kiln.core.telemetry.Ticker;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.BitSet;
+import java.util.Collection;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,14 +44,16 @@ import org.slf4j.LoggerFactory;
  * time-derived facts (overdue, engine liveness) do when they flip. The revision continues from an existing
  * state.json, so it only grows across restarts, and a restart over an unchanged tree writes nothing.
  *
- * <p>Concurrency: {@link #tick} and {@link #meta} are serialized on this object; the accessors may be read
- * from any thread.
+ * <p>Concurrency: {@link #tick} and {@link #meta} are serialized on this object (one tick at a time, whatever
+ * thread drives it: the watch loop, a manual request, the CLI); the accessors may be read from any thread and see
+ * the last completed tick through volatile fields. The state file's fsync runs on its own background thread.
  */
 public final class Projector {
     private static final Logger LOG = LoggerFactory.getLogger(Projector.class);
 
     private final WorkspaceLayout layout;
     private final Clock clock;
+    private final Ticker ticker;
     private final EventSink events;
     private final boolean parseCache;
     private final SnapshotBuilder snapshots;
@@ -55,7 +61,9 @@ public final class Projector {
     private final StateFile stateFile;
     private final boolean readOnly;
 
+    // Written only inside tick (synchronized); the volatile ones are also read without the lock by the accessors.
     private volatile long revision;
+    // guarded by this (the rest of this block)
     private StateDocument.Stable lastStable;
     private boolean loadedPrevious;
     private JsonNode meta = StateDocument.MAPPER.createObjectNode();
@@ -75,6 +83,7 @@ public final class Projector {
     private Projector(Builder b) {
         this.layout = b.layout;
         this.clock = b.clock;
+        this.ticker = b.ticker;
         this.events = b.events;
         this.parseCache = b.parseCache;
         this.snapshots = new SnapshotBuilder(layout.tasksDir(), b.maxContractBytes);
@@ -89,17 +98,33 @@ public final class Projector {
     }
 
     /** Runs one tick over a full build. Never throws for bad input: failures are in the result and the document. */
+    @SuppressWarnings("removal")
     public TickResult tick(WakeReason reason) {
         return tick(reason, SnapshotBuilder::build);
     }
 
     /**
-     * Runs one tick whose snapshot comes from {@code step} applied to this projector's builder: the seam for an
-     * incremental step (e.g. {@code b -> b.apply(changedPaths)}), which must give what a full build would.
+     * Runs one incremental tick: only {@code changedContracts} (paths under the tasks directory that were created,
+     * changed or deleted) are looked at again; it gives what a full build would. The watcher's step.
      */
+    public TickResult tick(WakeReason reason, Collection<Path> changedContracts) {
+        Objects.requireNonNull(changedContracts, "changedContracts");
+        @SuppressWarnings("removal")
+        TickResult r = tick(reason, b -> b.apply(changedContracts));
+        return r;
+    }
+
+    /**
+     * Runs one tick whose snapshot comes from {@code step} applied to this projector's builder.
+     *
+     * @deprecated pending merge: it makes {@link SnapshotBuilder} part of the projector's face. Callers use
+     *     {@link #tick(WakeReason)} or {@link #tick(WakeReason, Collection)}; this becomes private once the daemon
+     *     and the watch benchmark do.
+     */
+    @Deprecated(forRemoval = true)
     public synchronized TickResult tick(WakeReason reason, Function<SnapshotBuilder, ContractSnapshot> step) {
         Objects.requireNonNull(reason, "reason");
-        long t0 = System.nanoTime();
+        long t0 = ticker.read();
         Instant now = clock.instant();
         if (!parseCache) {
             snapshots.invalidateAll();
@@ -178,7 +203,7 @@ public final class Projector {
     }
 
     /** The last tick's result, or {@code null} before the first tick. */
-    public TickResult lastTick() {
+    public @Nullable TickResult lastTick() {
         return lastTick;
     }
 
@@ -187,7 +212,13 @@ public final class Projector {
         return snapshots.current();
     }
 
-    /** The snapshot builder (and its parse cache) this projector owns; for the watcher's incremental step. */
+    /**
+     * The snapshot builder (and its parse cache) this projector owns.
+     *
+     * @deprecated pending merge: only the projection benchmark calls it (for a bare stat walk, which a
+     *     {@code new SnapshotBuilder(tasksDir).statWalk()} gives as well); it goes when the benchmark moves.
+     */
+    @Deprecated(forRemoval = true)
     public SnapshotBuilder snapshots() {
         return snapshots;
     }
@@ -196,7 +227,7 @@ public final class Projector {
      * The bytes of the current state document (the one this projector wrote, or the one it found unchanged at
      * startup), or {@code null} before the first tick or after a failed first write.
      */
-    public byte[] document() {
+    public byte @Nullable [] document() {
         byte[] d = document;
         return d == null ? null : d.clone();
     }
@@ -265,7 +296,7 @@ public final class Projector {
     }
 
     /** The parts of the last written document, or null before the first write. */
-    public DocumentParts parts() {
+    public @Nullable DocumentParts parts() {
         return parts;
     }
 
@@ -405,7 +436,7 @@ public final class Projector {
         return c.deadline() != null && now.isAfter(c.deadline()) && !"done".equalsIgnoreCase(c.status());
     }
 
-    private static LeafState.Engine engine(ContractFile f, Contract c) {
+    private static LeafState.@Nullable Engine engine(ContractFile f, Contract c) {
         if (c.engine() == null) {
             return null;
         }
@@ -440,16 +471,17 @@ public final class Projector {
         return false;
     }
 
-    private static TickResult result(WakeReason reason, Instant now, long revision, boolean changed, ContractSnapshot s,
+    private TickResult result(WakeReason reason, Instant now, long revision, boolean changed, ContractSnapshot s,
             long t0, DriftPruning drift, String writeError) {
         return new TickResult(reason, now, revision, changed, s.contracts().size(), s.failures().size(), s.stats(),
-                System.nanoTime() - t0, drift.removed(), writeError);
+                ticker.read() - t0, drift.removed(), writeError);
     }
 
     /** Configures a {@link Projector}; rejects bad options when they are set. */
     public static final class Builder {
         private final WorkspaceLayout layout;
         private Clock clock = Clock.systemUTC();
+        private Ticker ticker = Ticker.systemTicker();
         private EventSink events = EventSink.none();
         private long maxContractBytes = ContractStore.DEFAULT_MAX_BYTES;
         private boolean parseCache = true;
@@ -458,6 +490,12 @@ public final class Projector {
 
         private Builder(WorkspaceLayout layout) {
             this.layout = Objects.requireNonNull(layout, "layout");
+        }
+
+        /** The ticker that times each tick (default {@link Ticker#systemTicker()}). */
+        public Builder ticker(Ticker ticker) {
+            this.ticker = Objects.requireNonNull(ticker, "ticker");
+            return this;
         }
 
         public Builder clock(Clock clock) {

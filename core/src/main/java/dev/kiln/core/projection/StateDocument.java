@@ -18,8 +18,9 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Locale;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The state.json document: its stable content (leaves, failures, meta — what decides "changed") and the
@@ -262,7 +263,7 @@ final class StateDocument {
     }
 
     /** The stable part of an existing document, or {@code null}. */
-    static JsonNode stableTree(JsonNode doc) {
+    static @Nullable JsonNode stableTree(JsonNode doc) {
         ObjectNode o = MAPPER.createObjectNode();
         for (String f : List.of("leaves", "failures", "meta")) {
             if (doc.has(f)) {
@@ -306,7 +307,7 @@ final class StateDocument {
     }
 
     /** The previous document, or {@code null} when there is none or it is not a JSON object. */
-    static Existing readExisting(Path file) throws IOException {
+    static @Nullable Existing readExisting(Path file) throws IOException {
         try {
             byte[] bytes = Files.readAllBytes(file);
             JsonNode n = MAPPER.readTree(bytes);

@@ -23,6 +23,7 @@ import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,6 +43,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Crash leftovers ({@code .state.json.*.tmp} and {@code .state.json.*.old} older than a minute) are removed on
  * the first write.
+ *
+ * <p>Concurrency: {@link #write} and {@link #flush} are called by the projector (under its monitor); the fsync
+ * runs on the process-wide {@code kiln-state-sync} thread. The fields marked "guarded by this" are shared between
+ * the two, and {@link #flush} waits on this monitor for the scheduled sync to end.
  */
 final class StateFile {
     private static final Logger LOG = LoggerFactory.getLogger(StateFile.class);
@@ -213,7 +218,7 @@ final class StateFile {
     }
 
     /** A hard link to the current document, so the rename over it does not free its blocks; null if none. */
-    private Path linkOldVersion() {
+    private @Nullable Path linkOldVersion() {
         Path old = dir.resolve(sibling("old"));
         try {
             Files.createLink(old, target);

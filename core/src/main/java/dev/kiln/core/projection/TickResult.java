@@ -3,6 +3,7 @@ package dev.kiln.core.projection;
 import dev.kiln.core.snapshot.SnapshotStats;
 import java.time.Instant;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What one projection tick did.
@@ -19,7 +20,7 @@ import java.util.List;
  * @param writeError why state.json could not be written, or {@code null}; the next tick tries again
  */
 public record TickResult(WakeReason reason, Instant at, long revision, boolean changed, int leaves, int failures,
-        SnapshotStats stats, long durationNanos, List<String> driftPruned, String writeError) {
+        SnapshotStats stats, long durationNanos, List<String> driftPruned, @Nullable String writeError) {
 
     public TickResult {
         driftPruned = List.copyOf(driftPruned);

@@ -17,7 +17,7 @@ import java.util.Optional;
 import java.util.TreeSet;
 
 /**
- * The seed caches of one workspace (DESIGN "Seed caches"): per target, a uv cache warmed wheels-only once per
+ * The seed caches of one workspace (docs/ARCHITECTURE.md, "A warm"): per target, a uv cache warmed wheels-only once per
  * lockfile hash, swapped in whole, and copied into each job's scratch cache.
  *
  * <pre>{@code

@@ -13,6 +13,10 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * One warm of a target at a time. A file lock keeps other processes out; it is held per JVM, not per thread, so
  * an in-process lock per lock file keeps this process's other threads out too.
+ *
+ * <p>Concurrency: the file lock serializes processes; {@code LOCAL} (one {@link ReentrantLock} per lock file,
+ * process-wide) serializes this process's threads, since {@link FileLock} is per JVM. A lock is taken and released
+ * on the same thread (try-with-resources).
  */
 final class TargetLock implements AutoCloseable {
     private static final ConcurrentHashMap<Path, ReentrantLock> LOCAL = new ConcurrentHashMap<>();

@@ -32,6 +32,10 @@ import java.util.function.BiConsumer;
  * environment (tokens, cloud credentials, index passwords) may reach that process. Only what a download needs
  * passes: PATH, HOME, locale, time zone, proxies, CA bundles and uv's own settings, minus the ones Kiln sets and
  * the ones that carry credentials or would send the warm elsewhere.
+ *
+ * <p>Concurrency: each run starts two pump threads (stdout, stderr) so {@code uv} never blocks on a full pipe;
+ * the lines they collect are guarded by the collection's own monitor ({@code synchronized (out)}, {@code (tail)}),
+ * and the caller reads them only after joining both pumps.
  */
 final class UvLauncher {
     /** Variables Kiln sets for every warm; a caller's value never wins. */

@@ -19,7 +19,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The warm itself (DESIGN "Seed caches"): hash, compare, lock, run uv wheels-only into a fresh cache beside the
+ * The warm itself (docs/ARCHITECTURE.md, "A warm"): hash, compare, lock, run uv wheels-only into a fresh cache beside the
  * seed, swap it in whole.
  *
  * <p>Concurrency: stateless apart from its collaborators; warms of one target are serialized by {@link TargetLock}

@@ -12,6 +12,9 @@ import java.util.Set;
  * One immutable view of a workspace's contracts, made by one build: the contracts in enumeration order
  * (sorted by path, depth first), the failures with their reasons, and what the build did. Every reader of a
  * tick reads the same snapshot, so they agree with each other.
+ *
+ * <p>Concurrency: immutable and safe to share; the by-leaf-id index is built lazily, and a racing build only
+ * computes the same map twice ({@code byLeafId} is volatile, the map unmodifiable).
  */
 public final class ContractSnapshot {
     private final Path tasksDir;

@@ -9,6 +9,7 @@ import java.nio.file.attribute.FileTime;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a file looks like on disk without reading it: size, mtime and ctime in nanoseconds, and the file key
@@ -25,7 +26,7 @@ import java.util.concurrent.TimeUnit;
  * @param fileKey device/inode identity, or {@code null} where the file system has none
  * @param hasCtime whether ctime came from the {@code unix} view
  */
-public record StatIdentity(long size, long mtimeNanos, long ctimeNanos, Object fileKey, boolean hasCtime) {
+public record StatIdentity(long size, long mtimeNanos, long ctimeNanos, @Nullable Object fileKey, boolean hasCtime) {
 
     private static final boolean UNIX_VIEW = probeUnixView();
 
@@ -50,7 +51,7 @@ public record StatIdentity(long size, long mtimeNanos, long ctimeNanos, Object f
      * is a regular file; {@code null} when it is not (a directory, a device…). The snapshot's walk uses this so
      * each contract file costs exactly one {@code stat}.
      */
-    public static StatIdentity ofRegularFile(Path file) throws IOException {
+    public static @Nullable StatIdentity ofRegularFile(Path file) throws IOException {
         if (UNIX_VIEW) {
             Map<String, Object> a = Files.readAttributes(file, "unix:size,lastModifiedTime,ctime,fileKey,isRegularFile");
             if (!Boolean.TRUE.equals(a.get("isRegularFile"))) {

@@ -27,6 +27,10 @@ import java.util.concurrent.TimeoutException;
  * thread into the same inbox the handshake polls, so a slow stream is bounded by the handshake's deadline. The
  * {@code Mcp-Session-Id} the server hands out is echoed, {@code MCP-Protocol-Version} is sent once negotiated, and
  * {@link #close} ends the session with a DELETE.
+ *
+ * <p>Concurrency: one reader thread per answer body feeds {@code inbox} (a blocking queue); the session id and
+ * protocol version are written by a reader and read by the handshake thread, hence volatile; open bodies are a
+ * concurrent queue closed by {@link #close} from the handshake thread.
  */
 final class HttpChannel implements Channel {
     private static final ObjectMapper JSON = new ObjectMapper();

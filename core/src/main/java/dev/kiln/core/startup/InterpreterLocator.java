@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /** Finds the Python interpreter a server runs, then asks that interpreter where its environment is. */
 final class InterpreterLocator {
@@ -107,7 +108,7 @@ final class InterpreterLocator {
         return introspect(shebang, "the shebang of " + p);
     }
 
-    private Path find(String command, Path cwd, Map<String, String> env) {
+    private @Nullable Path find(String command, Path cwd, Map<String, String> env) {
         if (command.contains("/")) {
             Path p = cwd.resolve(command).normalize();
             return Files.isRegularFile(p) ? p : null;
@@ -121,7 +122,7 @@ final class InterpreterLocator {
     }
 
     /** The interpreter named by a script's {@code #!} line when it is a Python one, else null. */
-    private Path shebangInterpreter(Path script, Map<String, String> env) {
+    private @Nullable Path shebangInterpreter(Path script, Map<String, String> env) {
         String first;
         try (InputStream in = Files.newInputStream(script)) {
             byte[] head = in.readNBytes(512);

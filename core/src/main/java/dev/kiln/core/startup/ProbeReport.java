@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a probe saw: every server's result in every run, with per-server medians, the slowest server, and a
@@ -75,7 +76,7 @@ public record ProbeReport(Instant startedAt, String cpus, int repeat, BytecodeMo
     }
 
     /** The slowest ok server by its slowest start, or null when none was ok. */
-    public ServerSummary slowest() {
+    public @Nullable ServerSummary slowest() {
         return servers().stream().filter(s -> s.initializeMsMax() != null)
                 .max(Comparator.comparingDouble(ServerSummary::initializeMsMax)).orElse(null);
     }

@@ -14,6 +14,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Saved probe runs of a workspace, {@code observer/probes/probe-<UTC stamp>.json}, each the report's JSON, so the
@@ -78,7 +79,7 @@ public final class ProbeRuns {
      */
     public record Change(String server, Double beforeMs, Double afterMs) {
         /** after / before, or null when either is missing. */
-        public Double ratio() {
+        public @Nullable Double ratio() {
             return beforeMs == null || afterMs == null || beforeMs == 0 ? null : afterMs / beforeMs;
         }
     }

@@ -1,5 +1,6 @@
 package dev.kiln.core.startup;
 
+import dev.kiln.core.telemetry.Ticker;
 import dev.kiln.core.telemetry.EventSink;
 import java.time.Clock;
 import java.util.concurrent.atomic.AtomicLong;

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One MCP server as a user configured it for an agent client: a command to spawn (stdio) or a URL (Streamable HTTP).
@@ -24,7 +25,7 @@ import java.util.Optional;
  * @param source the file it was read from (for messages), or null when built in code
  */
 public record ServerConfig(String name, Transport transport, String command, List<String> args, Map<String, String> env,
-        Path cwd, URI url, Map<String, String> headers, Optional<Duration> startupTimeout, boolean enabled, Path source) {
+        Path cwd, URI url, Map<String, String> headers, Optional<Duration> startupTimeout, boolean enabled, @Nullable Path source) {
 
     /** How a server is reached. */
     public enum Transport {

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads MCP server configs in the formats users already keep for their agent clients.
@@ -157,7 +158,7 @@ public final class ServerConfigs {
         return new ServerConfig(w.server(), transport, command, args, env, cwd, uri, headers, timeout, enabled, w.file());
     }
 
-    private static String text(Where w, JsonNode n, String field) {
+    private static @Nullable String text(Where w, JsonNode n, String field) {
         JsonNode v = n.get(field);
         if (v == null || v.isNull()) {
             return null;

@@ -1,6 +1,7 @@
 package dev.kiln.core.startup;
 
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One server's startup in one probe run.
@@ -19,8 +20,8 @@ import java.util.List;
  * @param timeline the steps, relative to the probe's start
  * @param stderrTail the last lines it wrote to stderr
  */
-public record ServerResult(String name, ServerConfig.Transport transport, int run, Outcome outcome, Integer exitCode,
-        String reason, String protocolVersion, Double initializeMs, Double toolsMs, int tools, long timeoutMs,
+public record ServerResult(String name, ServerConfig.Transport transport, int run, Outcome outcome, @Nullable Integer exitCode,
+        String reason, @Nullable String protocolVersion, @Nullable Double initializeMs, @Nullable Double toolsMs, int tools, long timeoutMs,
         Timeline timeline, List<String> stderrTail) {
 
     public ServerResult {

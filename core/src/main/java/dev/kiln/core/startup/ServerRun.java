@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One server's startup in one run: {@link #prepare prepared} before the barrier (so the barrier releases only the
@@ -207,7 +208,7 @@ final class ServerRun {
     }
 
     /** The executable for {@code command}: as given when it has a slash, else the first match on the server's PATH. */
-    private String resolve(String command) {
+    private @Nullable String resolve(String command) {
         if (command.contains("/")) {
             Path p = config.cwd() == null ? Path.of(command) : config.cwd().resolve(command);
             return Files.isRegularFile(p) ? p.toString() : null;

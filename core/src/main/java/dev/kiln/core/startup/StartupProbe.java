@@ -1,5 +1,6 @@
 package dev.kiln.core.startup;
 
+import dev.kiln.core.telemetry.Ticker;
 import dev.kiln.core.telemetry.EventSink;
 import java.io.File;
 import java.nio.file.Files;
@@ -29,6 +30,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Each run prepares every server, then releases them all through one barrier, so the spawns happen together and
  * compete for the CPU as they do in a sandbox. Every process (and its children) is ended before {@link #run} returns.
  * A probe is immutable and may be run again; {@link #run} blocks and is safe to call from any one thread at a time.
+ *
+ * <p>Concurrency: a run owns a fixed pool of one thread per server, released together by a
+ * {@link CyclicBarrier}; events are published from those threads (the sink must be thread-safe, as
+ * {@link dev.kiln.core.telemetry.EventBus} is). The pool is shut down, and every process ended, before {@link #run}
+ * returns.
  */
 public final class StartupProbe {
     /** Codex's default {@code startup_timeout_sec}. */
@@ -157,7 +163,7 @@ public final class StartupProbe {
         private BytecodeMode bytecode = BytecodeMode.AS_IS;
         private EventSink events = EventSink.none();
         private Clock clock = Clock.systemUTC();
-        private Ticker ticker = Ticker.system();
+        private Ticker ticker = Ticker.systemTicker();
         private int maxLineBytes = DEFAULT_MAX_LINE_BYTES;
         private Map<String, String> environment = System.getenv();
 

@@ -20,6 +20,9 @@ import java.util.concurrent.TimeUnit;
  * A child process speaking newline-delimited JSON-RPC: stdout is split into lines (each capped, so a server that
  * writes an endless line cannot exhaust memory), stderr is drained into a short tail. Both readers run on their own
  * daemon threads so a chatty server never blocks on a full pipe.
+ *
+ * <p>Concurrency: two reader threads per server feed {@code inbox} (a blocking queue, the only hand-over to the
+ * handshake thread); {@code stdin} writes are guarded by its monitor, the stderr tail by its own.
  */
 final class StdioChannel implements Channel {
     static final int STDERR_TAIL_LINES = 20;

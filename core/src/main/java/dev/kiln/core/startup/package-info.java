@@ -10,4 +10,7 @@
  * precompiles; {@link dev.kiln.core.startup.DemoServer} is the bundled stdlib-only server. The MCP client itself
  * (handshake, stdio and Streamable HTTP channels, process-tree ending) is package-private.
  */
+@NullMarked
 package dev.kiln.core.startup;
+
+import org.jspecify.annotations.NullMarked;

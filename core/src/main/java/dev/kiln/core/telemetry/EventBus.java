@@ -11,6 +11,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Subscribers must be quick (the console batches onto the FX thread itself). A subscriber that throws is
  * logged and skipped: a broken listener must never break the engine that publishes.
+ *
+ * <p>Concurrency: thread-safe. {@link #publish} runs on the publisher's thread (a tick, a warm, a probe
+ * runner) and may be called from many at once; the subscriber list is copy-on-write, so (un)subscribing never blocks
+ * a publisher, and a subscriber added during a publish sees the next event.
  */
 public final class EventBus implements EventSink {
     private static final Logger LOG = LoggerFactory.getLogger(EventBus.class);

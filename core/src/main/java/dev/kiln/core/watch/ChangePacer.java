@@ -1,12 +1,13 @@
 package dev.kiln.core.watch;
 
 import dev.kiln.core.projection.WakeReason;
-
+import dev.kiln.core.telemetry.Ticker;
 import java.time.Duration;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
- * Decides <em>when</em> the projector runs (DESIGN "When to tick"); a loop asks it and sleeps until it is due.
+ * Decides <em>when</em> the projector runs (docs/ARCHITECTURE.md, "When to tick"); a loop asks it and sleeps until it is due.
  *
  * <ul>
  *   <li>A burst of changes is projected {@code settle} after its last event, but never later than {@code interval}
@@ -66,6 +67,7 @@ public final class ChangePacer {
     private final long interval;
     private final long heartbeat;
 
+    // guarded by this (every field below)
     private boolean live;
     private boolean started;
     private long lastTick;
@@ -168,7 +170,7 @@ public final class ChangePacer {
     }
 
     /** The most specific reason due at {@code now}, or null. */
-    private WakeReason dueReason(long now) {
+    private @Nullable WakeReason dueReason(long now) {
         if (!started) {
             return WakeReason.STARTUP;
         }

@@ -1,14 +1,14 @@
 package dev.kiln.core.watch;
 
 /**
- * A monotonic time source in nanoseconds, injected so pacing logic is tested with a fake clock and no sleeps.
- * Only differences between two readings mean anything.
+ * The watch package's former ticker, kept only so that code written against it still compiles.
+ *
+ * @deprecated use {@link dev.kiln.core.telemetry.Ticker}; pending merge: {@code ProjectionLoop} and the daemon
+ *     still take this type, and it goes once they take the telemetry ticker.
  */
+@Deprecated(forRemoval = true)
 @FunctionalInterface
-public interface Ticker {
-
-    /** Nanoseconds from an arbitrary, fixed origin; never goes backwards. */
-    long read();
+public interface Ticker extends dev.kiln.core.telemetry.Ticker {
 
     /** The JVM's {@link System#nanoTime()}. */
     static Ticker system() {

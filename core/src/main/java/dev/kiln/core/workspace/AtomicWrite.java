@@ -13,6 +13,7 @@ import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermission;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Replaces a file so that a concurrent reader sees either the old bytes or the new ones, never a mix:
@@ -58,7 +59,7 @@ public final class AtomicWrite {
     }
 
     /** The permissions of {@code target} for its replacement to keep; null when it does not exist or has none. */
-    public static Set<PosixFilePermission> existingMode(Path target) throws IOException {
+    public static @Nullable Set<PosixFilePermission> existingMode(Path target) throws IOException {
         PosixFileAttributeView view = Files.getFileAttributeView(target, PosixFileAttributeView.class);
         if (view == null) {
             return null;

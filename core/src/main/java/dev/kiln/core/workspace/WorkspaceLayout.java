@@ -4,7 +4,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * Where everything of one workspace lives (DESIGN "The workspace"). Pure paths: nothing here touches the disk
+ * Where everything of one workspace lives (docs/ARCHITECTURE.md, "The workspace"). Pure paths: nothing here touches the disk
  * except {@link #isWorkspace}.
  *
  * @param root the workspace directory (absolute, normalized)

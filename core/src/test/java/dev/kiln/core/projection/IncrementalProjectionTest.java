@@ -3,6 +3,7 @@ package dev.kiln.core.projection;
 import static dev.kiln.core.snapshot.TestTrees.stepPastTimestampGranularity;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kiln.testkit.MutableClock;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -109,7 +110,7 @@ class IncrementalProjectionTest {
         assertThat(overdue(p, "team/late")).isTrue();
 
         clock.set(T0.plus(Duration.ofMinutes(90))); // no file changes: only the injected clock moved
-        TickResult crossed = p.tick(WakeReason.HEARTBEAT, b -> b.apply(Set.of()));
+        TickResult crossed = p.tick(WakeReason.HEARTBEAT, Set.of());
 
         assertThat(crossed.changed()).isTrue();
         assertThat(crossed.revision()).isEqualTo(2);
@@ -117,12 +118,12 @@ class IncrementalProjectionTest {
         assertThat(overdue(p, "team/finished")).isFalse();
         assertSameAsFresh(p);
 
-        TickResult still = p.tick(WakeReason.HEARTBEAT, b -> b.apply(Set.of()));
+        TickResult still = p.tick(WakeReason.HEARTBEAT, Set.of());
         assertThat(still.changed()).isFalse();
         assertThat(still.revision()).isEqualTo(2);
 
         clock.set(T0); // an injected clock may go back: the flag follows it
-        TickResult back = p.tick(WakeReason.HEARTBEAT, b -> b.apply(Set.of()));
+        TickResult back = p.tick(WakeReason.HEARTBEAT, Set.of());
         assertThat(back.changed()).isTrue();
         assertThat(overdue(p, "team/soon")).isFalse();
         assertThat(overdue(p, "team/late")).isTrue();
@@ -147,7 +148,7 @@ class IncrementalProjectionTest {
             Path edited = tasks().resolve("team/leaf-07/contract.json");
             stepPastTimestampGranularity(edited);
             contract("team/leaf-07", "done", T0.plus(Duration.ofDays(7)), null);
-            TickResult r = p.tick(WakeReason.CHANGE, b -> b.apply(Set.of(edited)));
+            TickResult r = p.tick(WakeReason.CHANGE, Set.of(edited));
             assertThat(r.changed()).isTrue();
             assertThat(r.stats().parsed()).isEqualTo(1);
             assertSameAsFresh(p);
@@ -155,7 +156,7 @@ class IncrementalProjectionTest {
             // the engine dies, no file changes
             engine.destroyForcibly();
             assertThat(engine.waitFor(30, TimeUnit.SECONDS)).isTrue();
-            r = p.tick(WakeReason.HEARTBEAT, b -> b.apply(Set.of()));
+            r = p.tick(WakeReason.HEARTBEAT, Set.of());
             assertThat(r.changed()).isTrue();
             assertThat(JSON.readTree(p.parts().leaves().get("ops/worker")).path("engine").path("liveness").asText()).isEqualTo("gone");
             assertSameAsFresh(p);
@@ -163,7 +164,7 @@ class IncrementalProjectionTest {
             // a leaf added before others shifts every later position; a deadline crossed at the same tick
             Path added = contract("team/leaf-03a", "running", T0.plus(Duration.ofHours(1)), null);
             clock.set(T0.plus(Duration.ofDays(2)).plusSeconds(1));
-            r = p.tick(WakeReason.CHANGE, b -> b.apply(Set.of(added.getParent())));
+            r = p.tick(WakeReason.CHANGE, Set.of(added.getParent()));
             assertThat(r.changed()).isTrue();
             assertThat(overdue(p, "team/leaf-03a")).isTrue();
             assertThat(overdue(p, "team/leaf-02")).isTrue();
@@ -173,13 +174,13 @@ class IncrementalProjectionTest {
             // a leaf removed
             Path gone = tasks().resolve("team/leaf-01");
             deleteTree(gone);
-            r = p.tick(WakeReason.CHANGE, b -> b.apply(Set.of(gone)));
+            r = p.tick(WakeReason.CHANGE, Set.of(gone));
             assertThat(r.changed()).isTrue();
             assertThat(p.parts().leaves()).doesNotContainKey("team/leaf-01");
             assertSameAsFresh(p);
 
             // nothing changed: nothing written
-            assertThat(p.tick(WakeReason.HEARTBEAT, b -> b.apply(Set.of())).changed()).isFalse();
+            assertThat(p.tick(WakeReason.HEARTBEAT, Set.of()).changed()).isFalse();
         } finally {
             engine.destroyForcibly();
         }

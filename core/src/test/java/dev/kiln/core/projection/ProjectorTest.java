@@ -4,6 +4,7 @@ import static dev.kiln.core.snapshot.TestTrees.contract;
 import static dev.kiln.core.snapshot.TestTrees.stepPastTimestampGranularity;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kiln.testkit.MutableClock;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -183,6 +184,7 @@ class ProjectorTest {
     }
 
     @Test
+    @SuppressWarnings("removal") // the step seam stays until the daemon and the watch benchmark use tick(reason, paths)
     void tick_withASnapshotStep_projectsWhatTheStepBuilt() throws Exception {
         leaves(3);
         Projector p = projector();

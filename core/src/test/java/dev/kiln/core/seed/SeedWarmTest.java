@@ -2,6 +2,7 @@ package dev.kiln.core.seed;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kiln.testkit.MutableClock;
 import dev.kiln.core.telemetry.KilnEvent;
 import java.nio.file.Files;
 import java.nio.file.Path;

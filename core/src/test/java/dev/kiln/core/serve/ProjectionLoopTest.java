@@ -1,5 +1,6 @@
 package dev.kiln.core.serve;
 
+import static dev.kiln.testkit.Await.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kiln.core.projection.WakeReason;
@@ -12,20 +13,23 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** The loop on its real thread with tiny intervals; assertions are on what ran and why, never on timing. */
 class ProjectionLoopTest {
-    private static final Duration PATIENCE = Duration.ofSeconds(20);
     private static final WatchStatus LIVE = new WatchStatus(true, "", java.time.Instant.EPOCH, List.of(), 1, 1);
 
     record Call(WakeReason reason, ChangeSet changes, boolean full) {
     }
+
+    /** Every thread that ran a projection: once all are dead, none can run another. */
+    private final Set<Thread> projectingThreads = ConcurrentHashMap.newKeySet();
 
     private final List<Call> calls = new CopyOnWriteArrayList<>();
     private final AtomicBoolean fail = new AtomicBoolean();
@@ -34,6 +38,7 @@ class ProjectionLoopTest {
     private ProjectionLoop start(Duration interval, Duration reconcile) {
         loop = new ProjectionLoop(Ticker.system(), Clock.systemUTC(),
                 new ChangePacer.Settings(Duration.ofMillis(1), interval, Duration.ofHours(1)), reconcile, (reason, changes, full) -> {
+                    projectingThreads.add(Thread.currentThread());
                     calls.add(new Call(reason, changes, full));
                     if (fail.get()) {
                         throw new IllegalStateException("disk on fire");
@@ -48,14 +53,6 @@ class ProjectionLoopTest {
     void close() {
         if (loop != null) {
             loop.close();
-        }
-    }
-
-    private static void await(String what, BooleanSupplier c) throws InterruptedException {
-        long deadline = System.nanoTime() + PATIENCE.toNanos();
-        while (!c.getAsBoolean()) {
-            assertThat(System.nanoTime() - deadline).as("waited for: " + what).isNegative();
-            Thread.sleep(2);
         }
     }
 
@@ -146,8 +143,11 @@ class ProjectionLoopTest {
         loop.onDegraded(new WatchStatus(false, "test", java.time.Instant.EPOCH, List.of(), 0, 1));
         await("some ticks", () -> calls.size() > 3);
         loop.close();
+        // No sleep-and-hope: close returns only after the loop thread ended, and a dead thread projects nothing.
+        assertThat(projectingThreads).isNotEmpty().noneMatch(Thread::isAlive);
         int n = calls.size();
-        Thread.sleep(50);
+        assertThat(loop.requestManual()).isCompletedExceptionally();
+        loop.onChange(ChangeDomain.CONTRACTS, Path.of("/ws/tasks/late/contract.json"));
         assertThat(calls).hasSize(n);
     }
 }

@@ -1,5 +1,6 @@
 package dev.kiln.core.watch;
 
+import static dev.kiln.testkit.Await.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kiln.core.workspace.WorkspaceLayout;
@@ -8,8 +9,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -18,7 +20,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Real files, real inotify. Waits are bounded and assert on what arrived, never on how fast. */
 class ChangeWatcherTest {
-    private static final Duration PATIENCE = Duration.ofSeconds(20);
 
     @TempDir
     Path dir;
@@ -33,19 +34,24 @@ class ChangeWatcherTest {
         final List<Change> changes = new CopyOnWriteArrayList<>();
         final List<WatchStatus> live = new CopyOnWriteArrayList<>();
         final List<WatchStatus> degraded = new CopyOnWriteArrayList<>();
+        /** Every thread that called back: once all are dead, no callback can come any more. */
+        final Set<Thread> threads = ConcurrentHashMap.newKeySet();
 
         @Override
         public void onChange(ChangeDomain domain, Path path) {
+            threads.add(Thread.currentThread());
             changes.add(new Change(domain, path));
         }
 
         @Override
         public void onLive(WatchStatus status) {
+            threads.add(Thread.currentThread());
             live.add(status);
         }
 
         @Override
         public void onDegraded(WatchStatus status) {
+            threads.add(Thread.currentThread());
             degraded.add(status);
         }
 
@@ -77,14 +83,6 @@ class ChangeWatcherTest {
 
     private ChangeWatcher start() {
         return start(ChangeWatcher.builder(layout));
-    }
-
-    private static void await(String what, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + PATIENCE.toNanos();
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime() - deadline).as("waited for: " + what).isNegative();
-            Thread.sleep(10);
-        }
     }
 
     @Test
@@ -229,10 +227,16 @@ class ChangeWatcherTest {
     @Test
     void close_afterClose_noMoreCallbacks() throws Exception {
         start();
+        Path contract = layout.tasksDir().resolve("payments/refunds/retry/contract.json");
+        Files.writeString(contract, "{\"before\":true}");
+        await("an edit before the close", () -> recorder.saw(contract));
         watcher.close();
+        // No sleep-and-hope: every thread that ever called back (the supervisor and the event threads) ends, and
+        // a late edit then has no thread left that could deliver it; a new thread would show up in the set.
+        await("the watcher's threads end", () -> recorder.threads.stream().noneMatch(Thread::isAlive));
         int before = recorder.changes.size();
-        Files.writeString(layout.tasksDir().resolve("payments/refunds/retry/contract.json"), "{\"late\":true}");
-        Thread.sleep(200);
+        Files.writeString(contract, "{\"late\":true}");
+        assertThat(recorder.threads).noneMatch(Thread::isAlive);
         assertThat(recorder.changes).hasSize(before);
     }
 
