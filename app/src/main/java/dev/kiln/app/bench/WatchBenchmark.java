@@ -29,7 +29,6 @@ import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
 import java.util.stream.Stream;
 
 /**
@@ -141,10 +140,10 @@ final class WatchBenchmark {
         p.flush();
         // Warm-up rounds, unmeasured, for both: a daemon runs warm (compiled code; the index the first apply builds).
         int warm = WARM_UP_ROUNDS;
-        measure(p, files, warm, 0, f -> b -> b.build());
-        double[][] full = measure(p, files, rounds, warm, f -> b -> b.build());
-        measure(p, files, warm, warm + rounds, f -> b -> b.apply(Set.of(f)));
-        double[][] inc = measure(p, files, rounds, 2 * warm + rounds, f -> b -> b.apply(Set.of(f)));
+        measure(p, files, warm, 0, false);
+        double[][] full = measure(p, files, rounds, warm, false);
+        measure(p, files, warm, warm + rounds, true);
+        double[][] inc = measure(p, files, rounds, 2 * warm + rounds, true);
         out.put("big_contracts", contracts);
         out.put("full_tick_ms", round(median(full[0])));
         out.put("incremental_tick_ms", round(median(inc[0])));
@@ -163,13 +162,13 @@ final class WatchBenchmark {
      * background sync, after the tick] per round. Waiting there keeps one round's sync out of the next round's tick.
      */
     private static double[][] measure(Projector p, List<Path> files, int rounds, int offset,
-            Function<Path, Function<dev.kiln.core.snapshot.SnapshotBuilder, dev.kiln.core.snapshot.ContractSnapshot>> step)
+            boolean incremental)
             throws IOException {
         double[][] r = new double[3][rounds];
         for (int i = 0; i < rounds; i++) {
             Path f = files.get((offset + i) * 7 % files.size());
             edit(f, "tick edit " + (offset + i));
-            TickResult t = p.tick(WakeReason.CHANGE, step.apply(f));
+            TickResult t = incremental ? p.tick(WakeReason.CHANGE, Set.of(f)) : p.tick(WakeReason.CHANGE);
             r[0][i] = t.durationMillis();
             r[1][i] = t.stats().buildMillis();
             long s0 = System.nanoTime();

@@ -98,7 +98,6 @@ public final class Projector {
     }
 
     /** Runs one tick over a full build. Never throws for bad input: failures are in the result and the document. */
-    @SuppressWarnings("removal")
     public TickResult tick(WakeReason reason) {
         return tick(reason, SnapshotBuilder::build);
     }
@@ -109,20 +108,11 @@ public final class Projector {
      */
     public TickResult tick(WakeReason reason, Collection<Path> changedContracts) {
         Objects.requireNonNull(changedContracts, "changedContracts");
-        @SuppressWarnings("removal")
-        TickResult r = tick(reason, b -> b.apply(changedContracts));
-        return r;
+        return tick(reason, b -> b.apply(changedContracts));
     }
 
-    /**
-     * Runs one tick whose snapshot comes from {@code step} applied to this projector's builder.
-     *
-     * @deprecated pending merge: it makes {@link SnapshotBuilder} part of the projector's face. Callers use
-     *     {@link #tick(WakeReason)} or {@link #tick(WakeReason, Collection)}; this becomes private once the daemon
-     *     and the watch benchmark do.
-     */
-    @Deprecated(forRemoval = true)
-    public synchronized TickResult tick(WakeReason reason, Function<SnapshotBuilder, ContractSnapshot> step) {
+    /** Runs one tick whose snapshot comes from {@code step} applied to this projector's builder. */
+    private synchronized TickResult tick(WakeReason reason, Function<SnapshotBuilder, ContractSnapshot> step) {
         Objects.requireNonNull(reason, "reason");
         long t0 = ticker.read();
         Instant now = clock.instant();
@@ -210,17 +200,6 @@ public final class Projector {
     /** The last snapshot built. */
     public ContractSnapshot snapshot() {
         return snapshots.current();
-    }
-
-    /**
-     * The snapshot builder (and its parse cache) this projector owns.
-     *
-     * @deprecated pending merge: only the projection benchmark calls it (for a bare stat walk, which a
-     *     {@code new SnapshotBuilder(tasksDir).statWalk()} gives as well); it goes when the benchmark moves.
-     */
-    @Deprecated(forRemoval = true)
-    public SnapshotBuilder snapshots() {
-        return snapshots;
     }
 
     /**

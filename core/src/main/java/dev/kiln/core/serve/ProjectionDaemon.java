@@ -11,7 +11,7 @@ import dev.kiln.core.telemetry.EventSink;
 import dev.kiln.core.watch.ChangeDomain;
 import dev.kiln.core.watch.ChangePacer;
 import dev.kiln.core.watch.ChangeWatcher;
-import dev.kiln.core.watch.Ticker;
+import dev.kiln.core.telemetry.Ticker;
 import dev.kiln.core.watch.WatchStatus;
 import dev.kiln.core.workspace.WorkspaceException;
 import dev.kiln.core.workspace.WorkspaceLayout;
@@ -219,7 +219,7 @@ public final class ProjectionDaemon implements AutoCloseable {
         }
         ticking = reason;
         TickResult r = full ? projector.tick(reason)
-                : projector.tick(reason, b -> b.apply(changes.paths(ChangeDomain.CONTRACTS)));
+                : projector.tick(reason, changes.paths(ChangeDomain.CONTRACTS));
         Published p = published;
         // the document is megabytes at 10,000 leaves: copied only for a new revision, not on every tick
         byte[] doc = p == null || r.revision() > p.revision() ? projector.document() : null;
@@ -290,7 +290,7 @@ public final class ProjectionDaemon implements AutoCloseable {
     public static final class Builder {
         private final WorkspaceLayout layout;
         private Clock clock = Clock.systemUTC();
-        private Ticker ticker = Ticker.system();
+        private Ticker ticker = Ticker.systemTicker();
         private EventSink events = EventSink.none();
         private ChangePacer.Settings pacing = ChangePacer.Settings.defaults();
         private Duration reconcile = Duration.ofMinutes(5);

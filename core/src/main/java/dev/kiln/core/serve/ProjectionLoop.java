@@ -4,7 +4,7 @@ import dev.kiln.core.projection.WakeReason;
 import dev.kiln.core.watch.ChangeDomain;
 import dev.kiln.core.watch.ChangePacer;
 import dev.kiln.core.watch.ChangeWatcher;
-import dev.kiln.core.watch.Ticker;
+import dev.kiln.core.telemetry.Ticker;
 import dev.kiln.core.watch.WatchStatus;
 
 import java.nio.file.Path;

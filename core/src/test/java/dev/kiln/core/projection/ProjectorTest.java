@@ -184,19 +184,13 @@ class ProjectorTest {
     }
 
     @Test
-    @SuppressWarnings("removal") // the step seam stays until the daemon and the watch benchmark use tick(reason, paths)
-    void tick_withASnapshotStep_projectsWhatTheStepBuilt() throws Exception {
+    void tick_secondFullTick_reusesEveryUnchangedContract() throws Exception {
         leaves(3);
         Projector p = projector();
         p.tick(WakeReason.STARTUP);
-        AtomicInteger steps = new AtomicInteger();
 
-        TickResult r = p.tick(WakeReason.RECONCILE, b -> {
-            steps.incrementAndGet();
-            return b.build();
-        });
+        TickResult r = p.tick(WakeReason.RECONCILE);
 
-        assertThat(steps.get()).isEqualTo(1);
         assertThat(r.stats().reused()).isEqualTo(3);
         assertThat(r.stats().toJson().get("reused").asInt()).isEqualTo(3);
         assertThat(r.stats().toJson().fieldNames()).toIterable().containsExactly("enumerated", "parsed", "reused", "failed", "pruned", "build_ms");

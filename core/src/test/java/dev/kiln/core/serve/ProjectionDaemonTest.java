@@ -1,5 +1,6 @@
 package dev.kiln.core.serve;
 
+import dev.kiln.testkit.Await;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -64,11 +65,7 @@ class ProjectionDaemonTest {
     }
 
     private static void await(String what, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + PATIENCE.toNanos();
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime() - deadline).as("waited for: " + what).isNegative();
-            Thread.sleep(10);
-        }
+        Await.await(what, PATIENCE, condition);
     }
 
     private static void retitle(Path contract, String title) throws Exception {

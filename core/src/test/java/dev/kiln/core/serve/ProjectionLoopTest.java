@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.kiln.core.projection.WakeReason;
 import dev.kiln.core.watch.ChangeDomain;
 import dev.kiln.core.watch.ChangePacer;
-import dev.kiln.core.watch.Ticker;
+import dev.kiln.core.telemetry.Ticker;
 import dev.kiln.core.watch.WatchStatus;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -36,7 +36,7 @@ class ProjectionLoopTest {
     private ProjectionLoop loop;
 
     private ProjectionLoop start(Duration interval, Duration reconcile) {
-        loop = new ProjectionLoop(Ticker.system(), Clock.systemUTC(),
+        loop = new ProjectionLoop(Ticker.systemTicker(), Clock.systemUTC(),
                 new ChangePacer.Settings(Duration.ofMillis(1), interval, Duration.ofHours(1)), reconcile, (reason, changes, full) -> {
                     projectingThreads.add(Thread.currentThread());
                     calls.add(new Call(reason, changes, full));

@@ -1,5 +1,6 @@
 package dev.kiln.core.watch;
 
+import dev.kiln.core.telemetry.Ticker;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
