@@ -151,7 +151,7 @@ class StartupProbeTest {
         try {
             ServerResult r = only(probe().timeout(Duration.ofSeconds(30)).build().run(List.of(daemonizer)));
 
-            assertThat(r.outcome()).isEqualTo(Outcome.EXITED);
+            assertThat(r.outcome()).as(r.reason() + " " + r.stderrTail()).isEqualTo(Outcome.EXITED);
             assertThat(r.exitCode()).isEqualTo(4);
             assertThat(ProbeProcesses.livingWith(sleepArg)).as("the setsid env -i grandchild is ended").isEmpty();
             assertThat(ProbeProcesses.livingWith(marker)).isEmpty();
