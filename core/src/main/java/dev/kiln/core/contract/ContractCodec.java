@@ -71,8 +71,11 @@ public final class ContractCodec {
         try {
             n = MAPPER.readTree(text);
         } catch (JsonProcessingException e) {
-            throw new ContractReadException(ContractReadException.Kind.MALFORMED, "not valid JSON: " + firstLine(e.getOriginalMessage())
-                    + (e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr()), e);
+            // Jackson's message quotes the offending token (a whole API token, for a file that is one): say where and
+            // what kind, never the bytes, and keep no cause that would carry them into a log.
+            throw new ContractReadException(ContractReadException.Kind.MALFORMED, "not valid JSON"
+                    + (e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr())
+                    + ": " + syntaxKind(e));
         }
         if (n == null || n.isMissingNode()) {
             throw new ContractReadException(ContractReadException.Kind.MALFORMED, "empty file; a contract is a JSON object");
@@ -210,15 +213,57 @@ public final class ContractCodec {
         }
     }
 
+    /** The field is Kiln's own name; what was found is described by its JSON type only, never quoted. */
     private static ContractReadException invalid(String field, String expected, JsonNode found) {
-        String shown = found.isMissingNode() ? "nothing" : found.toString();
-        if (shown.length() > 60) {
-            shown = shown.substring(0, 57) + "...";
-        }
-        return new ContractReadException(ContractReadException.Kind.INVALID, "field '" + field + "' must be " + expected + ", found " + shown);
+        return new ContractReadException(ContractReadException.Kind.INVALID, "field '" + field + "' must be " + expected
+                + ", found " + typeOf(found));
     }
 
-    private static String firstLine(String s) {
-        return s == null ? "" : s.lines().findFirst().orElse("");
+    private static String typeOf(JsonNode n) {
+        if (n.isMissingNode()) {
+            return "nothing";
+        }
+        return switch (n.getNodeType()) {
+            case STRING -> "a string (" + n.textValue().length() + " characters) that is not one";
+            case NUMBER -> "a number";
+            case BOOLEAN -> "a boolean";
+            case NULL -> "null";
+            case ARRAY -> "an array";
+            case OBJECT, POJO -> "an object";
+            default -> "a " + n.getNodeType().name().toLowerCase(java.util.Locale.ROOT);
+        };
+    }
+
+    /**
+     * What kind of syntax error Jackson found, in fixed words: its own message quotes the offending bytes. The prefixes
+     * are Jackson 2.x's message texts; anything else is a plain "malformed JSON".
+     */
+    static String syntaxKind(JsonProcessingException e) {
+        if (e instanceof com.fasterxml.jackson.core.exc.StreamConstraintsException) {
+            return "exceeds a parser limit (nesting depth, number or string length)";
+        }
+        String m = e.getOriginalMessage() == null ? "" : e.getOriginalMessage();
+        if (m.startsWith("Duplicate field")) {
+            return "a key appears twice in one object (a rewrite would drop one)";
+        }
+        if (m.startsWith("Unexpected end-of-input")) {
+            return "the file ends before the JSON does";
+        }
+        if (m.startsWith("Unrecognized token")) {
+            return "a word that is not a JSON value (strings need double quotes)";
+        }
+        if (m.startsWith("Unexpected character")) {
+            return "an unexpected character";
+        }
+        if (m.startsWith("Illegal unquoted character") || m.startsWith("Illegal character")) {
+            return "a control character inside a string (escape it)";
+        }
+        if (m.startsWith("Unrecognized character escape")) {
+            return "an invalid escape sequence in a string";
+        }
+        if (m.contains("umeric value") || m.contains("number")) {
+            return "an invalid number";
+        }
+        return "malformed JSON";
     }
 }

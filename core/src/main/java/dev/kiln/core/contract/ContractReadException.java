@@ -15,7 +15,18 @@ public final class ContractReadException extends Exception {
         /** JSON whose known fields have the wrong shape (e.g. a deadline that is not an instant). */
         INVALID,
         /** The file could not be read at all. */
-        IO_ERROR
+        IO_ERROR,
+        /**
+         * A file Kiln will not read. The policy, because {@code state.json} and {@code /api/state} are readable by
+         * anyone who can reach the workspace: a contract is read only from a regular file named {@code contract.json};
+         * that file is never read through a symlink (even one staying inside {@code tasks/}: one rule, checked by the
+         * open itself with {@code O_NOFOLLOW}, so there is no check-then-use race), so no link can make the daemon
+         * read {@code observer/api-token} or another mode-600 file as a contract. FIFOs, sockets and devices are
+         * refused the same way and never block a read. Directory symlinks are still followed (a leaf may live
+         * elsewhere), loops refused. Failure messages never quote a file's bytes: they say where (line, column) and
+         * what kind of error, so a failure anyone can read leaks nothing of the file.
+         */
+        REFUSED
     }
 
     private final Kind kind;

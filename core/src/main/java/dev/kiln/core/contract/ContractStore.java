@@ -4,8 +4,10 @@ import dev.kiln.core.workspace.AtomicWrite;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 
 /**
  * Reads and writes the contract files of one {@code tasks/} directory.
@@ -61,14 +63,44 @@ public final class ContractStore {
     /**
      * Reads a whole file of at most {@code maxBytes}; a larger file (or one that grows past the limit while
      * being read) is refused after reading at most {@code maxBytes + 1} bytes.
+     *
+     * <p>Only a regular file is read, and never through a symlink: a {@code contract.json} that is a symlink,
+     * a FIFO, a socket or a device fails as {@link ContractReadException.Kind#REFUSED}, without being opened
+     * (policy in {@link ContractReadException.Kind#REFUSED}). The check is {@code lstat}, then the open refuses a
+     * symlink itself ({@code O_NOFOLLOW}); a FIFO renamed in between cannot block: the open is bounded in time
+     * ({@link BoundedOpen}) and positional reads fail at once on a pipe. So this never hangs, whatever is swapped in.
      */
     public static byte[] readBounded(Path file, long maxBytes) throws ContractReadException {
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+        return readBounded(file, maxBytes, BoundedOpen.TIMEOUT_MILLIS);
+    }
+
+    static byte[] readBounded(Path file, long maxBytes, long openTimeoutMillis) throws ContractReadException {
+        BasicFileAttributes a;
+        try {
+            a = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        } catch (IOException e) {
+            throw new ContractReadException(ContractReadException.Kind.IO_ERROR, "cannot read: " + describe(e), e);
+        }
+        refuseUnlessRegular(a);
+        if (a.size() > maxBytes) {
+            throw tooLarge(a.size(), maxBytes);
+        }
+        FileChannel opened;
+        try {
+            opened = BoundedOpen.open(file, openTimeoutMillis);
+        } catch (BoundedOpen.Stuck e) {
+            throw new ContractReadException(ContractReadException.Kind.REFUSED, "not a regular file when opened ("
+                    + e.getMessage() + "); special files are never read");
+        } catch (IOException e) {
+            throw afterFailure(file, e);
+        }
+        try (FileChannel ch = opened) {
             long size = ch.size();
             if (size > maxBytes) {
                 throw tooLarge(size, maxBytes);
             }
             ByteBuffer buf = ByteBuffer.allocate((int) Math.min(maxBytes + 1, Math.max(size + 1, 64)));
+            long pos = 0;
             for (;;) {
                 if (!buf.hasRemaining()) {
                     if (buf.capacity() > maxBytes) {
@@ -80,17 +112,49 @@ public final class ContractStore {
                     bigger.put(buf);
                     buf = bigger;
                 }
-                if (ch.read(buf) < 0) {
+                // Positional: pread fails with ESPIPE on a pipe instead of waiting for a writer.
+                int n = ch.read(buf, pos);
+                if (n < 0) {
                     break;
                 }
+                pos += n;
             }
             byte[] out = new byte[buf.position()];
             buf.flip();
             buf.get(out);
             return out;
         } catch (IOException e) {
-            throw new ContractReadException(ContractReadException.Kind.IO_ERROR, "cannot read: " + describe(e), e);
+            throw afterFailure(file, e);
         }
+    }
+
+    private static void refuseUnlessRegular(BasicFileAttributes a) throws ContractReadException {
+        if (a.isSymbolicLink()) {
+            throw new ContractReadException(ContractReadException.Kind.REFUSED, "a symbolic link; Kiln never follows a"
+                    + " symlinked contract file (it could lead to a secret). Put the contract itself here");
+        }
+        if (!a.isRegularFile()) {
+            throw new ContractReadException(ContractReadException.Kind.REFUSED, "not a regular file ("
+                    + (a.isDirectory() ? "a directory" : "a FIFO, socket or device") + "); special files are never read");
+        }
+    }
+
+    /** An open or read failed: if the path is no longer a regular file (swapped meanwhile), say so; else an I/O error. */
+    private static ContractReadException afterFailure(Path file, IOException e) {
+        try {
+            refuseUnlessRegular(Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS));
+        } catch (ContractReadException refused) {
+            return refused;
+        } catch (IOException gone) {
+            // fall through: report the original failure
+        }
+        String m = String.valueOf(e.getMessage());
+        if (m.contains("Illegal seek") || m.contains("symbolic link")) {
+            // swapped back to a regular file since: what was opened was a pipe (pread: ESPIPE) or a symlink (ELOOP)
+            return new ContractReadException(ContractReadException.Kind.REFUSED, "not a regular file when opened (a "
+                    + (m.contains("seek") ? "FIFO or socket" : "symbolic link") + " was swapped in); special files are never read");
+        }
+        return new ContractReadException(ContractReadException.Kind.IO_ERROR, "cannot read: " + describe(e), e);
     }
 
     private static ContractReadException tooLarge(long size, long max) {

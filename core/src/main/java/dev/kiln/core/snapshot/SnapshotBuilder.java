@@ -309,11 +309,8 @@ public final class SnapshotBuilder {
                     "a contract directly in tasks/ belongs to no leaf; move it into a leaf directory"));
             return;
         }
-        if (id.size() > maxBytes) {
-            b.failures.add(new SnapshotFailure(rel, SnapshotFailure.Kind.TOO_LARGE, "larger than the contract size limit ("
-                    + id.size() + " > " + maxBytes + " bytes); not read. Shrink the file; it is retried every tick"));
-            return;
-        }
+        // No size check from the walk's (symlink-following) stat here: readBounded refuses a symlink before it
+        // says anything about the file behind it, and checks the size itself without reading.
         try {
             Contract c = ContractCodec.read(ContractStore.readBounded(file, maxBytes));
             ContractFile cf = new ContractFile(rel, leaf, id, c);

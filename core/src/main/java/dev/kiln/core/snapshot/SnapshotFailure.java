@@ -13,6 +13,8 @@ public record SnapshotFailure(String path, Kind kind, String reason) {
     /** What went wrong. */
     public enum Kind {
         TOO_LARGE, NOT_UTF8, MALFORMED, INVALID, IO_ERROR,
+        /** A symlinked or special (FIFO, socket, device) contract file; never read (see the contract package's policy). */
+        REFUSED,
         /** A directory symlink that leads back to one of its own ancestors; not followed. */
         SYMLINK_LOOP,
         /** A directory that could not be listed; contracts below it are unknown this build. */

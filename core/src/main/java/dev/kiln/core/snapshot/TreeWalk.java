@@ -106,15 +106,22 @@ final class TreeWalk {
             }
         }
         BasicFileAttributes a;
+        boolean link;
         try {
             a = Files.readAttributes(p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-            if (a.isSymbolicLink()) {
+            link = a.isSymbolicLink();
+            if (link) {
                 a = Files.readAttributes(p, BasicFileAttributes.class);
             }
         } catch (IOException e) {
             return; // vanished, or a dangling symlink
         }
         if (!a.isDirectory()) {
+            if (name.equals(LeafIds.CONTRACT_FILE)) {
+                // a FIFO, socket or device where a contract belongs: say so rather than skip it in silence
+                visitor.failure(new SnapshotFailure(rel, SnapshotFailure.Kind.REFUSED, (link ? "a symbolic link to " : "")
+                        + "not a regular file (a FIFO, socket or device); special files are never read"));
+            }
             return;
         }
         Object key = a.fileKey();

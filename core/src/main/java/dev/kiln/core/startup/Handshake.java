@@ -262,6 +262,8 @@ final class Handshake {
     private void send(ObjectNode message, String what) throws Failure, Closed, InterruptedException {
         try {
             channel.send(message, deadline);
+        } catch (StdioChannel.WriteTimeout e) {
+            throw new Failure(Outcome.TIMEOUT, "could not send " + what + " within " + seconds(timeout) + ": " + e.getMessage());
         } catch (IOException e) {
             // A stdio server that has exited breaks the pipe: that is its exit, reported as such by the caller.
             throw new Closed(what, "sending " + what + " failed: " + e.getMessage());

@@ -70,11 +70,40 @@ final class ProcessTree {
     static final String TOKEN_VARIABLE = "KILN_PROBE_TOKEN";
 
     /**
-     * Ends every process still carrying {@code token} in its environment: children a server left behind when it
-     * exited were re-parented away from it, and only this tag still ties them to the probe. Linux only ({@code /proc});
-     * elsewhere it does nothing.
+     * The pipes ({@code pipe:[inode]}) that are {@code pid}'s stdin, stdout and stderr, read while it is alive (right
+     * after the spawn); empty when it is already gone or there is no {@code /proc}. See {@link #endTagged}.
      */
+    static java.util.Set<String> stdioPipes(long pid) {
+        java.util.Set<String> pipes = new java.util.HashSet<>();
+        for (int fd = 0; fd <= 2; fd++) {
+            try {
+                String target = java.nio.file.Files.readSymbolicLink(java.nio.file.Path.of("/proc", Long.toString(pid), "fd",
+                        Integer.toString(fd))).toString();
+                if (target.startsWith("pipe:")) {
+                    pipes.add(target);
+                }
+            } catch (java.io.IOException | UnsupportedOperationException | SecurityException gone) {
+                // exited already, or no /proc: the environment tag is all there is
+            }
+        }
+        return pipes;
+    }
+
+    /** {@link #endTagged(String, java.util.Set)} by the environment tag alone. */
     static int endTagged(String token) {
+        return endTagged(token, java.util.Set.of());
+    }
+
+    /**
+     * Ends every process, other than this one, that carries {@code token} in its environment or holds one of
+     * {@code pipes} (the server's stdio, from {@link #stdioPipes}) open. Children a server left behind were re-parented
+     * away from it; {@code setsid} also leaves its process group and session, and {@code env -i} drops the tag, but a
+     * process that inherited the server's stdin, stdout or stderr still holds that pipe, and only the probe's own
+     * processes can (the JVM's spawn closes every other descriptor). A grandchild that also closes or redirects all
+     * three and clears its environment is not found: only a cgroup or a subreaper (neither available to a plain JVM)
+     * would catch it. Linux only ({@code /proc}); elsewhere it does nothing.
+     */
+    static int endTagged(String token, java.util.Set<String> pipes) {
         java.nio.file.Path proc = java.nio.file.Path.of("/proc");
         if (!java.nio.file.Files.isDirectory(proc)) {
             return 0;
@@ -85,16 +114,10 @@ final class ProcessTree {
         try (var entries = java.nio.file.Files.newDirectoryStream(proc)) {
             for (java.nio.file.Path p : entries) {
                 String name = p.getFileName().toString();
-                if (name.isEmpty() || !Character.isDigit(name.charAt(0)) || Long.parseLong(name) == self) {
+                if (name.isEmpty() || !name.chars().allMatch(Character::isDigit) || Long.parseLong(name) == self) {
                     continue;
                 }
-                byte[] env;
-                try {
-                    env = java.nio.file.Files.readAllBytes(p.resolve("environ"));
-                } catch (java.io.IOException | SecurityException gone) {
-                    continue; // ended meanwhile, or not ours to read
-                }
-                if (contains(env, needle)) {
+                if (tagged(p, needle) || holdsAny(p, pipes)) {
                     var handle = ProcessHandle.of(Long.parseLong(name));
                     if (handle.isPresent() && handle.get().destroyForcibly()) {
                         killed.add(handle.get());
@@ -106,6 +129,34 @@ final class ProcessTree {
         }
         awaitKilled(killed);
         return killed.size();
+    }
+
+    private static boolean tagged(java.nio.file.Path proc, byte[] needle) {
+        try {
+            return contains(java.nio.file.Files.readAllBytes(proc.resolve("environ")), needle);
+        } catch (java.io.IOException | SecurityException gone) {
+            return false; // ended meanwhile, or not ours to read
+        }
+    }
+
+    private static boolean holdsAny(java.nio.file.Path proc, java.util.Set<String> pipes) {
+        if (pipes.isEmpty()) {
+            return false;
+        }
+        try (var fds = java.nio.file.Files.newDirectoryStream(proc.resolve("fd"))) {
+            for (java.nio.file.Path fd : fds) {
+                try {
+                    if (pipes.contains(java.nio.file.Files.readSymbolicLink(fd).toString())) {
+                        return true;
+                    }
+                } catch (java.io.IOException closed) {
+                    // closed since listed
+                }
+            }
+        } catch (java.io.IOException | SecurityException gone) {
+            // ended meanwhile, or not ours to read
+        }
+        return false;
     }
 
     /**

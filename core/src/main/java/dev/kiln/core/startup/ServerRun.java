@@ -130,6 +130,7 @@ final class ServerRun {
 
     private ServerResult runStdio(Recorder recorder) throws InterruptedException {
         Process process = null;
+        java.util.Set<String> pipes = java.util.Set.of();
         StdioChannel channel;
         try {
             if (prepared == null && prepareFailure == null) {
@@ -149,6 +150,7 @@ final class ServerRun {
                 return result(recorder, Outcome.SPAWN_FAILED, null, "cannot start " + exe + ": " + e.getMessage(), null, List.of());
             }
             recorder.spawned(process.pid(), spawnAt);
+            pipes = ProcessTree.stdioPipes(process.pid()); // while it is alive: what its leftovers will still hold
             deadline = recorder.spawn.get() + timeout.toNanos();
             Process p = process;
             p.onExit().thenAccept(ph -> recorder.exited(ph.exitValue()));
@@ -173,7 +175,7 @@ final class ServerRun {
             if (process != null) {
                 ProcessTree.end(process.toHandle(), KILL_GRACE_MILLIS);
                 ProcessTree.awaitQuietly(process, KILL_GRACE_MILLIS);
-                ProcessTree.endTagged(token);
+                ProcessTree.endTagged(token, pipes);
             }
             if (pycache != null) {
                 deleteTree(pycache);

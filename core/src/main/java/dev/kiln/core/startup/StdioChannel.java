@@ -32,20 +32,75 @@ final class StdioChannel implements Channel {
 
     private final Process process;
     private final OutputStream stdin;
-    private final BlockingQueue<Incoming> inbox = new LinkedBlockingQueue<>();
+    /** Bounded: a server flooding stdout waits for the handshake (backpressure) instead of filling the heap. */
+    static final int INBOX_CAPACITY = 4_096;
+    private final BlockingQueue<Incoming> inbox = new LinkedBlockingQueue<>(INBOX_CAPACITY);
     private final Deque<String> stderrTail = new ArrayDeque<>();
     private final Thread stdoutReader;
     private final Thread stderrReader;
+    private final Recorder recorder;
+    /** Writes for {@link #send}, in order; a write that blocks (a server not reading its stdin) blocks only the writer. */
+    private final BlockingQueue<Write> outbox = new LinkedBlockingQueue<>();
+    private static final Write CLOSE = new Write(null, null);
+    private static final Write STOP = new Write(null, null);
+
+    /** One write handed to the writer thread; {@code done} completes when its bytes are in the pipe. */
+    private record Write(byte[] bytes, java.util.concurrent.CompletableFuture<Void> done) {
+    }
+
+    /** A send that did not finish by its deadline: the server is not reading its stdin. */
+    static final class WriteTimeout extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        WriteTimeout() {
+            super("the server does not read its stdin");
+        }
+    }
 
     StdioChannel(Process process, Recorder recorder, int maxLineBytes) {
         this.process = process;
         this.stdin = process.getOutputStream();
+        this.recorder = recorder;
         this.stdoutReader = daemon(recorder.server + "-stdout", () -> readStdout(process.getInputStream(), recorder, maxLineBytes));
         this.stderrReader = daemon(recorder.server + "-stderr", () -> readStderr(process.getErrorStream(), recorder));
         // A child the server started may hold its stdout open after the server itself exited: without this, such an
         // exit would look like silence until the timeout. The delay lets the reader queue what the pipe still held.
-        process.onExit().thenRunAsync(() -> inbox.add(new Incoming.Closed("the server exited")),
+        process.onExit().thenRunAsync(() -> inbox.offer(new Incoming.Closed("the server exited")),
                 java.util.concurrent.CompletableFuture.delayedExecutor(EXIT_SETTLE_MILLIS, TimeUnit.MILLISECONDS));
+        // Concurrency: the writer owns stdin. A write blocked on a full pipe ends with the process (EPIPE), then STOP.
+        daemon(recorder.server + "-stdin", this::writeStdin);
+        process.onExit().thenRun(() -> outbox.add(STOP));
+    }
+
+    private void writeStdin() {
+        try {
+            for (;;) {
+                Write w = outbox.take();
+                if (w == STOP) {
+                    break;
+                }
+                if (w == CLOSE) {
+                    stdin.close();
+                    break;
+                }
+                try {
+                    stdin.write(w.bytes);
+                    stdin.flush();
+                    w.done.complete(null);
+                } catch (IOException e) {
+                    w.done.completeExceptionally(e);
+                    break;
+                }
+            }
+        } catch (InterruptedException | IOException e) {
+            // nothing more will be written
+        }
+        IOException ended = new IOException("the server's stdin is closed");
+        for (Write w; (w = outbox.poll()) != null;) {
+            if (w.done != null) {
+                w.done.completeExceptionally(ended);
+            }
+        }
     }
 
     private static Thread daemon(String name, Runnable body) {
@@ -56,12 +111,32 @@ final class StdioChannel implements Channel {
     }
 
     @Override
-    public void send(ObjectNode message, long deadline) throws IOException {
-        byte[] bytes = JSON.writeValueAsBytes(message);
-        synchronized (stdin) {
-            stdin.write(bytes);
-            stdin.write('\n');
-            stdin.flush();
+    public void send(ObjectNode message, long deadline) throws IOException, InterruptedException {
+        byte[] json = JSON.writeValueAsBytes(message);
+        byte[] bytes = java.util.Arrays.copyOf(json, json.length + 1);
+        bytes[json.length] = '\n';
+        Write w = new Write(bytes, new java.util.concurrent.CompletableFuture<>());
+        outbox.add(w);
+        // A server that floods requests and never reads fills the pipe: the write then blocks, but this wait does not.
+        try {
+            w.done.get(Math.max(0, deadline - recorder.now()), TimeUnit.NANOSECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new WriteTimeout();
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+        }
+    }
+
+    /** Queues one item for the handshake, waiting while the inbox is full; drops it once nobody can want it. */
+    private void enqueue(Incoming in) {
+        try {
+            while (!inbox.offer(in, 100, TimeUnit.MILLISECONDS)) {
+                if (!process.isAlive()) {
+                    return; // the probe is over or ending: nobody reads a full inbox any more
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
@@ -72,11 +147,7 @@ final class StdioChannel implements Channel {
 
     /** Closes the server's stdin: the polite way to ask a stdio server to exit. */
     void closeInput() {
-        try {
-            stdin.close();
-        } catch (IOException ignored) {
-            // Already gone: the process has exited or closed its end.
-        }
+        outbox.add(CLOSE); // after every pending write, on the writer: a close must not wait behind a blocked write
     }
 
     /** Waits (bounded) for the readers to drain what the ended process left in its pipes. */
@@ -116,9 +187,9 @@ final class StdioChannel implements Channel {
             if (line.size() > 0 || overflow > 0) {
                 emit(line, overflow, recorder.now());
             }
-            inbox.add(new Incoming.Closed("the server closed its stdout"));
+            enqueue(new Incoming.Closed("the server closed its stdout"));
         } catch (IOException e) {
-            inbox.add(new Incoming.Closed("reading the server's stdout failed: " + e.getMessage()));
+            enqueue(new Incoming.Closed("reading the server's stdout failed: " + e.getMessage()));
         }
     }
 
@@ -135,7 +206,7 @@ final class StdioChannel implements Channel {
 
     private void emit(ByteArrayOutputStream line, long overflow, long at) {
         if (overflow > 0) {
-            inbox.add(new Incoming.Oversized(overflow));
+            enqueue(new Incoming.Oversized(overflow));
             return;
         }
         String text = line.toString(StandardCharsets.UTF_8);
@@ -147,9 +218,9 @@ final class StdioChannel implements Channel {
         }
         try {
             JsonNode node = JSON.readTree(text);
-            inbox.add(node != null && node.isObject() ? new Incoming.Message(node, at) : new Incoming.Garbage(text));
+            enqueue(node != null && node.isObject() ? new Incoming.Message(node, at) : new Incoming.Garbage(text));
         } catch (IOException e) {
-            inbox.add(new Incoming.Garbage(text));
+            enqueue(new Incoming.Garbage(text));
         }
     }
 

@@ -109,6 +109,64 @@ class StartupProbeTest {
         assertThat(ProbeProcesses.livingWith(marker)).as("server and its child are ended").isEmpty();
     }
 
+    /**
+     * Issue 19, defect 7: a server that floods requests and never reads its stdin. Kiln's answers fill the pipe; the
+     * write used to block past the startup timeout for good. Now the send gives up at the deadline.
+     */
+    @Test
+    void run_floodsRequestsAndNeverReadsStdin_timeoutAtTheBoundAndNoProcessLeft() throws Exception {
+        ServerConfig flood = script("flood",
+                "import sys",
+                "i = 0",
+                "while True:",
+                "    i += 1",
+                "    sys.stdout.write('{\"jsonrpc\":\"2.0\",\"id\":\"flood-%d\",\"method\":\"ping\"}\\n' % i)");
+        try {
+            ServerResult r = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(60),
+                    () -> only(probe().timeout(Duration.ofSeconds(5)).build().run(List.of(flood))));
+
+            assertThat(r.outcome()).isEqualTo(Outcome.TIMEOUT);
+            assertThat(r.reason()).isEqualTo("could not send ping answer within 5 s: the server does not read its stdin");
+            assertThat(ProbeProcesses.livingWith(marker)).as("the flooding server is ended").isEmpty();
+        } finally {
+            endLeftovers(marker);
+        }
+    }
+
+    /**
+     * Issue 19, defect 7: a grandchild that leaves the process group and session ({@code setsid}) and drops the
+     * environment tag ({@code env -i}), left behind by a server that exits. It still holds the server's stdio pipes.
+     */
+    @Test
+    void run_serverLeavesASetsidEnvIGrandchild_noSuchProcessRemains() throws Exception {
+        String sleepArg = "1000." + Math.abs(UUID.randomUUID().getMostSignificantBits() % 1_000_000_000L); // unique argv
+        Path py = dir.resolve("daemonizer.py");
+        Files.writeString(py, String.join("\n",
+                "import subprocess, sys, time",
+                "subprocess.Popen(['setsid', 'env', '-i', 'sleep', sys.argv[2]])",
+                "time.sleep(0.5)",
+                "sys.stderr.write('left a daemon behind\\n')",
+                "sys.exit(4)") + "\n");
+        ServerConfig daemonizer = ServerConfig.stdio("daemonizer", dir, "python3", List.of(py.toString(), marker, sleepArg), Map.of());
+        try {
+            ServerResult r = only(probe().timeout(Duration.ofSeconds(30)).build().run(List.of(daemonizer)));
+
+            assertThat(r.outcome()).as(r.reason() + " " + r.stderrTail()).isEqualTo(Outcome.EXITED);
+            assertThat(r.exitCode()).isEqualTo(4);
+            assertThat(ProbeProcesses.livingWith(sleepArg)).as("the setsid env -i grandchild is ended").isEmpty();
+            assertThat(ProbeProcesses.livingWith(marker)).isEmpty();
+        } finally {
+            endLeftovers(sleepArg);
+        }
+    }
+
+    /** So that a failing run (before the fix) leaves nothing on the machine. */
+    private static void endLeftovers(String marker) throws IOException {
+        for (long pid : ProbeProcesses.livingWith(marker)) {
+            ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+        }
+    }
+
     @Test
     void run_garbageOnStdout_protocolErrorShowingTheLine() throws Exception {
         ServerConfig chatty = script("chatty",
