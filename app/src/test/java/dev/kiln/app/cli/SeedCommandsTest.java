@@ -112,6 +112,20 @@ class SeedCommandsTest {
     }
 
     @Test
+    void seedCopy_scratchIsALinkIntoTheSeed_refusesWithExitTwoAndLeavesTheSeedAlone() throws Exception {
+        assertThat(kiln("warm", ws.toString(), "demo").code()).isZero();
+        Path seed = dev.kiln.core.seed.SeedCaches.of(ws).seedDir("demo");
+        Path scratch = Files.createSymbolicLink(tmp.resolve("scratch"), seed);
+        Map<String, String> before = tree(seed);
+
+        Ran r = kiln("seed", "copy", ws.toString(), "demo", scratch.resolve("job").toString());
+
+        assertThat(r.code()).isEqualTo(2);
+        assertThat(r.err()).contains("overlap; copy refused");
+        assertThat(tree(seed)).isEqualTo(before);
+    }
+
+    @Test
     void seedCopy_noSeedYet_warnsAndStillExitsZero() {
         Ran r = kiln("seed", "copy", ws.toString(), "demo", tmp.resolve("job").toString());
 
