@@ -350,6 +350,135 @@ class SourceArchiveTest {
         assertThat(outside).isEmptyDirectory();
     }
 
+    /** {@code b -> .} is inside, and {@code b/../outdir} is lexically inside too; through b it is outside. */
+    @Test
+    void extract_chainedSymlinksLeavingTheTarget_refusedNothingWritten() throws IOException {
+        Path outdir = Files.createDirectories(tmp.resolve("outdir"));
+        Path bad = Crafted.archive(tmp, c -> {
+            c.symlink("b", ".");
+            c.symlink("a", "b/../outdir");
+        });
+        Path into = tmp.resolve("into");
+
+        assertThatThrownBy(() -> SourceArchive.extract(bad, into))
+                .isInstanceOf(ArchiveException.class).hasMessageContaining("'a' is a symlink to b/../outdir")
+                .hasMessageContaining("outside the target directory");
+        assertThat(into.resolve("a")).doesNotExist();
+        assertThat(outdir).isEmptyDirectory();
+    }
+
+    /** A later link can change what an earlier one means: {@code x -> d/..} is inside until d becomes a link. */
+    @Test
+    void extract_laterSymlinkRedirectingAnEarlierOne_refused() throws IOException {
+        Path bad = Crafted.archive(tmp, c -> {
+            c.symlink("x", "d/../../outdir");
+            c.symlink("d", "e/f");
+        });
+
+        assertThatThrownBy(() -> SourceArchive.extract(bad, tmp.resolve("into")))
+                .isInstanceOf(ArchiveException.class).hasMessageContaining("outside the target directory");
+        assertThat(tmp.resolve("into")).doesNotExist();
+    }
+
+    @Test
+    void extract_fifoOrDeviceEntry_refusedNotAnEmptyFile() throws IOException {
+        Path fifo = Crafted.archive(tmp, c -> c.special("pipe", org.apache.commons.compress.archivers.tar.TarConstants.LF_FIFO));
+        Path chr = Crafted.archive(tmp, c -> c.special("tty", org.apache.commons.compress.archivers.tar.TarConstants.LF_CHR));
+        Path blk = Crafted.archive(tmp, c -> c.special("sda", org.apache.commons.compress.archivers.tar.TarConstants.LF_BLK));
+
+        assertThatThrownBy(() -> SourceArchive.extract(fifo, tmp.resolve("a")))
+                .isInstanceOf(ArchiveException.class).hasMessageContaining("'pipe' is a FIFO");
+        assertThatThrownBy(() -> SourceArchive.extract(chr, tmp.resolve("b")))
+                .isInstanceOf(ArchiveException.class).hasMessageContaining("'tty' is a character device");
+        assertThatThrownBy(() -> SourceArchive.extract(blk, tmp.resolve("c")))
+                .isInstanceOf(ArchiveException.class).hasMessageContaining("'sda' is a block device");
+        assertThat(tmp.resolve("a/pipe")).doesNotExist();
+        assertThat(tmp.resolve("b/tty")).doesNotExist();
+    }
+
+    @Test
+    void extract_nameWithAColon_isExtractedNotCalledAbsolute() throws IOException {
+        Path ok = Crafted.archive(tmp, c -> {
+            c.file("a:b", "colon");
+            c.file("x/c:d.txt", "nested");
+        });
+        Path into = tmp.resolve("into");
+
+        assertThat(SourceArchive.extract(ok, into)).isEqualTo(2);
+
+        assertThat(Files.readString(into.resolve("a:b"))).isEqualTo("colon");
+        assertThat(Files.readString(into.resolve("x/c:d.txt"))).isEqualTo("nested");
+    }
+
+    /**
+     * The archive is read once: a source that serves a good archive to the first open and a hostile one (a link
+     * out, with the same entry count) to any later open is what swapping the file between two reads by path did.
+     */
+    @Test
+    void extract_archiveSwappedAfterTheCheck_isReadOnceSoTheSwapNeverLands() throws Exception {
+        byte[] good = Files.readAllBytes(Crafted.archive(tmp, c -> c.file("ok.txt", "fine")));
+        byte[] evil = Files.readAllBytes(Crafted.archive(tmp, c -> c.symlink("ok.txt", "../secret.txt")));
+        Files.writeString(tmp.resolve("secret.txt"), "secret");
+        java.util.concurrent.atomic.AtomicInteger opens = new java.util.concurrent.atomic.AtomicInteger();
+        Path into = tmp.resolve("into");
+
+        try {
+            SafeExtract.extract("swapped", () -> new ByteArrayInputStream(opens.getAndIncrement() == 0 ? good : evil), into);
+        } catch (ArchiveException e) {
+            // before the fix the swap could land with or without an error; what is on disk decides
+        }
+
+        assertThat(Files.isSymbolicLink(into.resolve("ok.txt"))).as("a link planted by a second read").isFalse();
+        assertThat(Files.readString(into.resolve("ok.txt"))).isEqualTo("fine");
+        assertThat(opens).hasValue(1);
+    }
+
+    /** A FIFO as the archive (a pipe cannot be read twice, nor seeked) is extracted from its one read. */
+    @Test
+    void extract_archiveIsAFifo_extractsFromTheOneRead() throws Exception {
+        byte[] good = Files.readAllBytes(Crafted.archive(tmp, c -> c.file("ok.txt", "fine")));
+        Path fifo = tmp.resolve("piped.tar.gz");
+        Trees.run(tmp, "mkfifo", fifo.toString());
+        Thread writer = new Thread(() -> {
+            try {
+                Files.write(fifo, good);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }, "fifo-writer");
+        writer.setDaemon(true);
+        writer.start();
+
+        assertThat(SourceArchive.extract(fifo, tmp.resolve("into"))).isEqualTo(1);
+
+        assertThat(Files.readString(tmp.resolve("into/ok.txt"))).isEqualTo("fine");
+        writer.join(30_000);
+    }
+
+    /** Entries written before a failure are removed again; a file that was there before is put back. */
+    @Test
+    void extract_failsHalfway_rollsBackWhatItWroteAndRestoresWhatItReplaced() throws IOException {
+        Path into = Files.createDirectories(tmp.resolve("into"));
+        Files.writeString(into.resolve("keep.txt"), "mine");
+        Path outside = Files.createDirectories(tmp.resolve("outside"));
+        Files.createSymbolicLink(into.resolve("trap"), outside);
+        Path archive = Crafted.archive(tmp, c -> {
+            c.file("keep.txt", "theirs");
+            c.dir("new");
+            c.file("new/deep/file.txt", "x");
+            c.file("trap/owned.txt", "pwned");
+        });
+
+        assertThatThrownBy(() -> SourceArchive.extract(archive, into))
+                .isInstanceOf(ArchiveException.class).hasMessageContaining("outside");
+
+        assertThat(outside).isEmptyDirectory();
+        assertThat(Files.readString(into.resolve("keep.txt"))).isEqualTo("mine");
+        try (var s = Files.list(into)) {
+            assertThat(s.map(p -> p.getFileName().toString())).containsExactlyInAnyOrder("keep.txt", "trap");
+        }
+    }
+
     @Test
     void extract_notAnArchive_clearError() throws IOException {
         Path junk = tmp.resolve("junk.tar.gz");
