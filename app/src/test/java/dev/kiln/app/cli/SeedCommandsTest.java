@@ -81,6 +81,22 @@ class SeedCommandsTest {
     }
 
     @Test
+    void warm_dryRun_gitRefThatIsAnOption_failsAndWritesNothing() throws Exception {
+        Path repo = Files.createDirectories(tmp.resolve("repo"));
+        Path out = tmp.resolve("pwned");
+        Path target = Files.createDirectories(ws.resolve("targets/evil"));
+        Files.writeString(target.resolve("target.json"), "{\"source\": {\"git\": \"" + repo + "\", \"ref\": \"--output="
+                + out + "\"}}");
+        Map<String, String> before = tree(tmp);
+
+        Ran r = kiln("warm", ws.toString(), "evil", "--dry-run");
+
+        assertThat(r.code()).as(r.out() + r.err()).isNotZero();
+        assertThat(r.out() + r.err()).contains("source.ref '--output=");
+        assertThat(tree(tmp)).isEqualTo(before);
+    }
+
+    @Test
     void warm_dryRun_printsTheCommandAndWritesNothing() throws Exception {
         Map<String, String> before = tree(tmp);
 
