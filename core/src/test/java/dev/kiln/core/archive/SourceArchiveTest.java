@@ -258,6 +258,45 @@ class SourceArchiveTest {
         assertThatThrownBy(() -> a.writeTo(tmp)).isInstanceOf(IOException.class).hasMessageContaining("is a directory");
     }
 
+    /**
+     * A member over 2 GiB (sparse, so it costs no disk) is streamed: the build runs in the test JVM's 1 GiB heap,
+     * where reading it whole, or queueing its uncompressed chunks, ran out of memory.
+     */
+    @Test
+    void build_fileOver2GiB_isStreamedWithinAOneGigabyteHeap() throws Exception {
+        Path root = Files.createDirectories(tmp.resolve("big"));
+        long size = 2L * 1024 * 1024 * 1024 + 100L * 1024 * 1024;
+        try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(root.resolve("huge.bin").toFile(), "rw")) {
+            f.setLength(size);
+        }
+        Files.writeString(root.resolve("small.txt"), "after the big one");
+        assertThat(Runtime.getRuntime().maxMemory()).as("surefire's -Xmx1g").isLessThan(size / 2);
+
+        SourceArchive a = SourceArchive.build(root);
+
+        long content = 0;
+        String small = null;
+        try (var tar = new org.apache.commons.compress.archivers.tar.TarArchiveInputStream(
+                new GZIPInputStream(new ByteArrayInputStream(a.toByteArray())))) {
+            org.apache.commons.compress.archivers.tar.TarArchiveEntry e;
+            while ((e = tar.getNextEntry()) != null) {
+                if (e.getName().equals("big/huge.bin")) {
+                    assertThat(e.getSize()).isEqualTo(size);
+                    byte[] buf = new byte[1 << 20];
+                    int n;
+                    while ((n = tar.read(buf)) > 0) {
+                        content += n;
+                    }
+                } else if (e.getName().equals("big/small.txt")) {
+                    small = new String(tar.readAllBytes(), StandardCharsets.UTF_8);
+                }
+            }
+        }
+        assertThat(content).isEqualTo(size);
+        assertThat(small).isEqualTo("after the big one");
+        assertThat(a.firstChange()).as("the manifest check streams the big file too").isNull();
+    }
+
     // --- extract
 
     @Test
