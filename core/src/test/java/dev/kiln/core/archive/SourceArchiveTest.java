@@ -297,6 +297,21 @@ class SourceArchiveTest {
         assertThat(a.firstChange()).as("the manifest check streams the big file too").isNull();
     }
 
+    @Test
+    void build_fileNameNotValidUtf8_failsNamingThePathNotAsDisappeared() throws Exception {
+        Path root = Files.createDirectories(tmp.resolve("latin1/pkg"));
+        // The raw Latin-1 byte 0xE9, made by the shell: Java cannot spell such a name itself.
+        Trees.run(root, "bash", "-c", "printf x > $'caf\\xe9.txt'");
+        try (var s = Files.list(root)) {
+            assertThat(s.count()).as("the shell made the file").isEqualTo(1);
+        }
+
+        assertThatThrownBy(() -> SourceArchive.build(tmp.resolve("latin1")))
+                .isInstanceOf(ArchiveException.class)
+                .hasMessageContaining("is not valid UTF-8").hasMessageContaining(root.toString() + "/caf")
+                .hasMessageNotContaining("disappeared");
+    }
+
     // --- extract
 
     @Test
