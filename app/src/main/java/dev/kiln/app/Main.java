@@ -10,9 +10,27 @@ public final class Main {
 
     public static void main(String[] args) {
         // Before the first logger: logback.xml reads this to place the rolling log file.
-        System.setProperty("kiln.log.dir", UserDirs.state(System.getenv()).resolve("logs").toString());
+        java.nio.file.Path logs = UserDirs.state(System.getenv()).resolve("logs");
+        System.setProperty("kiln.log.dir", logs.toString());
+        String unwritable = unwritable(logs);
+        if (unwritable != null && System.getProperty("logback.configurationFile") == null) {
+            // One line, then carry on: a file appender that cannot open its file would report it on every command.
+            System.err.println("kiln: the log directory " + logs + " cannot be written (" + unwritable
+                    + "); the log file is not written, warnings still go to stderr");
+            System.setProperty("logback.configurationFile", "logback-stderr.xml");
+        }
         LoggerFactory.getLogger(Main.class).info("kiln {} (pid {})", String.join(" ", args), ProcessHandle.current().pid());
         System.exit(run(args));
+    }
+
+    /** Why the log directory cannot be created or written, or null when it can. */
+    private static String unwritable(java.nio.file.Path logs) {
+        try {
+            java.nio.file.Files.createDirectories(logs);
+        } catch (java.io.IOException | RuntimeException e) {
+            return e instanceof java.nio.file.AccessDeniedException ? "permission denied" : e.toString();
+        }
+        return java.nio.file.Files.isWritable(logs) ? null : "permission denied";
     }
 
     /** Runs the command line and returns the exit code; tests call this. */

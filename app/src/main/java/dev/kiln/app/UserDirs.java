@@ -3,17 +3,17 @@ package dev.kiln.app;
 import java.nio.file.Path;
 import java.util.Map;
 
-/** The user's data and state directories, XDG first with the usual fallbacks. */
+/** The user's data and state directories, XDG first with the usual fallbacks ({@code $HOME}, then Java's home). */
 public final class UserDirs {
     private UserDirs() {
     }
 
-    /** {@code $XDG_DATA_HOME/kiln}, else {@code ~/.local/share/kiln}. */
+    /** {@code $XDG_DATA_HOME/kiln}, else {@code $HOME/.local/share/kiln}. */
     public static Path data(Map<String, String> env) {
         return base(env, "XDG_DATA_HOME", ".local/share").resolve("kiln");
     }
 
-    /** {@code $XDG_STATE_HOME/kiln}, else {@code ~/.local/state/kiln}. */
+    /** {@code $XDG_STATE_HOME/kiln}, else {@code $HOME/.local/state/kiln}. */
     public static Path state(Map<String, String> env) {
         return base(env, "XDG_STATE_HOME", ".local/state").resolve("kiln");
     }
@@ -27,6 +27,12 @@ public final class UserDirs {
         String v = env.get(variable);
         if (v != null && !v.isBlank() && Path.of(v).isAbsolute()) {
             return Path.of(v);
+        }
+        // $HOME as the environment says (what the user and every XDG tool mean by ~), not Java's user.home, which
+        // comes from the password database and ignores HOME=... given to the command.
+        String home = env.get("HOME");
+        if (home != null && !home.isBlank() && Path.of(home).isAbsolute()) {
+            return Path.of(home).resolve(fallback);
         }
         return Path.of(System.getProperty("user.home")).resolve(fallback);
     }

@@ -32,7 +32,9 @@ final class SeedCommand implements Runnable {
     @Command(name = "copy", mixinStandardHelpOptions = true,
             description = {"Copy TARGET's seed into SCRATCH (a job's uv cache dir): real copies, never links.",
                 "Best-effort: when there is no seed or the copy fails it says so on stderr and exits 0,",
-                "so the job proceeds and uv downloads what is missing."})
+                "so the job proceeds and uv downloads what is missing.",
+                "Exits 2 (copying nothing) when SCRATCH and the seed overlap, compared by real path.",
+                "Links found in SCRATCH are replaced, never followed."})
     static final class Copy implements Callable<Integer> {
         @Mixin
         WorkspaceArgument workspace;
@@ -53,14 +55,17 @@ final class SeedCommand implements Runnable {
             if (json.enabled()) {
                 ObjectNode o = Json.object().put("target", target).put("copied", r.copied())
                         .put("files", r.files()).put("bytes", r.bytes()).put("links", r.links())
-                        .put("ms", r.duration().toMillis()).put("problem", r.problem().orElse(null));
+                        .put("ms", r.duration().toMillis()).put("problem", r.problem().orElse(null))
+                        .put("refused", r.refused());
                 System.out.println(Json.compact(o));
             } else if (r.copied()) {
                 System.out.printf("copied seed %s into %s: %d files, %d bytes, %d links in %d ms%n", target,
                         scratch.toAbsolutePath(), r.files(), r.bytes(), r.links(), r.duration().toMillis());
             }
             r.problem().ifPresent(p -> System.err.println("kiln: seed " + target + " not fully copied: " + p));
-            return 0;
+            // Best-effort means exit 0 when the seed is missing or partly copied; overlapping paths are the
+            // caller's mistake (the copy would write into the seed), so they fail loudly.
+            return r.refused() ? 2 : 0;
         }
     }
 

@@ -81,6 +81,22 @@ class SeedCommandsTest {
     }
 
     @Test
+    void warm_dryRun_gitRefThatIsAnOption_failsAndWritesNothing() throws Exception {
+        Path repo = Files.createDirectories(tmp.resolve("repo"));
+        Path out = tmp.resolve("pwned");
+        Path target = Files.createDirectories(ws.resolve("targets/evil"));
+        Files.writeString(target.resolve("target.json"), "{\"source\": {\"git\": \"" + repo + "\", \"ref\": \"--output="
+                + out + "\"}}");
+        Map<String, String> before = tree(tmp);
+
+        Ran r = kiln("warm", ws.toString(), "evil", "--dry-run");
+
+        assertThat(r.code()).as(r.out() + r.err()).isNotZero();
+        assertThat(r.out() + r.err()).contains("source.ref '--output=");
+        assertThat(tree(tmp)).isEqualTo(before);
+    }
+
+    @Test
     void warm_dryRun_printsTheCommandAndWritesNothing() throws Exception {
         Map<String, String> before = tree(tmp);
 
@@ -109,6 +125,20 @@ class SeedCommandsTest {
             assertThat(n.get("state").asText()).isEqualTo("current");
             assertThat(n.get("wheels").asLong()).isEqualTo(3);
         });
+    }
+
+    @Test
+    void seedCopy_scratchIsALinkIntoTheSeed_refusesWithExitTwoAndLeavesTheSeedAlone() throws Exception {
+        assertThat(kiln("warm", ws.toString(), "demo").code()).isZero();
+        Path seed = dev.kiln.core.seed.SeedCaches.of(ws).seedDir("demo");
+        Path scratch = Files.createSymbolicLink(tmp.resolve("scratch"), seed);
+        Map<String, String> before = tree(seed);
+
+        Ran r = kiln("seed", "copy", ws.toString(), "demo", scratch.resolve("job").toString());
+
+        assertThat(r.code()).isEqualTo(2);
+        assertThat(r.err()).contains("overlap; copy refused");
+        assertThat(tree(seed)).isEqualTo(before);
     }
 
     @Test

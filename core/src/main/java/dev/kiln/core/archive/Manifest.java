@@ -101,7 +101,7 @@ final class Manifest {
         }
         if (c.racy()) {
             try {
-                if (crc(java.nio.file.Files.readAllBytes(c.path())) != c.crc()) {
+                if (crc(c.path()) != c.crc()) {
                     return display(c.rel()) + " changed (same stat identity, new content)";
                 }
             } catch (IOException e) {
@@ -109,6 +109,19 @@ final class Manifest {
             }
         }
         return null;
+    }
+
+    /** The CRC32C of a file's content, read through one buffer (a file can be larger than any array). */
+    static long crc(Path file) throws IOException {
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        byte[] buf = new byte[256 * 1024];
+        try (java.io.InputStream in = java.nio.file.Files.newInputStream(file)) {
+            int n;
+            while ((n = in.read(buf)) > 0) {
+                crc.update(buf, 0, n);
+            }
+        }
+        return crc.getValue();
     }
 
     static long crc(byte[] content) {

@@ -173,7 +173,17 @@ final class MemberWalk {
 
     /** Non-excluded child names, sorted: the order of the archive and of the manifest. */
     String[] listChildren(Path dir, String rel) throws IOException {
-        return listChildren(dir, rel, excludes);
+        String[] names = listChildren(dir, rel, excludes);
+        for (String n : names) {
+            // A name that is not valid UTF-8 decodes with U+FFFD and no longer names the file: say so, instead of
+            // "disappeared" a moment later. (A name that really holds U+FFFD still resolves, and is archived.)
+            if (n.indexOf('\uFFFD') >= 0 && !Files.exists(dir.resolve(n), LinkOption.NOFOLLOW_LINKS)) {
+                throw new ArchiveException("Cannot archive " + dir.resolve(n) + ": its file name is not valid UTF-8 (the"
+                        + " undecodable bytes are shown as \uFFFD), and archive names are UTF-8. Rename it (e.g. with"
+                        + " convmv) or exclude it.");
+            }
+        }
+        return names;
     }
 
     static String[] listChildren(Path dir, String rel, Excludes excludes) throws IOException {

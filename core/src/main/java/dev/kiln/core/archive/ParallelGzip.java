@@ -26,7 +26,15 @@ final class ParallelGzip extends OutputStream {
     private static final int WINDOW = 32 * 1024;
     private static final byte[] HEADER = {0x1f, (byte) 0x8b, 8, 0, 0, 0, 0, 0, 0, 3};
 
-    private final List<ForkJoinTask<byte[]>> parts = new ArrayList<>();
+    /**
+     * Chunks handed to the pool and not yet collected, at most {@link #IN_FLIGHT}: the writer waits for the oldest
+     * instead of queueing the whole input uncompressed (a 1.5 GiB file peaked at 6 GB of heap).
+     */
+    private static final int IN_FLIGHT = Math.max(4, 4 * Runtime.getRuntime().availableProcessors());
+
+    private final java.util.ArrayDeque<ForkJoinTask<byte[]>> inFlight = new java.util.ArrayDeque<>();
+    /** Compressed chunks, in order; the tasks themselves are dropped (they would keep their input alive). */
+    private final List<byte[]> parts = new ArrayList<>();
     private final CRC32 crc = new CRC32();
     private byte[] current = new byte[CHUNK];
     private byte[] previous;
@@ -57,7 +65,10 @@ final class ParallelGzip extends OutputStream {
         byte[] dict = previous;
         crc.update(chunk, 0, CHUNK);
         total += CHUNK;
-        parts.add(ForkJoinPool.commonPool().submit(() -> deflate(chunk, CHUNK, dict, false)));
+        if (inFlight.size() >= IN_FLIGHT) {
+            parts.add(inFlight.poll().join());
+        }
+        inFlight.add(ForkJoinPool.commonPool().submit(() -> deflate(chunk, CHUNK, dict, false)));
         previous = chunk;
         current = new byte[CHUNK];
         pos = 0;
@@ -68,16 +79,25 @@ final class ParallelGzip extends OutputStream {
         crc.update(current, 0, pos);
         total += pos;
         byte[] last = deflate(current, pos, previous, true);
-        byte[][] done = new byte[parts.size()][];
+        List<ForkJoinTask<byte[]>> pending = new ArrayList<>(inFlight);
+        inFlight.clear();
+        byte[][] tail = new byte[pending.size()][];
         // Newest first: a worker takes the oldest chunks, and an external join runs a task itself while it is
         // still on top of the submission queue, so this thread compresses from the other end.
-        for (int i = done.length - 1; i >= 0; i--) {
-            done[i] = parts.get(i).join();
+        for (int i = tail.length - 1; i >= 0; i--) {
+            tail[i] = pending.get(i).join();
         }
-        int size = HEADER.length + last.length + 8;
+        parts.addAll(List.of(tail));
+        List<byte[]> done = parts;
+        long longSize = HEADER.length + last.length + 8L;
         for (byte[] p : done) {
-            size += p.length;
+            longSize += p.length;
         }
+        if (longSize > Integer.MAX_VALUE - 8) {
+            throw new ArchiveException("the archive would be " + longSize + " bytes compressed, more than one archive"
+                    + " can hold in memory (2 GiB); exclude the largest files or archive fewer members");
+        }
+        int size = (int) longSize;
         byte[] out = new byte[size];
         System.arraycopy(HEADER, 0, out, 0, HEADER.length);
         int at = HEADER.length;

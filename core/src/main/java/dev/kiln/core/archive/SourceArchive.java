@@ -110,7 +110,8 @@ public final class SourceArchive {
      * links that would escape {@code into}.
      *
      * @return the number of entries extracted
-     * @throws ArchiveException naming the offending entry; nothing is written outside {@code into}
+     * @throws ArchiveException naming the offending entry; nothing is written outside {@code into}, and what was
+     *     written inside it is removed again (files it replaced are put back)
      */
     public static int extract(Path archive, Path into) {
         return SafeExtract.extract(archive.toString(), () -> Files.newInputStream(archive), into);

@@ -1,8 +1,11 @@
 package dev.kiln.core.archive;
 
 import java.io.IOException;
-import java.nio.file.Files;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileTime;
+import java.util.zip.CRC32C;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
 import org.apache.commons.compress.archivers.tar.TarConstants;
@@ -20,6 +23,7 @@ final class TarGzWriter implements MemberWalk.Visitor, AutoCloseable {
     private final FileTime mtime;
     private final ParallelGzip gzip = new ParallelGzip();
     private final TarArchiveOutputStream tar;
+    private final byte[] buffer = new byte[256 * 1024];
 
     TarGzWriter(FileTime mtime) throws IOException {
         this.mtime = mtime;
@@ -44,13 +48,33 @@ final class TarGzWriter implements MemberWalk.Visitor, AutoCloseable {
                 tar.closeArchiveEntry();
             }
             case FILE -> {
-                byte[] content = Files.readAllBytes(n.path());
-                TarArchiveEntry e = entry(n.name(), TarConstants.LF_NORMAL, n.executable() ? EXEC_MODE : FILE_MODE);
-                e.setSize(content.length);
-                tar.putArchiveEntry(e);
-                tar.write(content);
-                tar.closeArchiveEntry();
-                return wantCrc ? Manifest.crc(content) : 0;
+                // Streamed through one buffer: a member can be larger than the heap, or than any Java array.
+                try (FileChannel in = FileChannel.open(n.path(), StandardOpenOption.READ)) {
+                    long size = in.size();
+                    TarArchiveEntry e = entry(n.name(), TarConstants.LF_NORMAL, n.executable() ? EXEC_MODE : FILE_MODE);
+                    e.setSize(size);
+                    tar.putArchiveEntry(e);
+                    CRC32C crc = new CRC32C();
+                    ByteBuffer b = ByteBuffer.wrap(buffer);
+                    long done = 0;
+                    while (done < size) {
+                        b.clear().limit((int) Math.min(buffer.length, size - done));
+                        int r = in.read(b);
+                        if (r < 0) {
+                            throw new ArchiveException(n.path() + " shrank while it was being archived (" + done + " of "
+                                    + size + " bytes read); retry");
+                        }
+                        tar.write(buffer, 0, r);
+                        if (wantCrc) {
+                            crc.update(buffer, 0, r);
+                        }
+                        done += r;
+                    }
+                    // A file that grew meanwhile is archived at the size it had when opened; the manifest's
+                    // identity check sees the change and the next build takes the rest.
+                    tar.closeArchiveEntry();
+                    return wantCrc ? crc.getValue() : 0;
+                }
             }
         }
         return 0;

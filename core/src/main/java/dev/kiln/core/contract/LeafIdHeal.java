@@ -2,27 +2,31 @@ package dev.kiln.core.contract;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.kiln.core.workspace.AtomicWrite;
 import java.io.IOException;
 import java.nio.file.FileSystemLoopException;
 import java.nio.file.FileVisitOption;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 /**
  * The {@code heal} sweep: rewrites legacy stem-shaped leaf ids to their canonical form.
  *
  * <p>Idempotent: a second sweep finds nothing to do. Only {@code leaf_id} changes; the rewrite goes through
  * the JSON tree so every other field, unknown ones included, keeps its value and position, and the file keeps
- * its mode (atomic replace). An id that disagrees with its location in any other way is reported as misplaced
+ * its mode (atomic replace, and only if the file is still the one read: a concurrent write wins and is reported).
+ * Read-only and symlinked contracts are reported, never rewritten. An id that disagrees with its location in any other way is reported as misplaced
  * and left alone: guessing would risk pointing a leaf at another leaf's id. A dry run reads only.
  */
 public final class LeafIdHeal {
@@ -49,6 +53,7 @@ public final class LeafIdHeal {
                 continue;
             }
             try {
+                Map<String, Object> seen = ContractReplace.identity(file);
                 byte[] bytes = ContractStore.readBounded(file, maxBytes);
                 ObjectNode tree = ContractCodec.readTree(bytes);
                 JsonNode id = tree.get("leaf_id");
@@ -62,13 +67,18 @@ public final class LeafIdHeal {
                     case MISSING -> problems.add(new HealReport.Problem(rel, "no leaf_id; its location says \"" + canonical + "\""));
                     case MISPLACED -> misplaced.add(new HealReport.Misplaced(rel, declared, canonical));
                     case STEM -> {
+                        String refusal = refusal(tasks, file, seen, canonical);
+                        if (refusal != null) {
+                            problems.add(new HealReport.Problem(rel, refusal));
+                            continue;
+                        }
                         if (!dryRun) {
                             tree.put("leaf_id", canonical);
-                            if (!Arrays.equals(bytes, ContractStore.readBounded(file, maxBytes))) {
+                            if (!ContractReplace.replaceIfUnchanged(file, seen, bytes, ContractCodec.writeTree(tree), maxBytes)) {
+                                // The newer write is the user's: it stays, and the next heal judges it.
                                 problems.add(new HealReport.Problem(rel, "changed while being healed; left as it is, run heal again"));
                                 continue;
                             }
-                            AtomicWrite.write(file, ContractCodec.writeTree(tree));
                         }
                         changes.add(new HealReport.Change(rel, declared, canonical));
                     }
@@ -81,6 +91,29 @@ public final class LeafIdHeal {
             }
         }
         return new HealReport(dryRun, files.size(), changes, misplaced, problems);
+    }
+
+    /**
+     * Why heal must not rewrite {@code file}, or null. A read-only contract is a signal (someone froze it), and a
+     * symlinked one is not heal's to replace: the rename would turn the link into a plain file, or write where
+     * the link's directory really is.
+     */
+    private static String refusal(Path tasks, Path file, Map<String, Object> seen, String canonical) throws IOException {
+        if (Files.isSymbolicLink(file)) {
+            return "is a symlink (to " + Files.readSymbolicLink(file) + "); heal does not replace a link with a file: set its"
+                    + " leaf_id to \"" + canonical + "\" where it points, by hand";
+        }
+        Path realParent = file.getParent().toRealPath();
+        if (!realParent.equals(tasks.toRealPath().resolve(tasks.relativize(file.getParent()).toString()))) {
+            return "is reached through a symlinked directory (really in " + realParent + "); heal rewrites only files"
+                    + " under tasks/: set its leaf_id to \"" + canonical + "\" by hand";
+        }
+        Set<PosixFilePermission> perms = Files.getPosixFilePermissions(file, LinkOption.NOFOLLOW_LINKS);
+        if (!perms.contains(PosixFilePermission.OWNER_WRITE)) {
+            return "is read-only (" + PosixFilePermissions.toString(perms) + "), so it is left as it is; to heal it, make it"
+                    + " writable, or set its leaf_id to \"" + canonical + "\" by hand";
+        }
+        return null;
     }
 
     /** Every regular {@code contract.json} under {@code tasks}, sorted; loops and unreadable directories become problems. */

@@ -41,8 +41,8 @@ import org.slf4j.LoggerFactory;
  * <p>Replacing a file of megabytes also frees its blocks inside {@code rename}; a hard link to the old version,
  * made just before, moves that cost to the background too.
  *
- * <p>Crash leftovers ({@code .state.json.*.tmp} and {@code .state.json.*.old} older than a minute) are removed on
- * the first write.
+ * <p>Crash leftovers ({@code .state.json.*.tmp} and {@code .state.json.*.old}) are removed on the first write: at
+ * once when the pid in their name is of a process that is gone, else when older than a minute.
  *
  * <p>Concurrency: {@link #write} and {@link #flush} are called by the projector (under its monitor); the fsync
  * runs on the process-wide {@code kiln-state-sync} thread. The fields marked "guarded by this" are shared between
@@ -230,11 +230,28 @@ final class StateFile {
         }
     }
 
+    /** {@code .<name>.<pid>-<random>.<kind>}: the pid tells a dead writer's leftovers from a live one's. */
     private String sibling(String kind) {
-        return "." + name + "." + Long.toHexString(ThreadLocalRandom.current().nextLong()) + "." + kind;
+        return "." + name + "." + ProcessHandle.current().pid() + "-" + Long.toHexString(ThreadLocalRandom.current().nextLong())
+                + "." + kind;
     }
 
-    /** Temp files and old versions a killed process left; young ones may belong to another live writer. */
+    /** Whether the leftover {@code n} names a writer process that is gone (false when it names none, or a live one). */
+    private boolean ofDeadProcess(String n) {
+        String rest = n.substring(name.length() + 2);
+        int dash = rest.indexOf('-');
+        if (dash <= 0 || !rest.substring(0, dash).matches("\\d{1,18}")) {
+            return false; // an older name without a pid: only its age can tell
+        }
+        long pid = Long.parseLong(rest.substring(0, dash));
+        return pid != ProcessHandle.current().pid() && !ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+    }
+
+    /**
+     * Temp files and old versions a killed process left: at once when their writer's process is gone (a restart
+     * within the minute), else once older than a minute (they may belong to another live writer). An old
+     * version is a hard link to the previous document, so its mtime is that document's, not the crash's.
+     */
     private void removeLeftovers() {
         Instant cutoff = Instant.now().minus(LEFTOVER_AGE);
         try (DirectoryStream<Path> s = Files.newDirectoryStream(dir, "." + name + ".*")) {
@@ -245,7 +262,7 @@ final class StateFile {
                 }
                 try {
                     FileTime m = Files.getLastModifiedTime(p);
-                    if (m.toInstant().isBefore(cutoff)) {
+                    if (ofDeadProcess(n) || m.toInstant().isBefore(cutoff)) {
                         Files.deleteIfExists(p);
                     }
                 } catch (IOException e) {

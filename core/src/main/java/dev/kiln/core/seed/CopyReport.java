@@ -13,6 +13,9 @@ import java.util.Optional;
  * @param links symbolic links recreated (uv's cache links its wheel entries to archives inside itself)
  * @param duration how long the copy took
  * @param problem what went wrong, when something did
+ * @param refused whether the copy was refused before it began because the scratch cache and the seed overlap
+ *     (compared by real path): a caller's mistake, not a best-effort shortfall, so the CLI exits non-zero
  */
-public record CopyReport(boolean copied, long files, long bytes, long links, Duration duration, Optional<String> problem) {
+public record CopyReport(boolean copied, long files, long bytes, long links, Duration duration, Optional<String> problem,
+        boolean refused) {
 }

@@ -84,9 +84,10 @@ record LockFiles(Map<String, byte[]> files, String hash) {
         if (!Files.isDirectory(g.repo())) {
             throw new WorkspaceException("Target '" + targetName + "': git repository " + g.repo() + " does not exist");
         }
-        // "--" would make git read a path, not an object; the object spec is one argument.
+        // "--" would make git read a path, not an object; --end-of-options (git 2.24+) ends the options instead,
+        // so even a ref that starts with '-' (Target.checkRef refuses those) is an object name, never an option.
         ProcessBuilder pb = new ProcessBuilder("git", "-C", g.repo().toString(), "--no-pager", "show", "--no-textconv",
-                g.ref() + ":" + inRepo);
+                "--end-of-options", g.ref() + ":" + inRepo);
         pb.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
         pb.environment().put("GIT_TERMINAL_PROMPT", "0");
         Process p;

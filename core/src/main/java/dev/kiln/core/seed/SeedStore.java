@@ -183,6 +183,26 @@ final class SeedStore {
         return removed;
     }
 
+    /**
+     * Whether {@code pid} is a running process. The JDK calls a zombie alive, and a warm killed a moment ago stays
+     * one until its parent reaps it: the next warm, started at once, would keep its leftovers. So a zombie (state
+     * {@code Z} in {@code /proc/PID/stat}, where there is one) counts as gone.
+     */
+    static boolean running(long pid) {
+        if (!ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
+            return false;
+        }
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+            int close = stat.lastIndexOf(')'); // the command name in parentheses may hold spaces and ')'
+            return close < 0 || close + 2 >= stat.length() || stat.charAt(close + 2) != 'Z';
+        } catch (IOException | RuntimeException e) {
+            // No /proc (not Linux): trust the JDK. Gone from /proc since the JDK looked: gone.
+            boolean procFs = Files.isDirectory(Path.of("/proc/self"));
+            return !procFs || Files.exists(Path.of("/proc", Long.toString(pid)));
+        }
+    }
+
     /** The prefix of a warm's throwaway project directory in the temp directory; it carries the warming pid. */
     static String projectPrefix(long pid, String name) {
         return "kiln-warm-" + pid + "-" + name + "-";
@@ -200,7 +220,7 @@ final class SeedStore {
                 if (parts.length < 4 || !parts[2].matches("\\d+")) {
                     continue;
                 }
-                if (ProcessHandle.of(Long.parseLong(parts[2])).map(ProcessHandle::isAlive).orElse(false)) {
+                if (running(Long.parseLong(parts[2]))) {
                     continue;
                 }
                 try {

@@ -55,6 +55,21 @@ record Target(String name, Path file, Source source, Optional<String> python, bo
         }
     }
 
+    /**
+     * Checks a git ref before it reaches git: one revision (a branch, tag, commit, or {@code HEAD~1}-style
+     * expression), never an option ({@code --output=FILE} makes {@code git show} write files) and never a
+     * {@code REF:PATH} (Kiln adds the path itself). The characters are those git allows in ref names plus the
+     * revision operators {@code ~ ^ @ { }}; anything else git would reject anyway.
+     */
+    static String checkRef(Path file, String ref) {
+        if (ref.isEmpty() || ref.startsWith("-") || !ref.matches("[A-Za-z0-9._/@{}^~+-]+") || ref.contains("..")
+                || ref.endsWith("/") || ref.endsWith(".lock")) {
+            throw new WorkspaceException(file + ": source.ref '" + ref + "' is not a git ref; write a branch, tag or commit"
+                    + " (letters, digits and . _ / - + ~ ^ @ { }, not starting with '-'), e.g. \"main\" or \"v1.2\"");
+        }
+        return ref;
+    }
+
     /** Checks a target name before it is used as a path segment. */
     static String checkName(String name) {
         if (!NAME.matcher(name).matches()) {
@@ -101,7 +116,7 @@ record Target(String name, Path file, Source source, Optional<String> python, bo
                 throw new WorkspaceException(file + ": source.git '" + repo + "' is a remote URL; Kiln reads a local"
                         + " repository with git show and never fetches. Clone or fetch it locally and point 'git' at that path.");
             }
-            String ref = src.hasNonNull("ref") ? text(file, src, "source.ref") : "HEAD";
+            String ref = src.hasNonNull("ref") ? checkRef(file, text(file, src, "source.ref")) : "HEAD";
             String path = src.hasNonNull("path") ? text(file, src, "source.path") : "";
             path = path.replace('\\', '/').replaceAll("^/+|/+$", "");
             if (path.equals(".")) {

@@ -50,6 +50,19 @@ final class Crafted {
         tar.closeArchiveEntry();
     }
 
+    /** A FIFO or device entry ({@link TarConstants#LF_FIFO}, {@code LF_CHR}, {@code LF_BLK}). */
+    void special(String name, byte type) throws IOException {
+        TarArchiveEntry e = new TarArchiveEntry(name, type, true);
+        tar.putArchiveEntry(e);
+        tar.closeArchiveEntry();
+    }
+
+    void dir(String name) throws IOException {
+        TarArchiveEntry e = new TarArchiveEntry(name.endsWith("/") ? name : name + "/", true);
+        tar.putArchiveEntry(e);
+        tar.closeArchiveEntry();
+    }
+
     void hardlink(String name, String target) throws IOException {
         TarArchiveEntry e = new TarArchiveEntry(name, TarConstants.LF_LINK, true);
         e.setLinkName(target);

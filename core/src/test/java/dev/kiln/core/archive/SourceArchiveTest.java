@@ -258,6 +258,60 @@ class SourceArchiveTest {
         assertThatThrownBy(() -> a.writeTo(tmp)).isInstanceOf(IOException.class).hasMessageContaining("is a directory");
     }
 
+    /**
+     * A member over 2 GiB (sparse, so it costs no disk) is streamed: the build runs in the test JVM's 1 GiB heap,
+     * where reading it whole, or queueing its uncompressed chunks, ran out of memory.
+     */
+    @Test
+    void build_fileOver2GiB_isStreamedWithinAOneGigabyteHeap() throws Exception {
+        Path root = Files.createDirectories(tmp.resolve("big"));
+        long size = 2L * 1024 * 1024 * 1024 + 100L * 1024 * 1024;
+        try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(root.resolve("huge.bin").toFile(), "rw")) {
+            f.setLength(size);
+        }
+        Files.writeString(root.resolve("small.txt"), "after the big one");
+        assertThat(Runtime.getRuntime().maxMemory()).as("surefire's -Xmx1g").isLessThan(size / 2);
+
+        SourceArchive a = SourceArchive.build(root);
+
+        long content = 0;
+        String small = null;
+        try (var tar = new org.apache.commons.compress.archivers.tar.TarArchiveInputStream(
+                new GZIPInputStream(new ByteArrayInputStream(a.toByteArray())))) {
+            org.apache.commons.compress.archivers.tar.TarArchiveEntry e;
+            while ((e = tar.getNextEntry()) != null) {
+                if (e.getName().equals("big/huge.bin")) {
+                    assertThat(e.getSize()).isEqualTo(size);
+                    byte[] buf = new byte[1 << 20];
+                    int n;
+                    while ((n = tar.read(buf)) > 0) {
+                        content += n;
+                    }
+                } else if (e.getName().equals("big/small.txt")) {
+                    small = new String(tar.readAllBytes(), StandardCharsets.UTF_8);
+                }
+            }
+        }
+        assertThat(content).isEqualTo(size);
+        assertThat(small).isEqualTo("after the big one");
+        assertThat(a.firstChange()).as("the manifest check streams the big file too").isNull();
+    }
+
+    @Test
+    void build_fileNameNotValidUtf8_failsNamingThePathNotAsDisappeared() throws Exception {
+        Path root = Files.createDirectories(tmp.resolve("latin1/pkg"));
+        // The raw Latin-1 byte 0xE9, made by the shell: Java cannot spell such a name itself.
+        Trees.run(root, "bash", "-c", "printf x > $'caf\\xe9.txt'");
+        try (var s = Files.list(root)) {
+            assertThat(s.count()).as("the shell made the file").isEqualTo(1);
+        }
+
+        assertThatThrownBy(() -> SourceArchive.build(tmp.resolve("latin1")))
+                .isInstanceOf(ArchiveException.class)
+                .hasMessageContaining("is not valid UTF-8").hasMessageContaining(root.toString() + "/caf")
+                .hasMessageNotContaining("disappeared");
+    }
+
     // --- extract
 
     @Test
@@ -348,6 +402,135 @@ class SourceArchiveTest {
         assertThatThrownBy(() -> SourceArchive.extract(archive, into))
                 .isInstanceOf(ArchiveException.class).hasMessageContaining("outside");
         assertThat(outside).isEmptyDirectory();
+    }
+
+    /** {@code b -> .} is inside, and {@code b/../outdir} is lexically inside too; through b it is outside. */
+    @Test
+    void extract_chainedSymlinksLeavingTheTarget_refusedNothingWritten() throws IOException {
+        Path outdir = Files.createDirectories(tmp.resolve("outdir"));
+        Path bad = Crafted.archive(tmp, c -> {
+            c.symlink("b", ".");
+            c.symlink("a", "b/../outdir");
+        });
+        Path into = tmp.resolve("into");
+
+        assertThatThrownBy(() -> SourceArchive.extract(bad, into))
+                .isInstanceOf(ArchiveException.class).hasMessageContaining("'a' is a symlink to b/../outdir")
+                .hasMessageContaining("outside the target directory");
+        assertThat(into.resolve("a")).doesNotExist();
+        assertThat(outdir).isEmptyDirectory();
+    }
+
+    /** A later link can change what an earlier one means: {@code x -> d/..} is inside until d becomes a link. */
+    @Test
+    void extract_laterSymlinkRedirectingAnEarlierOne_refused() throws IOException {
+        Path bad = Crafted.archive(tmp, c -> {
+            c.symlink("x", "d/../../outdir");
+            c.symlink("d", "e/f");
+        });
+
+        assertThatThrownBy(() -> SourceArchive.extract(bad, tmp.resolve("into")))
+                .isInstanceOf(ArchiveException.class).hasMessageContaining("outside the target directory");
+        assertThat(tmp.resolve("into")).doesNotExist();
+    }
+
+    @Test
+    void extract_fifoOrDeviceEntry_refusedNotAnEmptyFile() throws IOException {
+        Path fifo = Crafted.archive(tmp, c -> c.special("pipe", org.apache.commons.compress.archivers.tar.TarConstants.LF_FIFO));
+        Path chr = Crafted.archive(tmp, c -> c.special("tty", org.apache.commons.compress.archivers.tar.TarConstants.LF_CHR));
+        Path blk = Crafted.archive(tmp, c -> c.special("sda", org.apache.commons.compress.archivers.tar.TarConstants.LF_BLK));
+
+        assertThatThrownBy(() -> SourceArchive.extract(fifo, tmp.resolve("a")))
+                .isInstanceOf(ArchiveException.class).hasMessageContaining("'pipe' is a FIFO");
+        assertThatThrownBy(() -> SourceArchive.extract(chr, tmp.resolve("b")))
+                .isInstanceOf(ArchiveException.class).hasMessageContaining("'tty' is a character device");
+        assertThatThrownBy(() -> SourceArchive.extract(blk, tmp.resolve("c")))
+                .isInstanceOf(ArchiveException.class).hasMessageContaining("'sda' is a block device");
+        assertThat(tmp.resolve("a/pipe")).doesNotExist();
+        assertThat(tmp.resolve("b/tty")).doesNotExist();
+    }
+
+    @Test
+    void extract_nameWithAColon_isExtractedNotCalledAbsolute() throws IOException {
+        Path ok = Crafted.archive(tmp, c -> {
+            c.file("a:b", "colon");
+            c.file("x/c:d.txt", "nested");
+        });
+        Path into = tmp.resolve("into");
+
+        assertThat(SourceArchive.extract(ok, into)).isEqualTo(2);
+
+        assertThat(Files.readString(into.resolve("a:b"))).isEqualTo("colon");
+        assertThat(Files.readString(into.resolve("x/c:d.txt"))).isEqualTo("nested");
+    }
+
+    /**
+     * The archive is read once: a source that serves a good archive to the first open and a hostile one (a link
+     * out, with the same entry count) to any later open is what swapping the file between two reads by path did.
+     */
+    @Test
+    void extract_archiveSwappedAfterTheCheck_isReadOnceSoTheSwapNeverLands() throws Exception {
+        byte[] good = Files.readAllBytes(Crafted.archive(tmp, c -> c.file("ok.txt", "fine")));
+        byte[] evil = Files.readAllBytes(Crafted.archive(tmp, c -> c.symlink("ok.txt", "../secret.txt")));
+        Files.writeString(tmp.resolve("secret.txt"), "secret");
+        java.util.concurrent.atomic.AtomicInteger opens = new java.util.concurrent.atomic.AtomicInteger();
+        Path into = tmp.resolve("into");
+
+        try {
+            SafeExtract.extract("swapped", () -> new ByteArrayInputStream(opens.getAndIncrement() == 0 ? good : evil), into);
+        } catch (ArchiveException e) {
+            // before the fix the swap could land with or without an error; what is on disk decides
+        }
+
+        assertThat(Files.isSymbolicLink(into.resolve("ok.txt"))).as("a link planted by a second read").isFalse();
+        assertThat(Files.readString(into.resolve("ok.txt"))).isEqualTo("fine");
+        assertThat(opens).hasValue(1);
+    }
+
+    /** A FIFO as the archive (a pipe cannot be read twice, nor seeked) is extracted from its one read. */
+    @Test
+    void extract_archiveIsAFifo_extractsFromTheOneRead() throws Exception {
+        byte[] good = Files.readAllBytes(Crafted.archive(tmp, c -> c.file("ok.txt", "fine")));
+        Path fifo = tmp.resolve("piped.tar.gz");
+        Trees.run(tmp, "mkfifo", fifo.toString());
+        Thread writer = new Thread(() -> {
+            try {
+                Files.write(fifo, good);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }, "fifo-writer");
+        writer.setDaemon(true);
+        writer.start();
+
+        assertThat(SourceArchive.extract(fifo, tmp.resolve("into"))).isEqualTo(1);
+
+        assertThat(Files.readString(tmp.resolve("into/ok.txt"))).isEqualTo("fine");
+        writer.join(30_000);
+    }
+
+    /** Entries written before a failure are removed again; a file that was there before is put back. */
+    @Test
+    void extract_failsHalfway_rollsBackWhatItWroteAndRestoresWhatItReplaced() throws IOException {
+        Path into = Files.createDirectories(tmp.resolve("into"));
+        Files.writeString(into.resolve("keep.txt"), "mine");
+        Path outside = Files.createDirectories(tmp.resolve("outside"));
+        Files.createSymbolicLink(into.resolve("trap"), outside);
+        Path archive = Crafted.archive(tmp, c -> {
+            c.file("keep.txt", "theirs");
+            c.dir("new");
+            c.file("new/deep/file.txt", "x");
+            c.file("trap/owned.txt", "pwned");
+        });
+
+        assertThatThrownBy(() -> SourceArchive.extract(archive, into))
+                .isInstanceOf(ArchiveException.class).hasMessageContaining("outside");
+
+        assertThat(outside).isEmptyDirectory();
+        assertThat(Files.readString(into.resolve("keep.txt"))).isEqualTo("mine");
+        try (var s = Files.list(into)) {
+            assertThat(s.map(p -> p.getFileName().toString())).containsExactlyInAnyOrder("keep.txt", "trap");
+        }
     }
 
     @Test

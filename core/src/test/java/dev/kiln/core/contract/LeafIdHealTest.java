@@ -112,6 +112,105 @@ class LeafIdHealTest {
         assertThat(r.changes()).isEmpty();
     }
 
+    /**
+     * A writer replaces the contract (temp file + rename, as editors and tools do) every few ms while heal loops.
+     * Before each write the writer checks the file still holds its previous write (heal changes only leaf_id): a
+     * heal that put back an older version is a lost write.
+     */
+    @Test
+    void sweep_whileAnotherWriterReplacesTheContract_losesNoWrite() throws Exception {
+        Path f = write("payments/refunds/retry", contract(0));
+        int writes = 400;
+        java.util.concurrent.atomic.AtomicInteger lost = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicReference<Throwable> failed = new java.util.concurrent.atomic.AtomicReference<>();
+        Thread writer = new Thread(() -> {
+            try {
+                for (int k = 1; k <= writes; k++) {
+                    if (readN(f) != k - 1) {
+                        lost.incrementAndGet();
+                    }
+                    Path tmp = f.resolveSibling(".writer.tmp");
+                    Files.writeString(tmp, contract(k));
+                    Files.move(tmp, f, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+                    Thread.sleep(2);
+                }
+                if (readN(f) != writes) {
+                    lost.incrementAndGet();
+                }
+            } catch (Throwable t) {
+                failed.set(t);
+            } finally {
+                done.set(true);
+            }
+        }, "contract-writer");
+        writer.start();
+        int healed = 0;
+        int skipped = 0;
+        while (!done.get()) {
+            HealReport r = LeafIdHeal.sweep(tasks(), false);
+            healed += r.changes().size();
+            skipped += (int) r.problems().stream().filter(p -> p.reason().contains("changed while being healed")).count();
+        }
+        writer.join();
+
+        assertThat(failed.get()).isNull();
+        assertThat(healed).as("heals that rewrote the contract").isPositive();
+        assertThat(lost.get()).as("writes put back to an older version by heal (%d heals, %d skipped)", healed, skipped).isZero();
+    }
+
+    /** The contract's "n"; heal's swap leaves it absent for two system calls, which a reader simply retries. */
+    private static int readN(Path f) throws Exception {
+        for (int attempt = 0; ; attempt++) {
+            try {
+                return JSON.readTree(Files.readAllBytes(f)).get("n").asInt();
+            } catch (java.nio.file.NoSuchFileException e) {
+                if (attempt > 1000) {
+                    throw e;
+                }
+                Thread.onSpinWait();
+            }
+        }
+    }
+
+    private static String contract(int n) {
+        return "{\"leaf_id\": \"retry\", \"title\": \"Retry\", \"n\": " + n + "}\n";
+    }
+
+    @Test
+    void sweep_readOnlyContract_isReportedAndNotRewritten() throws Exception {
+        Path f = write("payments/refunds/retry", "{\"leaf_id\": \"retry\"}\n");
+        Files.setPosixFilePermissions(f, PosixFilePermissions.fromString("r--r--r--"));
+        Object inode = Files.getAttribute(f, "unix:ino");
+
+        HealReport r = LeafIdHeal.sweep(tasks(), false);
+
+        assertThat(r.changes()).isEmpty();
+        assertThat(r.problems()).singleElement().satisfies(p -> {
+            assertThat(p.file()).isEqualTo("payments/refunds/retry/contract.json");
+            assertThat(p.reason()).contains("read-only").contains("\"payments/refunds/retry\"");
+        });
+        assertThat(Files.readString(f)).isEqualTo("{\"leaf_id\": \"retry\"}\n");
+        assertThat(Files.getAttribute(f, "unix:ino")).isEqualTo(inode);
+    }
+
+    @Test
+    void sweep_symlinkedContract_isReportedAndTheLinkKept() throws Exception {
+        Path real = root.resolve("elsewhere/contract.json");
+        Files.createDirectories(real.getParent());
+        Files.writeString(real, "{\"leaf_id\": \"retry\"}\n");
+        Path link = tasks().resolve("payments/refunds/retry/contract.json");
+        Files.createDirectories(link.getParent());
+        Files.createSymbolicLink(link, real);
+
+        HealReport r = LeafIdHeal.sweep(tasks(), false);
+
+        assertThat(r.changes()).isEmpty();
+        assertThat(r.problems()).singleElement().satisfies(p -> assertThat(p.reason()).contains("symlink"));
+        assertThat(Files.isSymbolicLink(link)).isTrue();
+        assertThat(Files.readString(real)).isEqualTo("{\"leaf_id\": \"retry\"}\n");
+    }
+
     /** Path → content hash + mode + mtime of every entry under {@code dir}, symlinks not followed. */
     static Map<String, String> digest(Path dir) throws Exception {
         Map<String, String> m = new TreeMap<>();

@@ -119,4 +119,27 @@ class StateFileTest {
         assertThat(siblings()).as("a young temp file may be another live writer's")
                 .containsExactly(".state.json.5e6f.tmp", ".state.json.notes", "state.json");
     }
+
+    /** A restart within the minute: the young leftovers of a writer whose process is gone go at once. */
+    @Test
+    void firstWrite_removesYoungLeftoversOfADeadProcess_keepsALiveOnes() throws Exception {
+        Files.createDirectories(target().getParent());
+        Process gone = new ProcessBuilder("true").start();
+        gone.waitFor();
+        long dead = gone.pid();
+        long live = ProcessHandle.current().pid();
+        Path deadOld = target().resolveSibling(".state.json." + dead + "-3c4d.old");
+        Path deadTmp = target().resolveSibling(".state.json." + dead + "-1a2b.tmp");
+        Path liveTmp = target().resolveSibling(".state.json." + live + "-5e6f.tmp");
+        for (Path p : List.of(deadOld, deadTmp, liveTmp)) {
+            Files.writeString(p, "leftover"); // all young
+        }
+
+        StateFile f = new StateFile(target());
+        f.write("{}".getBytes(StandardCharsets.UTF_8));
+        f.flush();
+
+        assertThat(siblings()).as("the dead writer's leftovers go; a live writer's young temp file stays")
+                .containsExactly(".state.json." + live + "-5e6f.tmp", "state.json");
+    }
 }

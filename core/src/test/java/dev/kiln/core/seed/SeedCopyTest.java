@@ -145,6 +145,84 @@ class SeedCopyTest {
         assertThat(Files.isExecutable(dir.resolve("job/f1"))).isFalse();
     }
 
+    /** A job controls its scratch dir: a directory there that is a link elsewhere is replaced, never followed. */
+    @Test
+    void copyInto_destinationDirIsALinkElsewhere_replacesTheLinkAndLeavesTheOutsideAlone(@TempDir Path dir) throws Exception {
+        Path seed = Files.createDirectories(dir.resolve("seed/archive-v0"));
+        Files.writeString(seed.resolve("entry.txt"), "seed");
+        Path outside = Files.createDirectories(dir.resolve("outside"));
+        Files.writeString(outside.resolve("entry.txt"), "precious");
+        Files.writeString(outside.resolve("other.txt"), "untouched");
+        Path scratch = Files.createDirectories(dir.resolve("job"));
+        Files.createSymbolicLink(scratch.resolve("archive-v0"), outside);
+
+        CopyReport r = SeedCaches.copyInto(dir.resolve("seed"), scratch, Clock.systemUTC());
+
+        assertThat(Files.readString(outside.resolve("entry.txt"))).isEqualTo("precious");
+        assertThat(Files.readString(outside.resolve("other.txt"))).isEqualTo("untouched");
+        assertThat(scratch.resolve("archive-v0")).isDirectory();
+        assertThat(Files.isSymbolicLink(scratch.resolve("archive-v0"))).isFalse();
+        assertThat(Files.readString(scratch.resolve("archive-v0/entry.txt"))).isEqualTo("seed");
+        assertThat(r.copied()).as(r.problem().orElse("")).isTrue();
+    }
+
+    /** A file name in the scratch dir that is a link to a file elsewhere: the link is replaced, the file kept. */
+    @Test
+    void copyInto_destinationFileIsALinkElsewhere_replacesTheLinkNotItsTarget(@TempDir Path dir) throws Exception {
+        Path seed = Files.createDirectories(dir.resolve("seed"));
+        Files.writeString(seed.resolve("small.txt"), "seed");
+        Files.write(seed.resolve("large.bin"), new byte[200_000]);
+        Files.writeString(dir.resolve("victim-small"), "precious");
+        Files.writeString(dir.resolve("victim-large"), "precious too");
+        Path scratch = Files.createDirectories(dir.resolve("job"));
+        Files.createSymbolicLink(scratch.resolve("small.txt"), dir.resolve("victim-small"));
+        Files.createSymbolicLink(scratch.resolve("large.bin"), dir.resolve("victim-large"));
+
+        CopyReport r = SeedCaches.copyInto(seed, scratch, Clock.systemUTC());
+
+        assertThat(r.copied()).as(r.problem().orElse("")).isTrue();
+        assertThat(Files.readString(dir.resolve("victim-small"))).isEqualTo("precious");
+        assertThat(Files.readString(dir.resolve("victim-large"))).isEqualTo("precious too");
+        assertThat(Files.isSymbolicLink(scratch.resolve("small.txt"))).isFalse();
+        assertThat(Files.readString(scratch.resolve("small.txt"))).isEqualTo("seed");
+        assertThat(Files.size(scratch.resolve("large.bin"))).isEqualTo(200_000);
+    }
+
+    /** SCRATCH itself a link into the seed: the real paths overlap, so nothing is copied and the seed is intact. */
+    @Test
+    void copyInto_scratchIsALinkIntoTheSeed_isRefusedAndTheSeedIsUnchanged(@TempDir Path dir) throws Exception {
+        Path seed = Files.createDirectories(dir.resolve("seed/sub"));
+        Files.writeString(seed.resolve("f.txt"), "x");
+        Path link = Files.createSymbolicLink(dir.resolve("scratch"), seed);
+        var before = SeedFixtures.digest(dir.resolve("seed"));
+
+        CopyReport r = SeedCaches.copyInto(dir.resolve("seed"), link.resolve("nested"), Clock.systemUTC());
+        CopyReport same = SeedCaches.copyInto(dir.resolve("seed"), link, Clock.systemUTC());
+
+        assertThat(r.refused()).isTrue();
+        assertThat(r.problem()).hasValueSatisfying(p -> assertThat(p).contains("overlap"));
+        assertThat(same.refused()).isTrue();
+        assertThat(SeedFixtures.digest(dir.resolve("seed"))).isEqualTo(before);
+        assertThat(seed.resolve("nested")).doesNotExist();
+    }
+
+    /** The seed inside SCRATCH, reached through a link: refused too (the copy would copy into what it reads). */
+    @Test
+    void copyInto_seedInsideScratchThroughALink_isRefused(@TempDir Path dir) throws Exception {
+        Path seed = Files.createDirectories(dir.resolve("real/seed"));
+        Files.writeString(seed.resolve("f.txt"), "x");
+        Path scratch = Files.createSymbolicLink(dir.resolve("scratch"), dir.resolve("real"));
+
+        CopyReport r = SeedCaches.copyInto(seed, scratch, Clock.systemUTC());
+
+        assertThat(r.refused()).isTrue();
+        assertThat(r.copied()).isFalse();
+        assertThat(r.problem()).hasValueSatisfying(p -> assertThat(p).contains("overlap"));
+        try (var s = Files.list(dir.resolve("real"))) {
+            assertThat(s.map(p -> p.getFileName().toString())).containsExactly("seed");
+        }
+    }
+
     private static List<Path> regularFiles(Path root) throws Exception {
         List<Path> out = new ArrayList<>();
         Files.walkFileTree(root, new SimpleFileVisitor<>() {

@@ -137,6 +137,42 @@ class TargetTest {
                 .hasMessageContaining("git repository " + tmp.resolve("nowhere") + " does not exist");
     }
 
+    /** A ref git would take for an option (--output=FILE makes git show write files): refused when read. */
+    @Test
+    void read_gitRefThatLooksLikeAnOption_isRefusedWithWhatToWrite() throws Exception {
+        Path out = tmp.resolve("pwned");
+        writeTarget("evil", "{\"source\": {\"git\": \"../../../repo\", \"ref\": \"--output=" + out + "\"}}");
+        writeTarget("colon", "{\"source\": {\"git\": \"../../../repo\", \"ref\": \"main:other\"}}");
+
+        assertThatThrownBy(() -> Target.read(targets(), "evil"))
+                .hasMessageContaining("source.ref '--output=" + out + "'").hasMessageContaining("a branch, tag or commit");
+        assertThatThrownBy(() -> Target.read(targets(), "colon")).hasMessageContaining("source.ref 'main:other'");
+        for (String ok : List.of("main", "release/v1.2-rc_1", "HEAD~1", "v2^{commit}", "0123abcd")) {
+            writeTarget("ok", "{\"source\": {\"git\": \"../../../repo\", \"ref\": \"" + ok + "\"}}");
+            assertThat(((Target.GitSource) Target.read(targets(), "ok").source()).ref()).isEqualTo(ok);
+        }
+    }
+
+    /** Even a ref that reached git unchecked is an object name to it, never an option: nothing is written. */
+    @Test
+    void lockFiles_gitRefStartingWithADash_isNeverTakenAsAnOption() throws Exception {
+        Path repo = Files.createDirectories(tmp.resolve("repo"));
+        git(repo, "init", "-q", "-b", "main");
+        Files.writeString(repo.resolve("pyproject.toml"), "[project]\n");
+        Files.writeString(repo.resolve("uv.lock"), "version = 1\n");
+        git(repo, "add", "-A");
+        git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "lock");
+        Path out = tmp.resolve("pwned");
+        Target t = new Target("evil", targets().resolve("evil/target.json"),
+                new Target.GitSource(repo, "--output=" + out, ""), java.util.Optional.empty(), false, List.of(),
+                Duration.ofMinutes(1));
+
+        assertThatThrownBy(() -> LockFiles.read(t)).hasMessageContaining("--output=" + out);
+        try (var s = Files.list(tmp)) {
+            assertThat(s.map(p -> p.getFileName().toString())).noneMatch(n -> n.startsWith("pwned"));
+        }
+    }
+
     private static void git(Path dir, String... args) throws Exception {
         List<String> cmd = new java.util.ArrayList<>(List.of("git", "-C", dir.toString()));
         cmd.addAll(List.of(args));

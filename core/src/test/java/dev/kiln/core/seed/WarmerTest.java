@@ -44,4 +44,43 @@ class WarmerTest {
                 .containsExactly("warmed", "unchanged", "needs-build", "failed", "cancelled");
         assertThat(WarmOutcome.ofLabel("needs-build")).isEqualTo(WarmOutcome.NEEDS_BUILD);
     }
+
+    /**
+     * A warm killed a moment ago whose parent has not reaped it yet is a zombie, which the JDK calls alive: its
+     * throwaway project must still go when the next warm starts at once. The zombie here is real: a shell's
+     * child that exits while the shell, exec'd into sleep, never waits for it.
+     */
+    @Test
+    void removeOrphanProjects_ownerKilledButNotYetReaped_isRemoved(@TempDir Path tmp) throws Exception {
+        Process parent = new ProcessBuilder("bash", "-c", "sleep 0 & echo $!; exec sleep 30").start();
+        try {
+            long zombie = Long.parseLong(new java.io.BufferedReader(new java.io.InputStreamReader(
+                    parent.getInputStream(), java.nio.charset.StandardCharsets.UTF_8)).readLine().strip());
+            for (int i = 0; i < 3000 && !isZombie(zombie); i++) {
+                Thread.sleep(1);
+            }
+            assertThat(isZombie(zombie)).as("pid %d exited, unreaped", zombie).isTrue();
+            Path orphan = Files.createDirectories(tmp.resolve(SeedStore.projectPrefix(zombie, "app") + "123"));
+            Files.writeString(orphan.resolve("pyproject.toml"), "[project]\n");
+            Path live = Files.createDirectories(tmp.resolve(SeedStore.projectPrefix(parent.pid(), "app") + "456"));
+
+            List<Path> removed = SeedStore.removeOrphanProjects(tmp);
+
+            assertThat(removed).containsExactly(orphan);
+            assertThat(orphan).doesNotExist();
+            assertThat(live).exists();
+        } finally {
+            parent.destroyForcibly();
+            parent.waitFor();
+        }
+    }
+
+    private static boolean isZombie(long pid) throws Exception {
+        Path stat = Path.of("/proc/" + pid + "/stat");
+        if (!Files.exists(stat)) {
+            return false;
+        }
+        String s = Files.readString(stat);
+        return s.substring(s.lastIndexOf(')') + 2).startsWith("Z");
+    }
 }
