@@ -58,7 +58,7 @@ public final class LeafIdHeal {
                 ObjectNode tree = ContractCodec.readTree(bytes);
                 JsonNode id = tree.get("leaf_id");
                 if (id != null && !id.isNull() && !id.isTextual()) {
-                    problems.add(new HealReport.Problem(rel, "leaf_id is not a string (" + id + "); fix it by hand to \"" + canonical + "\""));
+                    problems.add(new HealReport.Problem(rel, "leaf_id is not a string (a JSON " + id.getNodeType().name().toLowerCase(java.util.Locale.ROOT) + "); fix it by hand to \"" + canonical + "\""));
                     continue;
                 }
                 String declared = id == null || id.isNull() ? null : id.textValue();

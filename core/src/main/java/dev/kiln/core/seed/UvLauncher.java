@@ -214,7 +214,7 @@ final class UvLauncher {
                 String line;
                 while ((line = r.readLine()) != null) {
                     try {
-                        sink.accept(line);
+                        sink.accept(Redact.credentials(line)); // no password of an index URL is ever kept
                     } catch (RuntimeException ignored) {
                         // A broken listener must not stop the pump, or uv would block on a full pipe.
                     }

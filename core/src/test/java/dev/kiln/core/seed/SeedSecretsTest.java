@@ -1,0 +1,60 @@
+package dev.kiln.core.seed;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kiln.core.telemetry.KilnEvent;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A password in {@code UV_INDEX_URL} reaches uv (a private index needs it) but nothing Kiln keeps. Today's uv
+ * strips credentials from the URLs it prints, so a stand-in uv that echoes the URL the way older releases did
+ * provokes the leak the real one can no longer show.
+ */
+class SeedSecretsTest {
+    private static final String PASSWORD = "s3cret-canary-pw";
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void warm_uvEchoesAnIndexUrlWithAPassword_journalResultAndEventsHoldNoPassword() throws Exception {
+        Path ws = SeedFixtures.workspace(tmp.resolve("ws"));
+        SeedFixtures.target(ws, "app", "small");
+        Path uv = Files.createDirectories(tmp.resolve("bin")).resolve("uv");
+        Files.writeString(uv, "#!/bin/sh\n"
+                + "if [ \"$1\" = --version ]; then echo 'uv 0.4.0'; exit 0; fi\n"
+                + "echo \"Resolving from $UV_INDEX_URL\"\n"
+                + "echo \"error: Failed to fetch: $UV_INDEX_URL/idna/\" >&2\n"
+                + "exit 2\n");
+        Files.setPosixFilePermissions(uv, PosixFilePermissions.fromString("rwxr-xr-x"));
+        SeedFixtures.useUv(ws, uv);
+        List<KilnEvent> events = new CopyOnWriteArrayList<>();
+        SeedCaches seeds = SeedCaches.builder(ws).events(events::add)
+                .environment(Map.of("PATH", System.getenv("PATH"), "UV_INDEX_URL", "https://alice:" + PASSWORD + "@idx.example/simple"))
+                .build();
+
+        WarmResult r = seeds.warm("app", Cancellation.create());
+
+        assertThat(r.outcome()).isEqualTo(WarmOutcome.FAILED);
+        assertThat(String.join("\n", r.stderrTail())).contains("https://alice:***@idx.example/simple/idna/").doesNotContain(PASSWORD);
+        assertThat(r.message()).doesNotContain(PASSWORD);
+        assertThat(events).isNotEmpty().allSatisfy(e -> assertThat(e.toString()).doesNotContain(PASSWORD));
+        assertThat(events).anySatisfy(e -> assertThat(e).isInstanceOf(SeedEvent.WarmOutput.class));
+        assertThat(Files.readString(ws.resolve("observer").resolve(SeedCaches.JOURNAL_FILE))).isNotEmpty().doesNotContain(PASSWORD);
+    }
+
+    @Test
+    void credentials_userInfoAndBareTokens_redactedOtherTextKept() {
+        assertThat(Redact.credentials("see https://bob:pa:ss@h.example/simple and http://tok@h2/x"))
+                .isEqualTo("see https://bob:***@h.example/simple and http://***@h2/x");
+        assertThat(Redact.credentials("mail me at bob@example.org")).isEqualTo("mail me at bob@example.org");
+        assertThat(Redact.credentials("no url here")).isEqualTo("no url here");
+    }
+}
