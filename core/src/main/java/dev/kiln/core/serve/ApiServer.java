@@ -173,6 +173,16 @@ final class ApiServer implements AutoCloseable {
         return hub.clientCount();
     }
 
+    /** Requests closed because their head did not arrive in time. */
+    long timedOutRequests() {
+        return executor.timedOut();
+    }
+
+    /** Connections closed at once because every thread was busy and the queue full. */
+    long refusedConnections() {
+        return executor.refused();
+    }
+
     /** SSE clients dropped because they could not keep up. */
     long droppedSseClients() {
         return hub.droppedClients();

@@ -235,5 +235,8 @@ class ApiServerExhaustionTest {
             }
         }
         assertThat(closed).as("half-sent requests closed by the daemon").isEqualTo(1000);
+        // each was either given a thread and timed out, or refused at once because none was free
+        assertThat(server.timedOutRequests()).as("closed by the request deadline").isPositive();
+        assertThat(server.timedOutRequests() + server.refusedConnections()).isGreaterThanOrEqualTo(1000);
     }
 }
