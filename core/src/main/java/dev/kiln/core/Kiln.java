@@ -22,6 +22,8 @@ import dev.kiln.core.workspace.WorkspaceSettings;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One workspace, wired: its settings, one event bus every capability publishes to, and the capabilities
@@ -33,6 +35,7 @@ import java.util.Objects;
  * daemon, follower, neither) is {@link WorkspaceOwnership}'s alone, whose readers never block.
  */
 public final class Kiln implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Kiln.class);
     private final WorkspaceLayout layout;
     private final WorkspaceSettings settings;
     private final EventBus events;
@@ -52,7 +55,7 @@ public final class Kiln implements AutoCloseable {
         this.ownership = WorkspaceOwnership.of(layout, own, () -> ProjectionDaemon.builder(layout).clock(clock).events(events)
                 .pacing(new ChangePacer.Settings(Duration.ofMillis(Math.min(100, settings.interval().toMillis())),
                         settings.interval(), settings.heartbeat()))
-                .reconcile(settings.reconcile()).bind(settings.apiBind()).port(0), events, clock, FOLLOW_RETRY);
+                .reconcile(settings.reconcile()).bind(settings.apiBindFor(null, layout.root(), LOG::warn)).port(0), events, clock, FOLLOW_RETRY);
         this.archives = ArchiveCache.builder().maximumBytes(settings.archiveCacheMaxBytes()).eventSink(events).clock(clock).build();
         this.seeds = SeedCaches.builder(layout.root()).settings(settings).clock(clock).events(events).build();
     }

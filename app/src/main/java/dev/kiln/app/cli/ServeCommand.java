@@ -28,7 +28,8 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--port", paramLabel = "N", description = "Port (0 = any free port; default: kiln.json api.port, else 7117).")
     Integer port;
 
-    @Option(names = "--bind", paramLabel = "ADDR", description = "Address to bind (default: kiln.json api.bind, else 127.0.0.1).")
+    @Option(names = "--bind", paramLabel = "ADDR", description = "Address to bind (default: kiln.json api.bind if it is a loopback address, else 127.0.0.1;"
+            + " only this flag can open the API to the network).")
     String bind;
 
     @Option(names = "--interval", paramLabel = "DUR", description = "Minimum spacing of projections, and the degraded period (default: kiln.json, else 1s).")
@@ -50,7 +51,7 @@ final class ServeCommand implements Callable<Integer> {
         ProjectionDaemon daemon = ProjectionDaemon.builder(layout)
                 .pacing(pacing)
                 .reconcile(settings.reconcile())
-                .bind(bind == null ? settings.apiBind() : bind)
+                .bind(settings.apiBindFor(bind, layout.root(), w -> System.err.println("kiln: warning: " + w)))
                 .port(port == null ? settings.apiPort() : port)
                 .start();
         CountDownLatch stopped = new CountDownLatch(1);

@@ -71,6 +71,31 @@ class ServeCommandTest {
     }
 
     @Test
+    void serve_kilnJsonBindsAllInterfaces_staysOnLoopbackAndWarnsNamingFileAndFlag() throws Exception {
+        Path ws = dir.resolve("ws");
+        assertThat(CliRun.kiln("demo", ws.toString(), "--contracts", "5").exit()).isZero();
+        // a workspace is data anyone may hand over: its own settings must not open the API to the network
+        Files.writeString(ws.resolve("kiln.json"), "{\"api\": {\"bind\": \"0.0.0.0\", \"port\": 0}}\n");
+        Path err = dir.resolve("serve.err");
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        Process p = new ProcessBuilder(java.toString(), "-cp", System.getProperty("java.class.path"),
+                "dev.kiln.app.Main", "serve", ws.toString()).redirectError(err.toFile()).start();
+        try {
+            BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+            String banner = out.readLine();
+            assertThat(banner).as("banner").isNotNull().startsWith("Serving ");
+            assertThat(banner).contains("http://127.0.0.1:").doesNotContain("0.0.0.0");
+            assertThat(Files.readString(err)).contains(ws.resolve("kiln.json").toAbsolutePath().toString())
+                    .contains("0.0.0.0").contains("--bind 0.0.0.0");
+        } finally {
+            p.destroy();
+            if (!p.waitFor(60, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+            }
+        }
+    }
+
+    @Test
     void serve_notAWorkspace_exit2WithWhatToDo() {
         CliRun r = CliRun.kiln("serve", dir.resolve("nothing").toString(), "--port", "0");
         assertThat(r.exit()).isEqualTo(2);

@@ -3,6 +3,7 @@ package dev.kiln.core.serve;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import dev.kiln.core.telemetry.Ticker;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.BindException;
@@ -14,8 +15,8 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
@@ -34,11 +35,18 @@ import org.slf4j.LoggerFactory;
  * </ul>
  * Errors are JSON ({@code {"error": …, "message": …}}): 401, 404, 405, 503.
  *
- * <p>Concurrency: requests run on a cached pool of daemon threads; each SSE client holds one thread that only
- * writes what the hub queued for it, so the projector never waits on a client.
+ * <p>Exhaustion: requests run on a {@link RequestPool} of {@code workers} + {@code maxSseClients} threads with a
+ * bounded queue (beyond it a connection is closed at once) and a deadline for the request's head. An SSE client
+ * gets a heartbeat comment when idle, so one that went away shows up as a failed write; one whose write blocks
+ * longer than the write timeout (it does not read) is dropped. Both free its slot and thread.
+ *
+ * <p>Concurrency: each SSE client holds one pool thread that only writes what the hub queued for it, so the
+ * projector never waits on a client. One watchdog thread sweeps the request deadlines and the stalled SSE writes.
  */
 final class ApiServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ApiServer.class);
+    /** The request deadline while requests wait for a thread: a real request's head arrives at once. */
+    private static final Duration SHED_AFTER = Duration.ofMillis(250);
 
     /** What the API serves and does; implemented by the daemon. */
     interface Backend {
@@ -66,10 +74,16 @@ final class ApiServer implements AutoCloseable {
     private final int requestedPort;
     private final SseHub hub;
     private final Duration keepAlive;
+    private final int workers;
+    private final Duration requestTimeout;
+    private final Duration writeTimeout;
+    private final int maxSseClients;
+    private final Ticker ticker = Ticker.systemTicker();
     private final Map<String, Map<String, Handler>> routes = new LinkedHashMap<>();
     private final AtomicInteger threads = new AtomicInteger();
     private HttpServer server;
-    private ExecutorService executor;
+    private RequestPool executor;
+    private ScheduledExecutorService watchdog;
     private volatile boolean closed;
 
     private ApiServer(Builder b) {
@@ -79,6 +93,10 @@ final class ApiServer implements AutoCloseable {
         this.requestedPort = b.port;
         this.hub = new SseHub(b.sseQueue, b.history, b.maxSseClients);
         this.keepAlive = b.keepAlive;
+        this.workers = b.workers;
+        this.requestTimeout = b.requestTimeout;
+        this.writeTimeout = b.writeTimeout;
+        this.maxSseClients = b.maxSseClients;
         route(Wire.STATE, "GET", this::state);
         route(Wire.EVENTS, "GET", this::events);
         route(Wire.METRICS, "GET", this::metrics);
@@ -103,15 +121,33 @@ final class ApiServer implements AutoCloseable {
             throw new IOException("cannot listen on " + bind + ":" + requestedPort + " (" + e.getMessage()
                     + "); choose another port with --port (0 picks a free one)", e);
         }
-        executor = Executors.newCachedThreadPool(r -> {
+        // SSE clients hold a thread each (at most maxSseClients: the hub refuses more), the rest serve requests
+        executor = new RequestPool(maxSseClients + workers, 4 * workers, requestTimeout, SHED_AFTER, ticker, r -> {
             Thread t = new Thread(r, "kiln-api-" + threads.incrementAndGet());
             t.setDaemon(true);
             return t;
         });
+        watchdog = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "kiln-api-watchdog");
+            t.setDaemon(true);
+            return t;
+        });
+        long period = Math.min(executor.sweepPeriod().toNanos(), Math.max(writeTimeout.toNanos() / 4, 1_000_000));
+        watchdog.scheduleWithFixedDelay(this::sweep, period, period, TimeUnit.NANOSECONDS);
         server.setExecutor(executor);
         server.createContext("/", this::dispatch);
         server.start();
         return this;
+    }
+
+    /** Closes requests whose head is late and drops SSE clients whose write is stuck. Never throws. */
+    private void sweep() {
+        try {
+            executor.sweep();
+            hub.dropStalled(ticker.read(), writeTimeout.toNanos());
+        } catch (RuntimeException e) {
+            LOG.error("API watchdog sweep failed; it runs again shortly", e);
+        }
     }
 
     /** Sends a new revision to SSE clients. Never blocks on a client. */
@@ -137,6 +173,16 @@ final class ApiServer implements AutoCloseable {
         return hub.clientCount();
     }
 
+    /** Requests closed because their head did not arrive in time. */
+    long timedOutRequests() {
+        return executor.timedOut();
+    }
+
+    /** Connections closed at once because every thread was busy and the queue full. */
+    long refusedConnections() {
+        return executor.refused();
+    }
+
     /** SSE clients dropped because they could not keep up. */
     long droppedSseClients() {
         return hub.droppedClients();
@@ -148,13 +194,11 @@ final class ApiServer implements AutoCloseable {
         if (server != null) {
             server.stop(0);
         }
+        if (watchdog != null) {
+            watchdog.shutdownNow();
+        }
         if (executor != null) {
-            executor.shutdownNow();
-            try {
-                executor.awaitTermination(5, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            executor.close();
         }
     }
 
@@ -166,6 +210,9 @@ final class ApiServer implements AutoCloseable {
 
     private void dispatch(HttpExchange x) throws IOException {
         try (x) {
+            if (!RequestPool.headRead()) {
+                return; // too late: the deadline closed the connection (closing x makes sure)
+            }
             String path = x.getRequestURI().getPath();
             Map<String, Handler> byMethod = routes.get(path);
             if (byMethod == null) {
@@ -252,8 +299,14 @@ final class ApiServer implements AutoCloseable {
                     }
                     frame = ": keep-alive\n\n"; // a dead client shows up as a failed write
                 }
-                out.write(frame.getBytes(StandardCharsets.UTF_8));
-                out.flush();
+                byte[] bytes = frame.getBytes(StandardCharsets.UTF_8);
+                client.writing(ticker.read()); // a write that blocks too long (the client does not read) drops it
+                try {
+                    out.write(bytes);
+                    out.flush();
+                } finally {
+                    client.written();
+                }
                 idleSince = System.nanoTime();
             }
         } catch (InterruptedException | IOException e) {
@@ -328,7 +381,10 @@ final class ApiServer implements AutoCloseable {
         private int sseQueue = 256;
         private int history = 256;
         private int maxSseClients = 64;
-        private Duration keepAlive = Duration.ofSeconds(15);
+        private Duration keepAlive = Duration.ofSeconds(2);
+        private int workers = 16;
+        private Duration requestTimeout = Duration.ofSeconds(10);
+        private Duration writeTimeout = Duration.ofSeconds(10);
 
         private Builder(Backend backend, ApiToken token) {
             this.backend = Objects.requireNonNull(backend, "backend");
@@ -376,13 +432,44 @@ final class ApiServer implements AutoCloseable {
             return this;
         }
 
-        /** Idle time after which an SSE comment is sent, to detect dead clients (default 15 s). */
+        /**
+         * Idle time after which an SSE comment is sent (default 2 s). A client that went away shows up as a failed
+         * write, so this bounds how long its slot stays taken (about twice this).
+         */
         Builder keepAlive(Duration d) {
-            if (d.isNegative() || d.isZero()) {
-                throw new IllegalArgumentException("keep-alive must be positive, got " + d);
-            }
-            this.keepAlive = d;
+            this.keepAlive = positive(d, "keep-alive");
             return this;
+        }
+
+        /** Threads for requests, besides one per SSE client (default 16). */
+        Builder workers(int n) {
+            if (n < 1) {
+                throw new IllegalArgumentException("workers must be at least 1, got " + n);
+            }
+            this.workers = n;
+            return this;
+        }
+
+        /** Time a client has to send a request's line and headers; then the connection is closed (default 10 s). */
+        Builder requestTimeout(Duration d) {
+            this.requestTimeout = positive(d, "request timeout");
+            return this;
+        }
+
+        /**
+         * Time one write to an SSE client may block (the client does not read, its buffers are full) before the
+         * client is dropped as dead (default 10 s).
+         */
+        Builder writeTimeout(Duration d) {
+            this.writeTimeout = positive(d, "write timeout");
+            return this;
+        }
+
+        private static Duration positive(Duration d, String what) {
+            if (d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException(what + " must be positive, got " + d);
+            }
+            return d;
         }
 
         ApiServer build() {

@@ -26,18 +26,22 @@ import org.slf4j.LoggerFactory;
  * when that is no longer in the history.
  *
  * <p>Publishing never blocks: each client has a bounded queue, and a client whose queue is full (slow or dead) is
- * dropped; it may reconnect and resume.
+ * dropped; so is one whose write has blocked too long ({@link #dropStalled}). It may reconnect and resume.
  *
- * <p>Concurrency: {@link #publish} and {@link #connect} are synchronized, so a connecting client sees either the
- * state before a revision (and then its delta) or after it, never neither.
+ * <p>Concurrency: {@link #publish}, {@link #connect} and {@link #dropStalled} are synchronized, so a connecting
+ * client sees either the state before a revision (and then its delta) or after it, never neither. A client's
+ * {@code writingSince} is written by its writer thread and read by the sweep (volatile).
  */
 final class SseHub {
     private static final Logger LOG = LoggerFactory.getLogger(SseHub.class);
 
     /** One connected client: its queue of ready-to-write SSE frames. */
     static final class Client {
+        private static final long NOT_WRITING = Long.MIN_VALUE;
         final BlockingQueue<String> queue;
         volatile boolean dropped;
+        /** When the write in progress began (ticker time), or {@code NOT_WRITING}. */
+        private volatile long writingSince = NOT_WRITING;
         boolean needsSnapshot;
         private Thread writer;
         private boolean finished;
@@ -45,6 +49,16 @@ final class SseHub {
         /** The thread that writes this client's frames. */
         synchronized void attach(Thread t) {
             writer = t;
+        }
+
+        /** The writer starts a write to the socket, at {@code now}; a write that never ends marks a dead client. */
+        void writing(long now) {
+            writingSince = now == NOT_WRITING ? now + 1 : now;
+        }
+
+        /** The write returned. */
+        void written() {
+            writingSince = NOT_WRITING;
         }
 
         /** The writer is done; from now on {@link #release()} does nothing. */
@@ -192,17 +206,36 @@ final class SseHub {
         return true;
     }
 
+    /**
+     * Drops the clients whose current write has blocked for {@code limitNanos} or more: they stopped reading (or
+     * are gone without a reset), their socket buffers are full, and each holds a slot and a thread until dropped.
+     */
+    synchronized void dropStalled(long now, long limitNanos) {
+        for (Client c : clients) {
+            long since = c.writingSince;
+            if (since != Client.NOT_WRITING && now - since >= limitNanos) {
+                drop(c);
+                LOG.warn("Dropped an SSE client whose write blocked for {} ms (it does not read); it can reconnect"
+                        + " with Last-Event-ID", limitNanos / 1_000_000);
+            }
+        }
+    }
+
     private void offer(Client c, String frame) {
         if (c.dropped) {
             return;
         }
         if (!c.queue.offer(frame)) {
-            c.dropped = true;
-            clients.remove(c);
-            droppedClients.incrementAndGet();
-            c.release();
+            drop(c);
             LOG.warn("Dropped a slow SSE client ({} events queued); it can reconnect with Last-Event-ID", queueCapacity);
         }
+    }
+
+    private void drop(Client c) {
+        c.dropped = true;
+        clients.remove(c);
+        droppedClients.incrementAndGet();
+        c.release();
     }
 
     private static Revision parse(Published p) throws IOException {

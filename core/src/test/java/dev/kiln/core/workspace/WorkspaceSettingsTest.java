@@ -7,6 +7,8 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -32,6 +34,42 @@ class WorkspaceSettingsTest {
         assertThat(s.apiBind()).isEqualTo("::1");
         assertThat(s.uv()).contains(Path.of("/opt/uv"));
         assertThat(s.reconcile()).isEqualTo(WorkspaceSettings.defaults().reconcile());
+    }
+
+    @Test
+    void apiBindFor_fileSaysAllInterfaces_loopbackAndOneWarningNamingFileAndFlag() throws IOException {
+        Files.writeString(tmp.resolve("kiln.json"), "{\"api\": {\"bind\": \"0.0.0.0\"}}");
+        List<String> warnings = new ArrayList<>();
+
+        String bind = WorkspaceSettings.read(tmp).apiBindFor(null, tmp, warnings::add);
+
+        assertThat(bind).isEqualTo("127.0.0.1");
+        assertThat(warnings).singleElement().asString().contains(tmp.resolve("kiln.json").toString())
+                .contains("--bind 0.0.0.0");
+    }
+
+    @Test
+    void apiBindFor_fileNamesAHostOrAPublicAddress_loopback() throws IOException {
+        for (String wide : List.of("::", "192.168.1.5", "example.org", "[::]", "0")) {
+            Files.writeString(tmp.resolve("kiln.json"), "{\"api\": {\"bind\": \"" + wide + "\"}}");
+            List<String> warnings = new ArrayList<>();
+            assertThat(WorkspaceSettings.read(tmp).apiBindFor(null, tmp, warnings::add)).as(wide).isEqualTo("127.0.0.1");
+            assertThat(warnings).as(wide).hasSize(1);
+        }
+    }
+
+    @Test
+    void apiBindFor_fileNamesLoopback_keptSilently_flagAlwaysWins() throws IOException {
+        for (String loopback : List.of("::1", "127.0.0.2", "localhost", "[::1]")) {
+            Files.writeString(tmp.resolve("kiln.json"), "{\"api\": {\"bind\": \"" + loopback + "\"}}");
+            List<String> warnings = new ArrayList<>();
+            assertThat(WorkspaceSettings.read(tmp).apiBindFor(null, tmp, warnings::add)).isEqualTo(loopback);
+            assertThat(warnings).as(loopback).isEmpty();
+        }
+        Files.writeString(tmp.resolve("kiln.json"), "{\"api\": {\"bind\": \"0.0.0.0\"}}");
+        List<String> warnings = new ArrayList<>();
+        assertThat(WorkspaceSettings.read(tmp).apiBindFor("0.0.0.0", tmp, warnings::add)).isEqualTo("0.0.0.0");
+        assertThat(warnings).isEmpty();
     }
 
     @Test
