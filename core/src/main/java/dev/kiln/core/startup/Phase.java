@@ -68,7 +68,7 @@ public enum Phase {
     private static Double firstOutput(Timeline t) {
         Double o = t.firstStdoutMs();
         Double e = t.firstStderrMs();
-        Double first = o == null ? e : e == null ? o : Math.min(o, e);
+        Double first = o == null ? e : e == null ? o : Double.valueOf(Math.min(o, e)); // boxed: no unboxing of a null
         // Output after the answer (a late banner) is not the end of the imports; the answer is.
         if (first != null && t.initializedMs() != null && first > t.initializedMs()) {
             return t.initializedMs();

@@ -27,7 +27,7 @@ public record Lane(String server, double timeoutMs, Double spawnMs, Double first
         com.fasterxml.jackson.databind.JsonNode t = s.path("timeline");
         Double out = ms(t, "first_stdout");
         Double err = ms(t, "first_stderr");
-        Double first = out == null ? err : err == null ? out : Math.min(out, err);
+        Double first = out == null ? err : err == null ? out : Double.valueOf(Math.min(out, err));
         return new Lane(s.path("name").asText(), s.path("timeout_ms").asDouble(), ms(t, "spawn"), first, ms(t, "initialized"),
                 ms(t, "tools_listed"), s.path("tools").isNumber() ? s.path("tools").asInt() : -1, s.path("outcome").asText(""),
                 s.path("reason").asText(""), ms(t, "exit"));
