@@ -108,7 +108,7 @@ public enum Phase {
             double total = startMs + workMs;
             if (bound == Bound.IMPORTS) {
                 return String.format(Locale.ROOT, "%.0f of %.0f ms before its first output (interpreter start and imports):"
-                        + " precompiled bytecode can shorten this", startMs, total);
+                        + " for a Python server, precompiled bytecode shortens this", startMs, total);
             }
             return String.format(Locale.ROOT, "%.0f of %.0f ms after its first output, before answering (network calls,"
                     + " credential checks, schema building): precompiling cannot help, its time is spent after its imports",

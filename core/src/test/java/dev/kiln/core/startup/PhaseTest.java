@@ -16,7 +16,7 @@ class PhaseTest {
         assertThat(a.startMs()).isEqualTo(2_000);
         assertThat(a.workMs()).isZero();
         assertThat(a.explain()).isEqualTo("2000 of 2000 ms before its first output (interpreter start and imports):"
-                + " precompiled bytecode can shorten this");
+                + " for a Python server, precompiled bytecode shortens this");
     }
 
     @Test

@@ -65,6 +65,11 @@ public final class StartupView extends VBox {
         HBox.setHgrow(grow, Priority.ALWAYS);
         HBox options = new HBox(8, new Label("Timeout (s)"), timeout, new Label("CPUs"), cpus, cold, grow, busy, reload, cancel, probe);
         options.setAlignment(Pos.CENTER_LEFT);
+        for (javafx.scene.Node n : options.getChildren()) {
+            if (n instanceof Label || n instanceof CheckBox) {
+                ((Region) n).setMinWidth(Region.USE_PREF_SIZE);
+            }
+        }
         for (Button b : new Button[] {probe, cancel, reload}) {
             b.setMinWidth(Region.USE_PREF_SIZE);
         }
@@ -153,12 +158,15 @@ public final class StartupView extends VBox {
             b.setMinWidth(Region.USE_PREF_SIZE);
         }
 
-        Label legend = new Label("▮ before first output (imports: bytecode helps)   ▮ first output → answer (work before"
-                + " answering)   ▮ tools/list   ┆ startup timeout");
-        legend.getStyleClass().add("timeline-legend");
+        HBox legend = new HBox(14, swatch("timeline-seg-start", "before first output (interpreter start, imports: bytecode helps)"),
+                swatch("timeline-seg-work", "first output → answer (work before answering)"),
+                swatch("timeline-seg-tools", "tools/list"), swatch("timeline-bar-bad", "late or failed"),
+                swatch("timeline-timeout", "startup timeout"));
+        legend.setAlignment(Pos.CENTER_LEFT);
 
         ComboBox<java.nio.file.Path> saved = runPicker(vm, "Saved run…");
         saved.setId("startup-saved");
+        saved.setPrefWidth(190);
         saved.setOnAction(e -> {
             if (saved.getValue() != null) {
                 vm.showSaved(saved.getValue());
@@ -220,6 +228,24 @@ public final class StartupView extends VBox {
 
         getChildren().addAll(new VBox(2, title, sub), options, error, verdict, chartScroll, legend, tabs, tools);
         vm.load();
+    }
+
+    private static HBox swatch(String style, String text) {
+        javafx.scene.Node mark;
+        if (style.equals("timeline-timeout")) {
+            javafx.scene.shape.Line l = new javafx.scene.shape.Line(0, 0, 0, 12);
+            l.getStyleClass().add(style);
+            mark = l;
+        } else {
+            javafx.scene.shape.Rectangle r = new javafx.scene.shape.Rectangle(14, 10);
+            r.getStyleClass().add(style);
+            mark = r;
+        }
+        Label l = new Label(text);
+        l.getStyleClass().add("timeline-legend");
+        HBox box = new HBox(5, mark, l);
+        box.setAlignment(Pos.CENTER_LEFT);
+        return box;
     }
 
     private static ComboBox<java.nio.file.Path> runPicker(StartupViewModel vm, String prompt) {

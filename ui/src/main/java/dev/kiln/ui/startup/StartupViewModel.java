@@ -145,7 +145,8 @@ public final class StartupViewModel {
             error.set(e.getMessage());
             return;
         }
-        showJson(json, "Saved run " + run.getFileName());
+        showJson(json, "Saved run " + json.path("summary").path("started_at").asText(run.getFileName().toString())
+                .replace('T', ' ').replaceAll("(\\.\\d+)?Z$", " UTC"));
         shownRun.set(run.getFileName().toString());
     }
 
@@ -170,8 +171,13 @@ public final class StartupViewModel {
                 + sum.path("over_timeout").asInt() + " over timeout"
                 + (sum.path("slowest").isObject() ? String.format(java.util.Locale.ROOT, " · slowest %s %.0f ms",
                         sum.path("slowest").path("name").asText(), sum.path("slowest").path("initialize_ms").asDouble()) : "")
-                + (share.isObject() ? " · " + share.path("description").asText() : ""));
+                + (share.isObject() ? " · " + cpuShareText(share) : ""));
         updateEmpty();
+    }
+
+    private static String cpuShareText(JsonNode share) {
+        double s = share.path("share").asDouble();
+        return (s == Math.rint(s) ? Long.toString((long) s) : Double.toString(s)) + " CPU via " + share.path("mechanism").asText();
     }
 
     private void updateEmpty() {

@@ -20,6 +20,8 @@ final class TimelineChart extends Pane {
     private static final double NAME_WIDTH = 170;
     private static final double LANE = 26;
     private static final double AXIS = 22;
+    /** The column after the track: each lane's time and margin. */
+    private static final double TAIL = 118;
 
     private final ObservableList<Lane> lanes;
     private final Pane canvas = this;
@@ -57,12 +59,15 @@ final class TimelineChart extends Pane {
             timeout = Math.max(timeout, l.timeoutMs());
         }
         double scale = Math.max(1000, observed * 1.25);
+        if (timeout > 0 && scale >= timeout / 4) {
+            return timeout * 1.05; // close enough to matter: show the timeout itself, as a line across the lanes
+        }
         return timeout > 0 ? Math.min(scale, timeout * 1.05) : scale;
     }
 
     private void draw(double width) {
         canvas.getChildren().clear();
-        double track = Math.max(100, width - NAME_WIDTH - 90);
+        double track = Math.max(100, width - NAME_WIDTH - TAIL);
         double scale = scaleMs(lanes);
         double bottom = AXIS + LANE * lanes.size();
         if (lanes.stream().allMatch(l -> l.spawnMs() == null)) {
@@ -83,7 +88,7 @@ final class TimelineChart extends Pane {
             grid.getStyleClass().add("timeline-grid");
             Label t = new Label(ms >= 1000 ? String.format("%.1f s", ms / 1000) : String.format("%.0f ms", ms));
             t.getStyleClass().add("timeline-axis");
-            t.relocate(x - 14, 0);
+            t.relocate(i == 4 ? x - 40 : x - 14, 0); // the last one ends at the track, clear of the tail column
             canvas.getChildren().addAll(grid, t);
         }
         for (int i = 0; i < lanes.size(); i++) {
@@ -132,7 +137,7 @@ final class TimelineChart extends Pane {
             tail.getStyleClass().add(failed ? "timeline-tail-bad" : "timeline-tail");
             tail.relocate(NAME_WIDTH + track + 8, y + 4);
             tail.setTextOverrun(javafx.scene.control.OverrunStyle.ELLIPSIS);
-            tail.setMaxWidth(86);
+            tail.setMaxWidth(TAIL - 10);
             canvas.getChildren().add(tail);
         }
         // The timeout as one vertical line across every lane (one per distinct timeout), or a note when off scale.
@@ -147,7 +152,7 @@ final class TimelineChart extends Pane {
                 Tooltip.install(limit, new Tooltip(String.format("startup timeout %.1f s", t / 1000)));
                 Label at = new Label(String.format("timeout %s", seconds(t)));
                 at.getStyleClass().add("timeline-timeout-label");
-                at.relocate(Math.min(x + 3, NAME_WIDTH + track - 60), 0);
+                at.relocate(x + 4, 0);
                 canvas.getChildren().addAll(limit, at);
             } else {
                 Label off = new Label("timeout " + seconds(t) + " →");

@@ -120,9 +120,9 @@ class StartupViewModelTest {
         });
         assertThat(vm.rows()).singleElement().satisfies(r -> {
             assertThat(r.protocol()).isEqualTo("2026-07-28");
-            assertThat(r.why()).contains("before its first output").contains("bytecode can shorten this");
+            assertThat(r.why()).contains("before its first output").contains("precompiled bytecode shortens this");
         });
-        assertThat(vm.verdictProperty().get()).startsWith("Saved run probe-20260105T100000.000Z.json · 1 servers");
+        assertThat(vm.verdictProperty().get()).startsWith("Saved run 2026-01-05 10:00:00 UTC · 1 servers");
         assertThat(vm.savedRuns()).hasSize(2);
     }
 
