@@ -40,7 +40,7 @@ public final class StartupView extends VBox {
 
         TextField timeout = new TextField();
         timeout.setPromptText("configured");
-        timeout.setPrefColumnCount(6);
+        timeout.setPrefColumnCount(7);
         timeout.textProperty().bindBidirectional(vm.timeoutSecondsProperty());
         TextField cpus = new TextField();
         cpus.setPromptText("all");
@@ -79,6 +79,7 @@ public final class StartupView extends VBox {
         verdict.getStyleClass().add("text-bold");
         verdict.textProperty().bind(vm.verdictProperty());
         verdict.setWrapText(true);
+        verdict.setMinHeight(Region.USE_PREF_SIZE);
         verdict.managedProperty().bind(verdict.textProperty().isNotEmpty());
         verdict.visibleProperty().bind(verdict.managedProperty());
         Label error = new Label();
@@ -158,8 +159,8 @@ public final class StartupView extends VBox {
             b.setMinWidth(Region.USE_PREF_SIZE);
         }
 
-        HBox legend = new HBox(14, swatch("timeline-seg-start", "before first output (interpreter start, imports: bytecode helps)"),
-                swatch("timeline-seg-work", "first output → answer (work before answering)"),
+        HBox legend = new HBox(14, swatch("timeline-seg-start", "before first output (imports)"),
+                swatch("timeline-seg-work", "first output → answer (work)"),
                 swatch("timeline-seg-tools", "tools/list"), swatch("timeline-bar-bad", "late or failed"),
                 swatch("timeline-timeout", "startup timeout"));
         legend.setAlignment(Pos.CENTER_LEFT);
@@ -222,6 +223,14 @@ public final class StartupView extends VBox {
         tabs.setId("startup-tabs");
         tabs.setTabClosingPolicy(javafx.scene.control.TabPane.TabClosingPolicy.UNAVAILABLE);
         VBox.setVgrow(tabs, Priority.ALWAYS);
+        // On the Sweep and Compare tabs the matrix is the focus: the timelines shrink to a few (scrollable) lanes.
+        Runnable fitChart = () -> {
+            int shown = tabs.getSelectionModel().getSelectedIndex() == 0 ? vm.lanes().size() : Math.min(3, vm.lanes().size());
+            chartScroll.setPrefViewportHeight(TimelineChart.heightFor(shown));
+            chartScroll.setMinViewportHeight(TimelineChart.heightFor(shown));
+        };
+        tabs.getSelectionModel().selectedIndexProperty().addListener((o, a, b) -> fitChart.run());
+        vm.lanes().addListener((javafx.collections.ListChangeListener<Lane>) c -> fitChart.run());
         if (Boolean.getBoolean("kiln.startup.sweepTab")) {
             tabs.getSelectionModel().select(1); // for screenshots of the heat map
         }

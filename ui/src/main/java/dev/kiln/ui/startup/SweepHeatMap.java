@@ -15,12 +15,20 @@ import javafx.scene.layout.GridPane;
  * coloured by how much of its timeout it used (cool below a third, warm below two thirds, hot near it, red over it);
  * exact figures in tooltips, the verdict per column under it.
  */
-final class SweepHeatMap extends GridPane {
+final class SweepHeatMap extends javafx.scene.layout.VBox {
+    private final GridPane grid = new GridPane();
+    private final javafx.scene.layout.VBox verdicts = new javafx.scene.layout.VBox(2);
 
     SweepHeatMap() {
+        super(8);
         getStyleClass().add("sweep-heatmap");
-        setHgap(3);
-        setVgap(3);
+        grid.setHgap(3);
+        grid.setVgap(3);
+        getChildren().addAll(grid, verdicts);
+    }
+
+    private void add(javafx.scene.Node n, int col, int row) {
+        grid.add(n, col, row);
     }
 
     /** A column of the matrix. */
@@ -70,7 +78,8 @@ final class SweepHeatMap extends GridPane {
     }
 
     void show(JsonNode sweep) {
-        getChildren().clear();
+        grid.getChildren().clear();
+        verdicts.getChildren().clear();
         if (sweep == null) {
             return;
         }
@@ -97,15 +106,15 @@ final class SweepHeatMap extends GridPane {
                 Label cell = new Label(c == null ? "–" : c.text());
                 cell.getStyleClass().addAll("heat-cell", c == null ? "heat-missing" : heat(c));
                 cell.setAlignment(Pos.CENTER);
-                cell.setMinWidth(72);
+                cell.setMinWidth(78);
                 cell.setMaxWidth(Double.MAX_VALUE);
+                GridPane.setFillWidth(cell, true);
                 if (c != null) {
                     Tooltip.install(cell, new Tooltip(tooltip(c)));
                 }
                 add(cell, j + 1, i + 1);
             }
         }
-        int row = servers.size() + 1;
         for (JsonNode v : sweep.path("verdicts")) {
             Label l = new Label(String.format(Locale.ROOT, "%s CPU %s: slowest %s%s · recommend %s",
                     v.path("share").asText(), v.path("bytecode").asText(), v.path("slowest").asText("–"),
@@ -114,7 +123,7 @@ final class SweepHeatMap extends GridPane {
                     v.path("recommended_startup_timeout_sec").isNumber()
                             ? v.path("recommended_startup_timeout_sec").asInt() + " s" : "none: over the timeout"));
             l.getStyleClass().add("text-muted");
-            add(l, 0, row++, cols.size() + 1, 1);
+            verdicts.getChildren().add(l);
         }
     }
 

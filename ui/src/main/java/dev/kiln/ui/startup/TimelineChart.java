@@ -20,6 +20,8 @@ final class TimelineChart extends Pane {
     private static final double NAME_WIDTH = 170;
     private static final double LANE = 26;
     private static final double AXIS = 22;
+    /** The row under the lanes that names the timeout line. */
+    private static final double TIMEOUT_ROW = 16;
     /** The column after the track: each lane's time and margin. */
     private static final double TAIL = 118;
 
@@ -37,12 +39,12 @@ final class TimelineChart extends Pane {
 
     @Override
     protected double computePrefHeight(double width) {
-        return AXIS + LANE * Math.max(2, lanes.size()) + 8;
+        return AXIS + LANE * Math.max(2, lanes.size()) + 8 + TIMEOUT_ROW;
     }
 
     /** The viewport height that shows {@code lanes} lanes, up to about ten before it scrolls. */
     static double heightFor(int lanes) {
-        return AXIS + LANE * Math.min(10, Math.max(2, lanes)) + 10;
+        return AXIS + LANE * Math.min(10, Math.max(2, lanes)) + 10 + TIMEOUT_ROW;
     }
 
 
@@ -152,7 +154,7 @@ final class TimelineChart extends Pane {
                 Tooltip.install(limit, new Tooltip(String.format("startup timeout %.1f s", t / 1000)));
                 Label at = new Label(String.format("timeout %s", seconds(t)));
                 at.getStyleClass().add("timeline-timeout-label");
-                at.relocate(x + 4, 0);
+                at.relocate(x - 34, bottom + 2); // under the lanes: the axis labels keep the top row
                 canvas.getChildren().addAll(limit, at);
             } else {
                 Label off = new Label("timeout " + seconds(t) + " →");
