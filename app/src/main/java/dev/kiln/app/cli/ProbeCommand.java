@@ -187,8 +187,10 @@ final class ProbeCommand implements Callable<Integer> {
             }
         });
         Thread main = Thread.currentThread();
+        Sweep running = b.build();
         java.util.concurrent.CountDownLatch saved = new java.util.concurrent.CountDownLatch(1);
         Thread hook = new Thread(() -> {
+            running.cancel();
             main.interrupt();
             try {
                 saved.await(30, java.util.concurrent.TimeUnit.SECONDS);
@@ -200,7 +202,7 @@ final class ProbeCommand implements Callable<Integer> {
         SweepReport report;
         try {
             try {
-                report = b.build().run(chosen);
+                report = running.run(chosen);
             } catch (CpuQuota.QuotaException e) {
                 throw new CliException(e.getMessage(), e);
             }

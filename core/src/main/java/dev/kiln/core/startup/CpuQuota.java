@@ -104,7 +104,19 @@ public final class CpuQuota implements AutoCloseable {
         this.usageV2 = usageV2;
         this.holder = holder;
         this.shutdownHook = new Thread(this::close, "kiln-cpu-quota-cleanup");
-        Runtime.getRuntime().addShutdownHook(shutdownHook);
+        try {
+            Runtime.getRuntime().addShutdownHook(shutdownHook);
+        } catch (IllegalStateException shuttingDown) {
+            // Kiln is being stopped: a group made now would outlive it; undo it and say why.
+            closed = true;
+            if (holder != null) {
+                holder.destroyForcibly();
+            }
+            for (int i = ownedDirs.size() - 1; i >= 0; i--) {
+                removeDir(ownedDirs.get(i));
+            }
+            throw new QuotaException(mechanism, "Kiln is shutting down: no new CPU-quota group is made");
+        }
     }
 
     /**

@@ -36,6 +36,8 @@ public final class Sweep {
     private final HandshakeOrder order;
     private final Consumer<String> progress;
     private final Bytecode bytecode;
+    /** Set by {@link #cancel}: checked between columns, and drops the column it lands in. */
+    private volatile boolean cancelled;
 
     private Sweep(Builder b) {
         this.shares = List.copyOf(b.shares);
@@ -52,6 +54,14 @@ public final class Sweep {
 
     public static Builder builder() {
         return new Builder();
+    }
+
+    /**
+     * Asks a running sweep to stop (from another thread, e.g. a shutdown hook): it returns what it measured, partial.
+     * Interrupting the thread that runs it does the same.
+     */
+    public void cancel() {
+        cancelled = true;
     }
 
     /**
@@ -91,7 +101,7 @@ public final class Sweep {
         for (double share : shares) {
             for (SweepReport.Bytecode kind : kinds) {
                 String label = CpuQuota.format(share) + " CPU" + (kind == SweepReport.Bytecode.AS_IS ? "" : " " + kind.label());
-                if (Thread.currentThread().isInterrupted()) {
+                if (cancelled || Thread.currentThread().isInterrupted()) {
                     cancelledAt = label;
                     break outer;
                 }
@@ -109,6 +119,17 @@ public final class Sweep {
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt(); // kept for the caller: it asked to stop
                     cancelledAt = label;
+                    break outer;
+                } catch (RuntimeException e) {
+                    if (columns.isEmpty() && !cancelled) {
+                        throw e; // nothing measured yet: the caller gets the reason itself
+                    }
+                    notes.add("stopped in " + label + ": " + e.getMessage());
+                    cancelledAt = label;
+                    break outer;
+                }
+                if (cancelled) {
+                    cancelledAt = label; // its servers were ended under it: the column is not a measurement
                     break outer;
                 }
                 columns.add(new SweepReport.Column(share, kind, report));
