@@ -150,6 +150,42 @@ class CpuQuotaTest {
     }
 
     @Test
+    void open_afterAKilnWasKilledMidProbe_itsGroupAndServerAreRemoved() throws Exception {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Process kiln = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
+                KilledKilnChild.class.getName(), dir.toString(), marker).redirectErrorStream(true).start();
+        try {
+            var out = new java.io.BufferedReader(new java.io.InputStreamReader(kiln.getInputStream()));
+            String line;
+            while ((line = out.readLine()) != null && !line.equals("spawned")) {
+                // JVM chatter, if any
+            }
+            assertThat(line).as("the child Kiln spawned its server").isEqualTo("spawned");
+            List<Path> groups = awaitGroupDirs(kiln.pid());
+            assertThat(groups).as("its group exists").hasSize(1);
+            List<Long> server = ProbeProcesses.livingWith(marker + "-server");
+            assertThat(server).hasSize(1);
+
+            kiln.destroyForcibly(); // SIGKILL: no shutdown hook, no cleanup
+            assertThat(kiln.waitFor(30, TimeUnit.SECONDS)).isTrue();
+            assertThat(groups.get(0)).as("a SIGKILLed Kiln leaves its group").exists();
+
+            int removed = CpuQuota.removeLeftovers(); // what the next probe does first
+
+            assertThat(removed).isGreaterThanOrEqualTo(1);
+            assertThat(groups.get(0)).doesNotExist();
+            assertThat(groupDirs(groups.get(0).getFileName().toString())).isEmpty();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!ProbeProcesses.livingWith(marker + "-server").isEmpty() && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            assertThat(ProbeProcesses.livingWith(marker + "-server")).as("the orphaned server is ended with its group").isEmpty();
+        } finally {
+            kiln.destroyForcibly();
+        }
+    }
+
+    @Test
     void open_halfShareUnderCpuBoundLoad_cpuTimePerWallSecondIsWithinTenPercentOfTheShare() throws Exception {
         try (CpuQuota q = CpuQuota.open(0.5, System.getenv())) {
             List<Process> burners = new ArrayList<>();
