@@ -63,7 +63,7 @@ public final class CpuQuota implements AutoCloseable {
     }
 
     /** Thrown when a share cannot be set up; the message says what and what to do. */
-    public static final class QuotaException extends RuntimeException {
+    public static final class QuotaException extends IllegalStateException {
         private static final long serialVersionUID = 1L;
         private final Mechanism tried;
 
