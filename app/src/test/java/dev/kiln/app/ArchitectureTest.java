@@ -98,7 +98,6 @@ class ArchitectureTest {
      */
     static final Map<String, String> PUBLIC_BY_DESIGN = Map.ofEntries(
             Map.entry("dev.kiln.core.startup.BytecodeException", "what Bytecode's public methods throw; callers may catch it"),
-            Map.entry("dev.kiln.core.startup.Timeline", "a component of ServerResult, part of the probe report callers read"),
             Map.entry("dev.kiln.core.startup.ServerConfigException", "what ServerConfigs and Kiln document they throw; names the file, server and field"));
 
     /**

@@ -8,6 +8,7 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -191,6 +192,14 @@ public final class BenchCommand implements Runnable {
         @Option(names = "--skip-bytecode", description = "Only measure the probe overhead.")
         boolean skipBytecode;
 
+        @Option(names = "--sweep", description = "Instead: the SDK's server and two npm servers at 2, 1 and 0.5 CPUs in one"
+                + " quota group, before/after precompile, with the quota's CPU time per wall second (ProbeSweepBenchmark).")
+        boolean sweep;
+
+        @Option(names = "--shares", paramLabel = "LIST", split = ",",
+                description = "With --sweep: the CPU shares (default: ${DEFAULT-VALUE}).")
+        List<Double> shares = List.of(2.0, 1.0, 0.5);
+
         @Mixin
         JsonOption json;
 
@@ -200,12 +209,15 @@ public final class BenchCommand implements Runnable {
         @Override
         public Integer call() throws Exception {
             PrintWriter err = spec.commandLine().getErr();
-            ObjectNode out = new ProbeBenchmark(samples, warmup, repeat, cpus, skipBytecode, line -> {
+            java.util.function.Consumer<String> progress = line -> {
                 if (!json.enabled()) {
                     err.println("kiln bench probe: " + line);
                     err.flush();
                 }
-            }).run();
+            };
+            ObjectNode out = sweep
+                    ? ProbeSweepBenchmark.run(new ProbeSweepBenchmark.Options(shares, repeat, 3, null, progress))
+                    : new ProbeBenchmark(samples, warmup, repeat, cpus, skipBytecode, progress).run();
             print(spec, json, out);
             return 0;
         }

@@ -69,6 +69,68 @@ class ProbeCommandTest {
     }
 
     @Test
+    void probe_cpuShare_reportSaysWhichMechanismAndWhereTheTimeGoes() throws Exception {
+        Path ws = dir.resolve("ws");
+        new DemoWorkspace().write(ws, 5, 7, false);
+
+        CliRun text = CliRun.kiln("probe", ws.toString(), "--server", "demo-light", "--cpu-share", "0.5", "--no-save");
+        CliRun json = CliRun.kiln("probe", ws.toString(), "--server", "demo-light", "--cpu-share", "0.5", "--json");
+
+        assertThat(text.exit()).as(text.err()).isZero();
+        assertThat(text.out()).containsPattern("CPU share: 0\\.5 CPU via cgroup-v[12] \\(kiln-probe-\\d+-\\d+\\)")
+                .contains("where the time goes (spawn → first output | first output → answer):");
+        assertThat(json.exit()).as(json.err()).isZero();
+        JsonNode share = new ObjectMapper().readTree(json.out()).path("summary").path("cpu_share");
+        assertThat(share.path("share").asDouble()).isEqualTo(0.5);
+        assertThat(share.path("mechanism").asText()).matches("cgroup-v[12]");
+        assertThat(new ObjectMapper().readTree(json.out()).path("servers").get(0).path("phases").path("bound").asText())
+                .isIn("imports", "work");
+    }
+
+    @Test
+    void probe_sweepOnTheDemoWorkspace_matrixInEveryFormatAndSavedWithTheRuns() throws Exception {
+        Path ws = dir.resolve("ws");
+        new DemoWorkspace().write(ws, 5, 7, false);
+
+        CliRun json = CliRun.kiln("probe", ws.toString(), "--server", "demo-light", "--sweep", "2,1", "--json");
+        CliRun md = CliRun.kiln("probe", ws.toString(), "--server", "demo-light", "--sweep", "1", "--markdown", "--no-save");
+        CliRun csv = CliRun.kiln("probe", ws.toString(), "--server", "demo-light", "--sweep", "1", "--csv", "--no-save");
+
+        assertThat(json.exit()).as(json.err()).isZero();
+        JsonNode j = new ObjectMapper().readTree(json.out());
+        assertThat(j.path("mechanism").asText()).matches("cgroup-v[12]");
+        assertThat(j.path("matrix")).hasSize(2);
+        assertThat(j.path("matrix").get(1).path("share").asDouble()).isEqualTo(1.0);
+        assertThat(j.path("matrix").get(1).path("bytecode").asText()).isEqualTo("as-is");
+        assertThat(j.path("verdicts").get(0).path("recommended_startup_timeout_sec").asInt()).isPositive();
+        assertThat(ProbeRuns.listSweeps(WorkspaceLayout.of(ws))).hasSize(1);
+        assertThat(md.exit()).as(md.err()).isZero();
+        assertThat(md.out()).startsWith("| server | 1 CPU |\n| --- | ---: |\n| demo-light | ");
+        assertThat(csv.out()).startsWith("server,share,bytecode,initialize_ms,outcome,ok_runs,runs,timeout_ms,note\r\n"
+                + "demo-light,1,as-is,");
+    }
+
+    @Test
+    void probe_badShareOrSweepOptions_exitTwoWithAClearMessage() throws Exception {
+        Path cfg = dir.resolve("servers.json");
+        Files.writeString(cfg, "{\"mcpServers\": {\"a\": {\"command\": \"python3\"}}}");
+
+        CliRun tiny = CliRun.kiln("probe", cfg.toString(), "--cpu-share", "0.001");
+        CliRun compare = CliRun.kiln("probe", cfg.toString(), "--compare-bytecode");
+        CliRun both = CliRun.kiln("probe", cfg.toString(), "--sweep", "1", "--cpu-share", "1");
+        CliRun words = CliRun.kiln("probe", cfg.toString(), "--sweep", "1,half");
+
+        assertThat(tiny.exit()).isEqualTo(2);
+        assertThat(tiny.err()).contains("--cpu-share 0.001 is below what the kernel accepts");
+        assertThat(compare.exit()).isEqualTo(2);
+        assertThat(compare.err()).contains("--compare-bytecode belongs to a sweep: add --sweep 4,2,1,0.5");
+        assertThat(both.exit()).isEqualTo(2);
+        assertThat(both.err()).contains("--sweep sets the CPU share and bytecode of each column itself");
+        assertThat(words.exit()).isEqualTo(2);
+        assertThat(words.err()).contains("'half' is not a number");
+    }
+
+    @Test
     void bytecode_auditAndCompile_venvPath() throws Exception {
         Path venv = dir.resolve("venv");
         Process p = new ProcessBuilder("python3", "-m", "venv", "--without-pip", venv.toString()).inheritIO().start();

@@ -16,4 +16,12 @@ interface Channel {
     /** The handshake settled on a protocol version; HTTP sends it as a header from now on. */
     default void negotiated(String protocolVersion) {
     }
+
+    /**
+     * True when a server's silence to the modern request means "try the old one" (stdio: a server may ignore what it
+     * does not know); false when the transport answers every request itself (HTTP: a 400 says so).
+     */
+    default boolean fallsBackOnSilence() {
+        return true;
+    }
 }

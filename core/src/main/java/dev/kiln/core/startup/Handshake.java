@@ -8,9 +8,11 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * The client side of MCP's startup, over any {@link Channel}: {@code initialize} (newest version first, negotiating
- * down), {@code notifications/initialized}, {@code tools/list} following {@code nextCursor}; {@code server/discover}
- * for servers of the stateless 2026-07-28 revision that reject {@code initialize}.
+ * The client side of MCP's startup, over any {@link Channel}: by default {@code server/discover} of the stateless
+ * 2026-07-28 revision first, falling back to {@code initialize} (newest version first, negotiating down),
+ * {@code notifications/initialized}; then {@code tools/list} following {@code nextCursor}. In the
+ * {@link HandshakeOrder#INITIALIZE_FIRST} order, {@code initialize} first and {@code server/discover} only for servers
+ * that reject it.
  *
  * <p>Kiln advertises no client capability (no roots, sampling, elicitation) and still answers every server-to-client
  * request ({@code ping} → {@code {}}, anything else → "method not found"): servers that wait on an unanswered
@@ -26,13 +28,20 @@ final class Handshake {
     private static final int METHOD_NOT_FOUND = -32601;
     private static final int MAX_TOOL_PAGES = 1_000;
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+    /** The longest a stdio server's silence to {@code server/discover} is waited out before {@code initialize} is sent. */
+    static final Duration FALLBACK_WINDOW = Duration.ofSeconds(1);
+    /** The step named when a server ends while both first requests may be outstanding. */
+    static final String DISCOVER_OR_INITIALIZE = "initialize or server/discover";
 
     private final Channel channel;
     private final Recorder recorder;
     private final long deadline;
     private final Duration timeout;
+    private final HandshakeOrder order;
     private int nextId = 1;
     private boolean modern;
+    /** Why the modern request did not start the server, once it did not; null before. */
+    private String discoverRejected;
 
     /** Thrown to end the handshake with an outcome other than ok. */
     static final class Failure extends Exception {
@@ -61,6 +70,11 @@ final class Handshake {
     }
 
     Handshake(Channel channel, Recorder recorder, long deadline, Duration timeout) {
+        this(channel, recorder, deadline, timeout, HandshakeOrder.INITIALIZE_FIRST);
+    }
+
+    Handshake(Channel channel, Recorder recorder, long deadline, Duration timeout, HandshakeOrder order) {
+        this.order = order;
         this.channel = channel;
         this.recorder = recorder;
         this.deadline = deadline;
@@ -68,7 +82,7 @@ final class Handshake {
     }
 
     Result run() throws Failure, Closed, InterruptedException {
-        String version = initialize();
+        String version = order == HandshakeOrder.DISCOVER_FIRST ? discoverFirst() : initialize();
         channel.negotiated(version);
         if (!modern) {
             notify("notifications/initialized");
@@ -77,6 +91,107 @@ final class Handshake {
         return new Result(version, tools);
     }
 
+    /**
+     * The modern revision first, as a client that speaks both does: {@code server/discover}; on an answer that is not
+     * the modern revision's (an error, another version), on HTTP 400, or when a stdio server says nothing within
+     * {@link #fallbackWindowNanos}, {@code initialize} as before. Over stdio both requests may then be outstanding:
+     * whichever is answered successfully first is the start, timed at its last byte.
+     */
+    private String discoverFirst() throws Failure, Closed, InterruptedException {
+        int discoverId;
+        try {
+            discoverId = send("server/discover", discoverParams());
+        } catch (HttpFailure e) {
+            if (e.status == 400 || e.status == 404 || e.status == 405) {
+                discoverRejected = "HTTP " + e.status;
+                return initialize();
+            }
+            throw new Failure(e.outcome, e.getMessage());
+        }
+        long window = channel.fallsBackOnSilence() ? recorder.now() + fallbackWindowNanos() : deadline;
+        Integer initializeId = null;
+        String asked = VERSIONS.get(0);
+        int versionIndex = 0;
+        String lastError = null;
+        while (true) {
+            List<Integer> waiting = initializeId == null ? List.of(discoverId) : List.of(discoverId, initializeId);
+            String step = initializeId == null ? "server/discover" : DISCOVER_OR_INITIALIZE;
+            Incoming.Message reply = initializeId == null ? await(waiting, step, Math.min(window, deadline))
+                    : await(waiting, "initialize", deadline);
+            if (reply == null) {
+                // The fallback window passed in silence: the server may ignore what it does not know.
+                discoverRejected = "no answer within " + Math.round(fallbackWindowNanos() / 1e6) + " ms";
+                initializeId = sendOrFail("initialize", initializeParams(asked));
+                continue;
+            }
+            JsonNode answer = reply.json();
+            int id = answer.get("id").asInt();
+            if (id == discoverId) {
+                String modernVersion = modernAnswer(answer);
+                if (modernVersion != null) {
+                    modern = true;
+                    recorder.initialized(modernVersion, reply.at());
+                    return modernVersion;
+                }
+                discoverRejected = answer.has("error") ? describe(answer.get("error"))
+                        : "answered without " + MODERN + " in supportedVersions";
+                if (initializeId == null) {
+                    initializeId = sendOrFail("initialize", initializeParams(asked));
+                }
+                discoverId = -1; // answered: stop waiting for it
+                continue;
+            }
+            JsonNode error = answer.get("error");
+            if (error != null) {
+                lastError = describe(error);
+                if (error.path("code").asInt() != METHOD_NOT_FOUND && versionIndex + 1 < VERSIONS.size()) {
+                    asked = VERSIONS.get(++versionIndex);
+                    initializeId = sendOrFail("initialize", initializeParams(asked));
+                    continue;
+                }
+                throw new Failure(Outcome.PROTOCOL_ERROR, "the server answered neither server/discover (" + discoverRejected
+                        + ") nor initialize at any version Kiln speaks (" + String.join(", ", VERSIONS) + "; last error: "
+                        + lastError + ")");
+            }
+            return acceptInitialize(reply);
+        }
+    }
+
+    /** The version a {@code server/discover} answer offers that Kiln speaks, or null. */
+    private static String modernAnswer(JsonNode answer) {
+        for (JsonNode v : answer.path("result").path("supportedVersions")) {
+            if (MODERN.equals(v.asText())) {
+                return MODERN;
+            }
+        }
+        return null;
+    }
+
+    /** A quarter of the timeout, at most one second: long enough for a live server to say "method not found". */
+    private long fallbackWindowNanos() {
+        return Math.min(FALLBACK_WINDOW.toNanos(), timeout.toNanos() / 4);
+    }
+
+    private String acceptInitialize(Incoming.Message reply) throws Failure {
+        JsonNode answer = reply.json();
+        JsonNode result = answer.get("result");
+        if (result == null || !result.isObject()) {
+            throw new Failure(Outcome.PROTOCOL_ERROR, "the initialize answer has no result object: " + clip(answer.toString()));
+        }
+        String chosen = result.path("protocolVersion").asText(null);
+        if (chosen == null) {
+            throw new Failure(Outcome.PROTOCOL_ERROR, "the initialize answer names no protocolVersion: " + clip(result.toString()));
+        }
+        if (!VERSIONS.contains(chosen)) {
+            // Servers answer a version they do not know with their own latest; the client must check.
+            throw new Failure(Outcome.PROTOCOL_ERROR, "the server chose protocol version " + chosen
+                    + ", which Kiln does not speak (it speaks " + String.join(", ", VERSIONS) + ")");
+        }
+        recorder.initialized(chosen, reply.at());
+        return chosen;
+    }
+
+    /** The old order: {@code initialize}, newest version first; {@code server/discover} only when it is unknown. */
     private String initialize() throws Failure, Closed, InterruptedException {
         String lastError = null;
         for (String asked : VERSIONS) {
@@ -84,28 +199,19 @@ final class Handshake {
             JsonNode answer = reply.json();
             JsonNode error = answer.get("error");
             if (error != null) {
-                if (error.path("code").asInt() == METHOD_NOT_FOUND) {
+                if (error.path("code").asInt() == METHOD_NOT_FOUND && discoverRejected == null) {
                     return discover();
                 }
                 // Some servers reject a version they do not know with an error instead of counter-offering: try older.
                 lastError = describe(error);
                 continue;
             }
-            JsonNode result = answer.get("result");
-            if (result == null || !result.isObject()) {
-                throw new Failure(Outcome.PROTOCOL_ERROR, "the initialize answer has no result object: " + clip(answer.toString()));
-            }
-            String chosen = result.path("protocolVersion").asText(null);
-            if (chosen == null) {
-                throw new Failure(Outcome.PROTOCOL_ERROR, "the initialize answer names no protocolVersion: " + clip(result.toString()));
-            }
-            if (!VERSIONS.contains(chosen)) {
-                // Servers answer a version they do not know with their own latest; the client must check.
-                throw new Failure(Outcome.PROTOCOL_ERROR, "the server chose protocol version " + chosen
-                        + ", which Kiln does not speak (it speaks " + String.join(", ", VERSIONS) + ")");
-            }
-            recorder.initialized(chosen, reply.at());
-            return chosen;
+            return acceptInitialize(reply);
+        }
+        if (discoverRejected != null) {
+            throw new Failure(Outcome.PROTOCOL_ERROR, "the server answered neither server/discover (" + discoverRejected
+                    + ") nor initialize at any version Kiln speaks (" + String.join(", ", VERSIONS) + "; last error: "
+                    + lastError + ")");
         }
         // A stateless-only server may reject initialize with its own error rather than "method not found".
         try {
@@ -118,23 +224,25 @@ final class Handshake {
 
     private String discover() throws Failure, Closed, InterruptedException {
         modern = true;
-        ObjectNode params = NODES.objectNode();
-        params.set("_meta", meta());
-        Incoming.Message reply = request("server/discover", params);
+        Incoming.Message reply = request("server/discover", discoverParams());
         JsonNode answer = reply.json();
         if (answer.has("error")) {
             throw new Failure(Outcome.PROTOCOL_ERROR, "the server rejected initialize as unknown and server/discover too: "
                     + describe(answer.get("error")));
         }
-        JsonNode supported = answer.path("result").path("supportedVersions");
-        for (JsonNode v : supported) {
-            if (MODERN.equals(v.asText())) {
-                recorder.initialized(MODERN, reply.at());
-                return MODERN;
-            }
+        String v = modernAnswer(answer);
+        if (v != null) {
+            recorder.initialized(v, reply.at());
+            return v;
         }
-        throw new Failure(Outcome.PROTOCOL_ERROR, "server/discover offers " + supported + "; Kiln speaks " + MODERN
-                + " on that path");
+        throw new Failure(Outcome.PROTOCOL_ERROR, "server/discover offers " + answer.path("result").path("supportedVersions")
+                + "; Kiln speaks " + MODERN + " on that path");
+    }
+
+    private ObjectNode discoverParams() {
+        ObjectNode params = NODES.objectNode();
+        params.set("_meta", meta());
+        return params;
     }
 
     private int listTools(String version) throws Failure, Closed, InterruptedException {
@@ -196,22 +304,58 @@ final class Handshake {
         ObjectNode n = NODES.objectNode();
         n.put("jsonrpc", "2.0");
         n.put("method", method);
-        send(n, method);
+        sendRaw(n, method);
     }
 
     /** Sends a request and returns its answer (a result or an error), serving the server's own requests meanwhile. */
     private Incoming.Message request(String method, ObjectNode params) throws Failure, Closed, InterruptedException {
+        int id;
+        try {
+            id = send(method, params);
+        } catch (HttpFailure e) {
+            throw new Failure(e.outcome, e.getMessage());
+        }
+        return await(List.of(id), method, deadline);
+    }
+
+    private int sendOrFail(String method, ObjectNode params) throws Failure, Closed, InterruptedException {
+        try {
+            return send(method, params);
+        } catch (HttpFailure e) {
+            throw new Failure(e.outcome, e.getMessage());
+        }
+    }
+
+    /** Sends a request; its answer is read by {@link #await}. */
+    private int send(String method, ObjectNode params) throws Closed, InterruptedException {
         int id = nextId++;
         ObjectNode r = NODES.objectNode();
         r.put("jsonrpc", "2.0");
         r.put("id", id);
         r.put("method", method);
         r.set("params", params);
-        send(r, method);
+        try {
+            channel.send(r, deadline);
+        } catch (IOException e) {
+            // A stdio server that has exited breaks the pipe: that is its exit, reported as such by the caller.
+            throw new Closed(method, "sending " + method + " failed: " + e.getMessage());
+        }
+        return id;
+    }
+
+    /**
+     * The answer to one of {@code ids}, serving the server's own requests meanwhile; null when {@code until} (ticker
+     * nanos) passed first and it is earlier than the deadline, a timeout failure at the deadline.
+     */
+    private Incoming.Message await(List<Integer> ids, String method, long until)
+            throws Failure, Closed, InterruptedException {
         while (true) {
-            long left = deadline - recorder.now();
+            long left = until - recorder.now();
             Incoming in = left <= 0 ? null : channel.poll(left);
             if (in == null) {
+                if (until < deadline) {
+                    return null;
+                }
                 throw new Failure(Outcome.TIMEOUT, "no answer to " + method + " within " + seconds(timeout));
             }
             if (in instanceof Incoming.Garbage g) {
@@ -222,7 +366,8 @@ final class Handshake {
                         + " it was not read");
             }
             if (in instanceof Incoming.Closed c) {
-                throw new Closed(method, c.why());
+                throw new Closed(ids.size() > 1 || "server/discover".equals(method) && order == HandshakeOrder.DISCOVER_FIRST
+                        ? DISCOVER_OR_INITIALIZE : method, c.why());
             }
             Incoming.Message message = (Incoming.Message) in;
             JsonNode m = message.json();
@@ -237,9 +382,13 @@ final class Handshake {
                 throw new Failure(Outcome.PROTOCOL_ERROR, "a message is neither request, notification nor answer: "
                         + clip(m.toString()));
             }
-            if (!answerId.isIntegralNumber() || answerId.asLong() != id) {
+            if (answerId.isIntegralNumber() && answerId.asLong() < nextId && !ids.contains(answerId.asInt())) {
+                continue; // a late answer to a request Kiln stopped waiting for (a rejected server/discover)
+            }
+            if (!answerId.isIntegralNumber() || !ids.contains(answerId.asInt())) {
                 throw new Failure(Outcome.PROTOCOL_ERROR, "an answer carries id " + answerId + " while Kiln waited for id "
-                        + id + " (" + method + ")");
+                        + ids.stream().filter(i -> i > 0).map(String::valueOf).collect(java.util.stream.Collectors.joining(" or "))
+                        + " (" + method + ")");
             }
             return message;
         }
@@ -256,10 +405,10 @@ final class Handshake {
             a.putObject("error").put("code", METHOD_NOT_FOUND)
                     .put("message", "Kiln's startup probe does not serve " + method);
         }
-        send(a, method + " answer");
+        sendRaw(a, method + " answer");
     }
 
-    private void send(ObjectNode message, String what) throws Failure, Closed, InterruptedException {
+    private void sendRaw(ObjectNode message, String what) throws Failure, Closed, InterruptedException {
         try {
             channel.send(message, deadline);
         } catch (StdioChannel.WriteTimeout e) {
@@ -277,9 +426,17 @@ final class Handshake {
         private static final long serialVersionUID = 1L;
         final Outcome outcome;
 
+        /** The HTTP status when the server answered with one, else 0. */
+        final int status;
+
         HttpFailure(Outcome outcome, String message) {
+            this(outcome, message, 0);
+        }
+
+        HttpFailure(Outcome outcome, String message, int status) {
             super(message, null, false, false);
             this.outcome = outcome;
+            this.status = status;
         }
     }
 

@@ -53,6 +53,11 @@ final class HttpChannel implements Channel {
     }
 
     @Override
+    public boolean fallsBackOnSilence() {
+        return false;
+    }
+
+    @Override
     public void negotiated(String version) {
         this.protocolVersion = version;
     }
@@ -92,7 +97,7 @@ final class HttpChannel implements Channel {
         if (status / 100 != 2) {
             String body = read(response.body());
             throw new Handshake.HttpFailure(Outcome.PROTOCOL_ERROR, "HTTP " + status + " to POST " + method + " at " + url
-                    + (body.isBlank() ? "" : ": " + Handshake.clip(body.strip())));
+                    + (body.isBlank() ? "" : ": " + Handshake.clip(body.strip())), status);
         }
         InputStream body = response.body();
         openBodies.add(body);

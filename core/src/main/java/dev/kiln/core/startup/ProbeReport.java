@@ -22,8 +22,11 @@ import org.jspecify.annotations.Nullable;
  * @param repeat how many runs
  * @param bytecode the bytecode mode servers ran with
  * @param results every server's result in every run, run by run
+ * @param cpuLimit the CPU-quota group the servers shared, or null when none was asked for
+ * @param handshake which revision was asked first
  */
-public record ProbeReport(Instant startedAt, String cpus, int repeat, BytecodeMode bytecode, List<ServerResult> results) {
+public record ProbeReport(Instant startedAt, String cpus, int repeat, BytecodeMode bytecode, List<ServerResult> results,
+        CpuLimit cpuLimit, HandshakeOrder handshake) {
     /** Head-room over the slowest observed start: ×1.5 plus one second, rounded up to whole seconds. */
     static final double HEADROOM_FACTOR = 1.5;
     static final double HEADROOM_SECONDS = 1.0;
@@ -31,6 +34,26 @@ public record ProbeReport(Instant startedAt, String cpus, int repeat, BytecodeMo
 
     public ProbeReport {
         results = List.copyOf(results);
+        handshake = handshake == null ? HandshakeOrder.INITIALIZE_FIRST : handshake;
+    }
+
+    /** A report without a CPU share, of the {@code initialize}-first order. */
+    public ProbeReport(Instant startedAt, String cpus, int repeat, BytecodeMode bytecode, List<ServerResult> results) {
+        this(startedAt, cpus, repeat, bytecode, results, null, HandshakeOrder.INITIALIZE_FIRST);
+    }
+
+    /**
+     * The fractional CPU share a probe ran under.
+     *
+     * @param share CPUs
+     * @param mechanism how it was enforced ({@link CpuQuota.Mechanism#label()})
+     * @param group the group's name
+     * @param cpuMs CPU time the group used over the probe, or null when it cannot be read
+     * @param cpuPerWall that CPU time per wall second the servers ran (at most the share when the quota holds), or null
+     * @param description one line for people
+     */
+    public record CpuLimit(double share, String mechanism, String group, Double cpuMs, Double cpuPerWall,
+            String description) {
     }
 
     /**
@@ -162,6 +185,22 @@ public record ProbeReport(Instant startedAt, String cpus, int repeat, BytecodeMo
         }
         summary.put("over_timeout", overTimeout());
         summary.put("failed", failed());
+        summary.put("handshake", handshake.label());
+        if (cpuLimit == null) {
+            summary.putNull("cpu_share");
+        } else {
+            ObjectNode c = summary.putObject("cpu_share");
+            c.put("share", cpuLimit.share());
+            c.put("mechanism", cpuLimit.mechanism());
+            c.put("group", cpuLimit.group());
+            putMs(c, "cpu_ms", cpuLimit.cpuMs());
+            if (cpuLimit.cpuPerWall() == null) {
+                c.putNull("cpu_per_wall");
+            } else {
+                c.put("cpu_per_wall", Math.round(cpuLimit.cpuPerWall() * 1000) / 1000.0);
+            }
+            c.put("description", cpuLimit.description());
+        }
         ArrayNode runs = root.putArray("runs");
         for (ServerResult r : results) {
             result(runs.addObject(), r).put("run", r.run());
@@ -194,6 +233,14 @@ public record ProbeReport(Instant startedAt, String cpus, int repeat, BytecodeMo
         putMs(t, "initialized", tl.initializedMs());
         putMs(t, "tools_listed", tl.toolsListedMs());
         putMs(t, "exit", tl.exitMs());
+        n.put("revision", r.protocolVersion() == null ? null
+                : Handshake.MODERN.equals(r.protocolVersion()) ? "server/discover" : "initialize");
+        Phase.Attribution a = Phase.attribute(tl);
+        ObjectNode ph = n.putObject("phases");
+        putMs(ph, "before_first_output_ms", a.startMs());
+        putMs(ph, "first_output_to_answer_ms", a.workMs());
+        ph.put("bound", a.bound().label());
+        ph.put("explanation", a.explain());
         ArrayNode tail = n.putArray("stderr_tail");
         r.stderrTail().forEach(tail::add);
         return n;
@@ -230,6 +277,20 @@ public record ProbeReport(Instant startedAt, String cpus, int repeat, BytecodeMo
                     b.append("    stderr| ").append(line).append('\n');
                 }
             }
+        }
+        return b.toString();
+    }
+
+    /**
+     * Where each server's time to its answer went (its representative run): before its first output (imports) or
+     * after it (work before answering), saying plainly where precompiling cannot help.
+     */
+    public String whereTheTimeGoes() {
+        StringBuilder b = new StringBuilder("where the time goes (spawn → first output | first output → answer):\n");
+        for (ServerSummary s : servers()) {
+            Phase.Attribution a = Phase.attribute(s.representative().timeline());
+            b.append(String.format(Locale.ROOT, "  %-22s %9s | %-9s %s%n", clip(s.name(), 22), ms(a.startMs()),
+                    ms(a.workMs()), a.explain()));
         }
         return b.toString();
     }

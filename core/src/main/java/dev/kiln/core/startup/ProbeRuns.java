@@ -34,12 +34,25 @@ public final class ProbeRuns {
 
     /** Writes {@code report} atomically (a reader never sees half a run) and returns its path. */
     public static Path save(WorkspaceLayout workspace, ProbeReport report) {
+        return write(workspace, "probe-", report.startedAt(), report.toJson());
+    }
+
+    /**
+     * Writes a sweep beside the runs, {@code sweep-<UTC stamp>.json} (its JSON: {@code matrix}, {@code verdicts}, each
+     * column's report under {@code runs}); a cancelled sweep is saved too, with {@code "partial": true}.
+     */
+    public static Path saveSweep(WorkspaceLayout workspace, SweepReport sweep) {
+        return write(workspace, "sweep-", sweep.startedAt(), sweep.toJson());
+    }
+
+    private static Path write(WorkspaceLayout workspace, String prefix, java.time.Instant at,
+            com.fasterxml.jackson.databind.node.ObjectNode json) {
         Path dir = dir(workspace);
         try {
             Files.createDirectories(dir);
-            Path target = dir.resolve("probe-" + STAMP.format(report.startedAt()) + ".json");
-            Path tmp = Files.createTempFile(dir, ".probe-", ".tmp");
-            Files.write(tmp, JSON.writeValueAsBytes(report.toJson()));
+            Path target = dir.resolve(prefix + STAMP.format(at) + ".json");
+            Path tmp = Files.createTempFile(dir, "." + prefix, ".tmp");
+            Files.write(tmp, JSON.writeValueAsBytes(json));
             Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
             return target;
         } catch (IOException e) {
@@ -55,6 +68,20 @@ public final class ProbeRuns {
         }
         try (Stream<Path> s = Files.list(dir)) {
             return s.filter(p -> p.getFileName().toString().matches("probe-.*\\.json"))
+                    .sorted(Comparator.comparing((Path p) -> p.getFileName().toString()).reversed()).toList();
+        } catch (IOException e) {
+            throw new WorkspaceException("Cannot list " + dir + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The saved sweeps, newest first. */
+    public static List<Path> listSweeps(WorkspaceLayout workspace) {
+        Path dir = dir(workspace);
+        if (!Files.isDirectory(dir)) {
+            return List.of();
+        }
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.filter(p -> p.getFileName().toString().matches("sweep-.*\\.json"))
                     .sorted(Comparator.comparing((Path p) -> p.getFileName().toString()).reversed()).toList();
         } catch (IOException e) {
             throw new WorkspaceException("Cannot list " + dir + ": " + e.getMessage(), e);

@@ -29,7 +29,11 @@ final class ServerRun {
     private final BytecodeMode bytecode;
     private final int maxLineBytes;
     private final Map<String, String> baseEnv;
+    private final CpuQuota quota;
+    private final HandshakeOrder order;
     private ProcessBuilder prepared;
+    /** The program the server runs (after any taskset or quota prefix), for messages. */
+    private String executable;
     private String prepareFailure;
     private Path pycache;
     /** Tags this server's processes (see {@link ProcessTree#endTagged}). */
@@ -37,6 +41,14 @@ final class ServerRun {
 
     ServerRun(ServerConfig config, Duration timeout, List<String> pinCpus, BytecodeMode bytecode, int maxLineBytes,
             Map<String, String> baseEnv) {
+        this(config, timeout, pinCpus, bytecode, maxLineBytes, baseEnv, null, HandshakeOrder.INITIALIZE_FIRST);
+    }
+
+    /** With {@code quota} (or null) every spawned server joins that CPU-quota group before its program runs. */
+    ServerRun(ServerConfig config, Duration timeout, List<String> pinCpus, BytecodeMode bytecode, int maxLineBytes,
+            Map<String, String> baseEnv, CpuQuota quota, HandshakeOrder order) {
+        this.quota = quota;
+        this.order = order;
         this.config = config;
         this.timeout = timeout;
         this.pinCpus = pinCpus;
@@ -57,7 +69,7 @@ final class ServerRun {
         String reason = "";
         Handshake.Result r = null;
         try {
-            r = new Handshake(channel, recorder, deadline, timeout).run();
+            r = new Handshake(channel, recorder, deadline, timeout, order).run();
         } catch (Handshake.Failure f) {
             outcome = f.outcome;
             reason = f.getMessage();
@@ -97,7 +109,8 @@ final class ServerRun {
         }
         command.add(exe);
         command.addAll(config.args());
-        ProcessBuilder pb = new ProcessBuilder(command);
+        executable = exe;
+        ProcessBuilder pb = new ProcessBuilder(quota == null ? command : quota.wrap(command));
         pb.environment().clear();
         pb.environment().putAll(baseEnv);
         pb.environment().putAll(config.env());
@@ -140,7 +153,7 @@ final class ServerRun {
                 return result(recorder, Outcome.SPAWN_FAILED, null, prepareFailure, null, List.of());
             }
             ProcessBuilder pb = prepared;
-            String exe = pb.command().get(pinCpus.isEmpty() ? 0 : 3);
+            String exe = executable;
             long deadline;
             long spawnAt = recorder.now();
             try {
@@ -156,7 +169,7 @@ final class ServerRun {
             p.onExit().thenAccept(ph -> recorder.exited(ph.exitValue()));
             channel = new StdioChannel(process, recorder, maxLineBytes);
             try {
-                Handshake.Result r = new Handshake(channel, recorder, deadline, timeout).run();
+                Handshake.Result r = new Handshake(channel, recorder, deadline, timeout, order).run();
                 // Done: ask it to leave the polite way, as a client closing a session does.
                 channel.closeInput();
                 process.waitFor(EXIT_GRACE_MILLIS, TimeUnit.MILLISECONDS);

@@ -51,8 +51,12 @@ public final class StartupProbe {
     private final Ticker ticker;
     private final int maxLineBytes;
     private final Map<String, String> environment;
+    private final Double cpuShare;
+    private final HandshakeOrder order;
 
     private StartupProbe(Builder b) {
+        this.cpuShare = b.cpuShare;
+        this.order = b.order;
         this.timeoutOverride = b.timeout;
         this.cpus = b.cpus;
         this.repeat = b.repeat;
@@ -78,6 +82,7 @@ public final class StartupProbe {
      *
      * @throws IllegalArgumentException when no server is enabled
      * @throws IllegalStateException when CPUs are pinned and {@code taskset} is not installed
+     * @throws CpuQuota.QuotaException when a CPU share was asked for and cannot be enforced here
      * @throws InterruptedException when the calling thread is interrupted (the probe is cancelled); every process
      *     it started is ended before this is thrown
      */
@@ -86,6 +91,10 @@ public final class StartupProbe {
         if (enabled.isEmpty()) {
             throw new IllegalArgumentException("no enabled server to probe");
         }
+        if (cpuShare != null && enabled.stream().noneMatch(s -> s.transport() == ServerConfig.Transport.STDIO)) {
+            throw new IllegalArgumentException("--cpu-share limits the servers Kiln spawns; every server here is reached"
+                    + " over HTTP, so there is nothing to limit");
+        }
         if (!cpus.isEmpty() && enabled.stream().anyMatch(s -> s.transport() == ServerConfig.Transport.STDIO)
                 && !onPath("taskset")) {
             throw new IllegalStateException("--cpus needs taskset, which is not on PATH; install util-linux"
@@ -93,13 +102,32 @@ public final class StartupProbe {
         }
         java.time.Instant started = clock.instant();
         List<ServerResult> results = new ArrayList<>();
-        for (int run = 1; run <= repeat; run++) {
-            results.addAll(runOnce(enabled, run));
+        // One group for every run: the servers share it as they share a container. Closed however run() ends.
+        CpuQuota quota = cpuShare == null ? null : CpuQuota.open(cpuShare, environment);
+        ProbeReport.CpuLimit limit = null;
+        try {
+            long cpuBefore = quota == null ? 0 : quota.cpuUsageNanos().orElse(-1);
+            long[] quotaWall = new long[1];
+            for (int run = 1; run <= repeat; run++) {
+                results.addAll(runOnce(enabled, run, quota, quotaWall));
+            }
+            if (quota != null) {
+                long cpuAfter = quota.cpuUsageNanos().orElse(-1);
+                Double perWall = cpuBefore < 0 || cpuAfter < 0 || quotaWall[0] <= 0 ? null
+                        : (double) (cpuAfter - cpuBefore) / quotaWall[0];
+                limit = new ProbeReport.CpuLimit(quota.share(), quota.mechanism().label(), quota.name(),
+                        cpuAfter < 0 || cpuBefore < 0 ? null : (cpuAfter - cpuBefore) / 1e6, perWall, quota.describe());
+            }
+        } finally {
+            if (quota != null) {
+                quota.close();
+            }
         }
-        return new ProbeReport(started, String.join(",", cpus), repeat, bytecode, results);
+        return new ProbeReport(started, String.join(",", cpus), repeat, bytecode, results, limit, order);
     }
 
-    private List<ServerResult> runOnce(List<ServerConfig> servers, int run) throws InterruptedException {
+    private List<ServerResult> runOnce(List<ServerConfig> servers, int run, CpuQuota quota, long[] quotaWall)
+            throws InterruptedException {
         events.publish(new ProbeEvent.RunStarted(clock.instant(), run, repeat, servers.size()));
         AtomicLong origin = new AtomicLong();
         CyclicBarrier barrier = new CyclicBarrier(servers.size(), () -> origin.set(ticker.read()));
@@ -111,7 +139,7 @@ public final class StartupProbe {
         try {
             List<Future<ServerResult>> futures = new ArrayList<>();
             for (ServerConfig s : servers) {
-                ServerRun serverRun = new ServerRun(s, timeoutFor(s), cpus, bytecode, maxLineBytes, environment);
+                ServerRun serverRun = new ServerRun(s, timeoutFor(s), cpus, bytecode, maxLineBytes, environment, quota, order);
                 futures.add(pool.submit(() -> {
                     serverRun.prepare();
                     try {
@@ -132,6 +160,7 @@ public final class StartupProbe {
                     throw new IllegalStateException("the probe failed: " + e.getCause(), e.getCause());
                 }
             }
+            quotaWall[0] += ticker.read() - origin.get(); // the servers' wall time in the group, spawns to last exit
             return out;
         } finally {
             // Cancelled (interrupted): the server threads end their processes on the way out; wait for that, so no
@@ -166,8 +195,27 @@ public final class StartupProbe {
         private Ticker ticker = Ticker.systemTicker();
         private int maxLineBytes = DEFAULT_MAX_LINE_BYTES;
         private Map<String, String> environment = System.getenv();
+        private Double cpuShare;
+        private HandshakeOrder order = HandshakeOrder.DISCOVER_FIRST;
 
         private Builder() {
+        }
+
+        /**
+         * Runs every spawned server of a run in one CPU-quota group of {@code share} CPUs (like a container's
+         * {@code cpus:}); see {@link CpuQuota}. The group is created when the probe runs and removed when it ends.
+         *
+         * @throws IllegalArgumentException when the share is not positive or below what the kernel accepts
+         */
+        public Builder cpuShare(double share) {
+            this.cpuShare = CpuQuota.checkShare(share);
+            return this;
+        }
+
+        /** Which revision is asked first (default: {@link HandshakeOrder#DISCOVER_FIRST}, as a client that speaks both). */
+        public Builder handshake(HandshakeOrder order) {
+            this.order = Objects.requireNonNull(order, "order");
+            return this;
         }
 
         /** One startup timeout for every server, overriding their configured ones. */

@@ -6,8 +6,11 @@
  * <p>Public face: {@link dev.kiln.core.startup.ServerConfigs} reads the configs users keep ({@code mcpServers} JSON,
  * Codex {@code config.toml}); {@link dev.kiln.core.startup.StartupProbe} runs a probe and returns a
  * {@link dev.kiln.core.startup.ProbeReport}, publishing {@link dev.kiln.core.startup.ProbeEvent}s as it goes;
- * {@link dev.kiln.core.startup.ProbeRuns} keeps runs in a workspace; {@link dev.kiln.core.startup.Bytecode} audits and
- * precompiles; {@link dev.kiln.core.startup.DemoServer} is the bundled stdlib-only server. The MCP client itself
+ * {@link dev.kiln.core.startup.ProbeRuns} keeps runs (and sweeps) in a workspace; {@link dev.kiln.core.startup.CpuQuota}
+ * runs a probe's servers under one fractional CPU share; {@link dev.kiln.core.startup.Sweep} probes at several shares,
+ * before and after precompiling, into a {@link dev.kiln.core.startup.SweepReport}; {@link dev.kiln.core.startup.Phase}
+ * attributes a server's time to before and after its first output; {@link dev.kiln.core.startup.HandshakeOrder} says
+ * which MCP revision is asked first; {@link dev.kiln.core.startup.Bytecode} audits and precompiles; {@link dev.kiln.core.startup.DemoServer} is the bundled stdlib-only server. The MCP client itself
  * (handshake, stdio and Streamable HTTP channels, process-tree ending) is package-private.
  */
 @NullMarked

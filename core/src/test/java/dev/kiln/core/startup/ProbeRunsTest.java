@@ -38,6 +38,26 @@ class ProbeRunsTest {
     }
 
     @Test
+    void saveSweep_partialSweepIsSavedBesideTheRunsAndReadBack() {
+        WorkspaceLayout ws = WorkspaceLayout.of(dir);
+        ProbeReport col = report(Instant.parse("2026-01-05T09:00:00Z"), 2_000);
+        SweepReport sweep = new SweepReport(Instant.parse("2026-01-05T09:00:00Z"), List.of(1.0, 0.5), true, 1, "cgroup-v1",
+                List.of("a"), List.of(new SweepReport.Cell("a", 1.0, SweepReport.Bytecode.BEFORE, 2_000.0, "ok", 30_000, 1, 1, "")),
+                List.of(new SweepReport.Column(1.0, SweepReport.Bytecode.BEFORE, col)), List.of(), "1 CPU after");
+        ProbeRuns.save(ws, col);
+
+        Path saved = ProbeRuns.saveSweep(ws, sweep);
+
+        assertThat(ProbeRuns.listSweeps(ws)).containsExactly(saved);
+        assertThat(ProbeRuns.list(ws)).as("sweeps are not runs").hasSize(1).doesNotContain(saved);
+        var json = ProbeRuns.load(saved);
+        assertThat(json.path("partial").asBoolean()).isTrue();
+        assertThat(json.path("cancelled_at").asText()).isEqualTo("1 CPU after");
+        assertThat(SweepReport.cells(json)).containsExactlyElementsOf(sweep.cells());
+        assertThat(json.path("runs").get(0).path("report").path("servers").get(0).path("name").asText()).isEqualTo("a");
+    }
+
+    @Test
     void load_corruptRun_errorNamesTheFile() throws Exception {
         Path bad = Files.createDirectories(ProbeRuns.dir(WorkspaceLayout.of(dir))).resolve("probe-x.json");
         Files.writeString(bad, "{\"servers\": [");

@@ -85,6 +85,71 @@ final class RealServers {
         return venv;
     }
 
+    /** Real PyPI servers with a heavy import graph (~4,300 .py): Jira/Confluence, mcp SDK 1.x, Python 3.12. */
+    static final List<String> HEAVY_PACKAGES = List.of("mcp-atlassian==0.23.1");
+    /** Real PyPI reference servers on the mcp 2.x SDK (the modern revision). */
+    static final List<String> REFERENCE_PACKAGES = List.of("mcp-server-fetch==2026.10.24", "mcp-server-time==2026.10.19",
+            "mcp-server-git==2026.10.19");
+
+    /**
+     * A venv under {@code .kiln-test/<name>} with {@code packages} installed by {@code uv pip install --no-compile}
+     * (then precompiled when {@code precompile}, so tests that only need them started start them quickly), on the
+     * interpreter {@code python} names ({@code 3.12}: a pyenv version or {@code python3.12} on PATH; null: uv's default).
+     */
+    static Path pypiVenv(String name, String python, boolean precompile, List<String> packages) throws Exception {
+        Path venv = testRoot().resolve(name);
+        String stamp = Integer.toHexString(String.join(" ", packages).hashCode()) + (precompile ? "-c" : "");
+        Path marker = venv.resolve(".kiln-installed-" + stamp);
+        if (Files.exists(marker)) {
+            return venv;
+        }
+        try (Held held = lock(name)) {
+            if (!Files.exists(marker)) {
+                require("uv", "install uv (pip install uv)");
+                List<String> create = new ArrayList<>(List.of("uv", "venv", "-q", "--allow-existing"));
+                if (python != null) {
+                    create.add("--python");
+                    create.add(interpreter(python));
+                }
+                create.add(venv.toString());
+                run(create, testRoot(), 120);
+                List<String> install = new ArrayList<>(List.of("uv", "pip", "install", "-q", "--no-compile", "--python",
+                        venv.resolve("bin/python").toString()));
+                install.addAll(packages);
+                run(install, testRoot(), 600);
+                if (precompile) {
+                    run(List.of(venv.resolve("bin/python").toString(), "-m", "compileall", "-q", "-j", "0",
+                            sitePackages(venv).toString()), testRoot(), 600);
+                }
+                Files.writeString(marker, String.join("\n", packages));
+            }
+        }
+        return venv;
+    }
+
+    /** A real interpreter of {@code version} (pyenv's, else on PATH); uv must not download one. */
+    static String interpreter(String version) throws Exception {
+        String root = System.getenv().getOrDefault("PYENV_ROOT", System.getProperty("user.home") + "/.pyenv");
+        Path versions = Path.of(root, "versions");
+        if (Files.isDirectory(versions)) {
+            try (var s = Files.list(versions)) {
+                var found = s.filter(p -> p.getFileName().toString().startsWith(version + "."))
+                        .map(p -> p.resolve("bin/python3")).filter(Files::isExecutable).sorted().findFirst();
+                if (found.isPresent()) {
+                    return found.get().toString();
+                }
+            }
+        }
+        for (String d : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
+            Path p = Path.of(d, "python" + version);
+            if (!d.isEmpty() && Files.isExecutable(p)) {
+                return p.toString();
+            }
+        }
+        throw new IllegalStateException("these tests need Python " + version + ": install it (pyenv install " + version
+                + ", or apt-get install python" + version + ")");
+    }
+
     static Path sitePackages(Path venv) throws IOException {
         try (var s = Files.list(venv.resolve("lib"))) {
             return s.filter(p -> p.getFileName().toString().startsWith("python")).findFirst()

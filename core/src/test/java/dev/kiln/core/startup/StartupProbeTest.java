@@ -56,6 +56,14 @@ class StartupProbeTest {
                 .clock(Clock.fixed(Instant.parse("2026-01-05T09:00:00Z"), ZoneOffset.UTC));
     }
 
+    /**
+     * A client of the old revision only: for scripts that read exactly one request and take it for {@code initialize}
+     * (they would read {@code server/discover} first otherwise; {@link HandshakeRevisionTest} covers the modern order).
+     */
+    private StartupProbe.Builder legacyClient() {
+        return probe().handshake(HandshakeOrder.INITIALIZE_FIRST);
+    }
+
     private ServerResult only(ProbeReport report) {
         assertThat(report.results()).hasSize(1);
         return report.results().get(0);
@@ -223,7 +231,7 @@ class StartupProbeTest {
                 "print(json.dumps({'jsonrpc': '2.0', 'id': 99, 'result': {'protocolVersion': '2025-06-18'}}), flush=True)",
                 "sys.stdin.read()");
 
-        ServerResult r = only(probe().build().run(List.of(liar)));
+        ServerResult r = only(legacyClient().build().run(List.of(liar)));
 
         assertThat(r.outcome()).isEqualTo(Outcome.PROTOCOL_ERROR);
         assertThat(r.reason()).isEqualTo("an answer carries id 99 while Kiln waited for id 1 (initialize)");
@@ -238,7 +246,7 @@ class StartupProbeTest {
                 "    'capabilities': {}, 'serverInfo': {'name': 'f', 'version': '1'}}}), flush=True)",
                 "sys.stdin.read()");
 
-        ServerResult r = only(probe().build().run(List.of(future)));
+        ServerResult r = only(legacyClient().build().run(List.of(future)));
 
         assertThat(r.outcome()).isEqualTo(Outcome.PROTOCOL_ERROR);
         assertThat(r.reason()).startsWith("the server chose protocol version 2099-01-01, which Kiln does not speak");
@@ -312,7 +320,7 @@ class StartupProbeTest {
                 "print(json.dumps({'jsonrpc': '2.0', 'id': req['id'], 'result': {'tools': []}}), flush=True)",
                 "sys.stdin.read()");
 
-        ServerResult r = only(probe().build().run(List.of(asking)));
+        ServerResult r = only(legacyClient().build().run(List.of(asking)));
 
         assertThat(r.outcome()).as(r.reason() + " " + r.stderrTail()).isEqualTo(Outcome.OK);
         assertThat(r.tools()).isZero();

@@ -13,32 +13,64 @@ package dev.kiln.ui.startup;
  * @param tools tools listed, or -1
  * @param outcome {@code ok}, {@code timeout}, … once finished; empty while running
  * @param detail the outcome's reason, for the tooltip and the table
+ * @param exitMs the process ended (HTTP: the session closed)
  */
 public record Lane(String server, double timeoutMs, Double spawnMs, Double firstOutputMs, Double initializedMs, Double toolsMs,
-        int tools, String outcome, String detail) {
+        int tools, String outcome, String detail, Double exitMs) {
 
     static Lane waiting(String server, double timeoutMs) {
-        return new Lane(server, timeoutMs, null, null, null, null, -1, "", "");
+        return new Lane(server, timeoutMs, null, null, null, null, -1, "", "", null);
+    }
+
+    /** A server of a saved run's JSON ({@code servers[i]} of a probe report). */
+    static Lane fromSaved(com.fasterxml.jackson.databind.JsonNode s) {
+        com.fasterxml.jackson.databind.JsonNode t = s.path("timeline");
+        Double out = ms(t, "first_stdout");
+        Double err = ms(t, "first_stderr");
+        Double first = out == null ? err : err == null ? out : Double.valueOf(Math.min(out, err));
+        return new Lane(s.path("name").asText(), s.path("timeout_ms").asDouble(), ms(t, "spawn"), first, ms(t, "initialized"),
+                ms(t, "tools_listed"), s.path("tools").isNumber() ? s.path("tools").asInt() : -1, s.path("outcome").asText(""),
+                s.path("reason").asText(""), ms(t, "exit"));
+    }
+
+    private static Double ms(com.fasterxml.jackson.databind.JsonNode t, String field) {
+        return t.path(field).isNumber() ? t.path(field).asDouble() : null;
     }
 
     Lane spawned(double ms) {
-        return new Lane(server, timeoutMs, ms, firstOutputMs, initializedMs, toolsMs, tools, outcome, detail);
+        return new Lane(server, timeoutMs, ms, firstOutputMs, initializedMs, toolsMs, tools, outcome, detail, exitMs);
     }
 
     Lane firstOutput(double ms) {
-        return firstOutputMs != null ? this : new Lane(server, timeoutMs, spawnMs, ms, initializedMs, toolsMs, tools, outcome, detail);
+        return firstOutputMs != null ? this
+                : new Lane(server, timeoutMs, spawnMs, ms, initializedMs, toolsMs, tools, outcome, detail, exitMs);
     }
 
     Lane initialized(double ms) {
-        return new Lane(server, timeoutMs, spawnMs, firstOutputMs, ms, toolsMs, tools, outcome, detail);
+        return new Lane(server, timeoutMs, spawnMs, firstOutputMs, ms, toolsMs, tools, outcome, detail, exitMs);
     }
 
     Lane toolsListed(double ms, int count) {
-        return new Lane(server, timeoutMs, spawnMs, firstOutputMs, initializedMs, ms, count, outcome, detail);
+        return new Lane(server, timeoutMs, spawnMs, firstOutputMs, initializedMs, ms, count, outcome, detail, exitMs);
+    }
+
+    Lane exited(double ms) {
+        return new Lane(server, timeoutMs, spawnMs, firstOutputMs, initializedMs, toolsMs, tools, outcome, detail, ms);
     }
 
     Lane finished(String how, String why) {
-        return new Lane(server, timeoutMs, spawnMs, firstOutputMs, initializedMs, toolsMs, tools, how, why);
+        return new Lane(server, timeoutMs, spawnMs, firstOutputMs, initializedMs, toolsMs, tools, how, why, exitMs);
+    }
+
+    /** The lane as a core timeline, for {@link dev.kiln.core.startup.Phase}. */
+    dev.kiln.core.startup.Timeline timeline() {
+        return new dev.kiln.core.startup.Timeline(spawnMs, firstOutputMs, null, initializedMs, toolsMs, exitMs);
+    }
+
+    /** The phases drawn as segments of this lane, in order. */
+    java.util.List<dev.kiln.core.startup.Phase.Segment> segments() {
+        return dev.kiln.core.startup.Phase.segments(timeline()).stream()
+                .filter(seg -> seg.phase() != dev.kiln.core.startup.Phase.SHUTDOWN).toList();
     }
 
     /** Whether the server answered {@code initialize} inside its timeout. */

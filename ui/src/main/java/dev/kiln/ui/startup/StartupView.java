@@ -1,6 +1,5 @@
 package dev.kiln.ui.startup;
 
-import dev.kiln.core.startup.ProbeReport;
 import dev.kiln.core.startup.ServerConfig;
 import java.util.function.Function;
 import javafx.beans.property.ReadOnlyStringWrapper;
@@ -22,7 +21,11 @@ import javafx.scene.layout.Region;
 import javafx.scene.layout.VBox;
 import javafx.util.StringConverter;
 
-/** The Startup page: probe options, live timelines, the verdict with config lines, and the bytecode tools. */
+/**
+ * The Startup page: probe options, live timelines (phases as segments, the timeout as a line across lanes), the
+ * verdict; tabs for the results with config lines, the latest sweep as a heat map, and two saved runs compared; the
+ * bytecode tools. It opens on the workspace's latest saved run.
+ */
 public final class StartupView extends VBox {
 
     public StartupView(StartupViewModel vm) {
@@ -37,7 +40,7 @@ public final class StartupView extends VBox {
 
         TextField timeout = new TextField();
         timeout.setPromptText("configured");
-        timeout.setPrefColumnCount(6);
+        timeout.setPrefColumnCount(7);
         timeout.textProperty().bindBidirectional(vm.timeoutSecondsProperty());
         TextField cpus = new TextField();
         cpus.setPromptText("all");
@@ -62,6 +65,11 @@ public final class StartupView extends VBox {
         HBox.setHgrow(grow, Priority.ALWAYS);
         HBox options = new HBox(8, new Label("Timeout (s)"), timeout, new Label("CPUs"), cpus, cold, grow, busy, reload, cancel, probe);
         options.setAlignment(Pos.CENTER_LEFT);
+        for (javafx.scene.Node n : options.getChildren()) {
+            if (n instanceof Label || n instanceof CheckBox) {
+                ((Region) n).setMinWidth(Region.USE_PREF_SIZE);
+            }
+        }
         for (Button b : new Button[] {probe, cancel, reload}) {
             b.setMinWidth(Region.USE_PREF_SIZE);
         }
@@ -71,6 +79,7 @@ public final class StartupView extends VBox {
         verdict.getStyleClass().add("text-bold");
         verdict.textProperty().bind(vm.verdictProperty());
         verdict.setWrapText(true);
+        verdict.setMinHeight(Region.USE_PREF_SIZE);
         verdict.managedProperty().bind(verdict.textProperty().isNotEmpty());
         verdict.visibleProperty().bind(verdict.managedProperty());
         Label error = new Label();
@@ -93,20 +102,18 @@ public final class StartupView extends VBox {
         vm.lanes().addListener((javafx.collections.ListChangeListener<Lane>) c -> fit.run());
         chartScroll.getStyleClass().add("edge-to-edge");
 
-        TableView<ProbeReport.ServerSummary> table = new TableView<>();
+        TableView<StartupViewModel.Row> table = new TableView<>(vm.rows());
         table.setId("startup-results");
         table.getStyleClass().addAll("dense", "striped");
         table.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_FLEX_LAST_COLUMN);
-        table.getColumns().add(column("Server", 150, ProbeReport.ServerSummary::name));
-        table.getColumns().add(column("Outcome", 90, s -> s.representative().outcomeText()));
-        table.getColumns().add(column("Initialize", 90, s -> s.initializeMsMedian() == null ? "–" : String.format("%.0f ms", s.initializeMsMedian())));
-        table.getColumns().add(column("Tools", 55, s -> s.representative().tools() < 0 ? "–" : Integer.toString(s.representative().tools())));
-        table.getColumns().add(column("Protocol", 95, s -> s.representative().protocolVersion() == null ? "–" : s.representative().protocolVersion()));
-        table.getColumns().add(column("Recommend", 90, s -> s.recommendedTimeoutSec() == null ? "–" : s.recommendedTimeoutSec() + " s"));
-        table.getColumns().add(column("Why", 240, s -> s.representative().reason()));
+        table.getColumns().add(column("Server", 150, StartupViewModel.Row::server));
+        table.getColumns().add(column("Outcome", 90, StartupViewModel.Row::outcome));
+        table.getColumns().add(column("Answer", 90, r -> r.initializeMs() == null ? "–" : String.format("%.0f ms", r.initializeMs())));
+        table.getColumns().add(column("Tools", 55, r -> r.tools() < 0 ? "–" : Integer.toString(r.tools())));
+        table.getColumns().add(column("Protocol", 95, StartupViewModel.Row::protocol));
+        table.getColumns().add(column("Recommend", 90, r -> r.recommendSec() == null ? "–" : r.recommendSec() + " s"));
+        table.getColumns().add(column("Why / where the time went", 300, StartupViewModel.Row::why));
         table.setPlaceholder(new Label("Press Probe all: results and recommended startup timeouts appear here."));
-        vm.reportProperty().addListener((o, a, r) -> table.setItems(r == null ? FXCollections.observableArrayList()
-                : FXCollections.observableArrayList(r.servers())));
         table.setPrefHeight(150);
         table.setMinHeight(110);
         VBox.setVgrow(table, Priority.ALWAYS);
@@ -152,13 +159,132 @@ public final class StartupView extends VBox {
             b.setMinWidth(Region.USE_PREF_SIZE);
         }
 
-        getChildren().addAll(new VBox(2, title, sub), options, error, verdict, chartScroll, table, config, tools);
+        HBox legend = new HBox(14, swatch("timeline-seg-start", "before first output (imports)"),
+                swatch("timeline-seg-work", "first output → answer (work)"),
+                swatch("timeline-seg-tools", "tools/list"), swatch("timeline-bar-bad", "late or failed"),
+                swatch("timeline-timeout", "startup timeout"));
+        legend.setAlignment(Pos.CENTER_LEFT);
+
+        ComboBox<java.nio.file.Path> saved = runPicker(vm, "Saved run…");
+        saved.setId("startup-saved");
+        saved.setPrefWidth(190);
+        saved.setOnAction(e -> {
+            if (saved.getValue() != null) {
+                vm.showSaved(saved.getValue());
+            }
+        });
+        options.getChildren().add(options.getChildren().indexOf(grow), saved);
+
+        // Sweep heat map (the latest saved sweep), or what to run to get one.
+        SweepHeatMap heat = new SweepHeatMap();
+        heat.setId("startup-heatmap");
+        Label noSweep = new Label("No sweep yet. Run kiln probe --sweep 4,2,1,0.5 --compare-bytecode in this workspace:"
+                + " the matrix of servers × CPU shares before/after precompiling appears here.");
+        noSweep.setWrapText(true);
+        noSweep.getStyleClass().add("text-muted");
+        Runnable showSweep = () -> {
+            heat.show(vm.sweepProperty().get());
+            noSweep.setVisible(vm.sweepProperty().get() == null);
+            noSweep.setManaged(noSweep.isVisible());
+        };
+        vm.sweepProperty().addListener((o, a, b) -> showSweep.run());
+        showSweep.run();
+        ScrollPane heatScroll = new ScrollPane(new VBox(8, noSweep, heat));
+        heatScroll.setFitToWidth(true);
+
+        // Two saved runs side by side, with the delta per server.
+        ComboBox<java.nio.file.Path> runA = runPicker(vm, "Run A…");
+        ComboBox<java.nio.file.Path> runB = runPicker(vm, "Run B…");
+        Button compare = new Button("Compare");
+        compare.setId("startup-compare");
+        compare.setOnAction(e -> vm.compare(runA.getValue(), runB.getValue()));
+        compare.disableProperty().bind(runA.valueProperty().isNull().or(runB.valueProperty().isNull()));
+        Label compareTitle = new Label();
+        compareTitle.textProperty().bind(vm.comparisonTitleProperty());
+        compareTitle.getStyleClass().add("text-muted");
+        TableView<StartupViewModel.Delta> deltas = new TableView<>(vm.comparison());
+        deltas.setId("startup-deltas");
+        deltas.getStyleClass().addAll("dense", "striped");
+        deltas.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_FLEX_LAST_COLUMN);
+        deltas.getColumns().add(deltaColumn("Server", 170, StartupViewModel.Delta::server));
+        deltas.getColumns().add(deltaColumn("A", 100, d -> d.aMs() == null ? "–" : String.format("%.0f ms", d.aMs())));
+        deltas.getColumns().add(deltaColumn("B", 100, d -> d.bMs() == null ? "–" : String.format("%.0f ms", d.bMs())));
+        deltas.getColumns().add(deltaColumn("Δ (B − A)", 200, StartupViewModel.Delta::text));
+        deltas.setPlaceholder(new Label("Pick two saved runs (e.g. before and after a precompile) and press Compare."));
+        HBox pick = new HBox(8, runA, runB, compare, compareTitle);
+        pick.setAlignment(Pos.CENTER_LEFT);
+        VBox comparePane = new VBox(8, pick, deltas);
+        VBox.setVgrow(deltas, Priority.ALWAYS);
+
+        javafx.scene.control.TabPane tabs = new javafx.scene.control.TabPane(
+                new javafx.scene.control.Tab("Results", new VBox(8, table, config)),
+                new javafx.scene.control.Tab("Sweep", heatScroll),
+                new javafx.scene.control.Tab("Compare runs", comparePane));
+        tabs.setId("startup-tabs");
+        tabs.setTabClosingPolicy(javafx.scene.control.TabPane.TabClosingPolicy.UNAVAILABLE);
+        VBox.setVgrow(tabs, Priority.ALWAYS);
+        // On the Sweep and Compare tabs the matrix is the focus: the timelines shrink to a few (scrollable) lanes.
+        Runnable fitChart = () -> {
+            int shown = tabs.getSelectionModel().getSelectedIndex() == 0 ? vm.lanes().size() : Math.min(3, vm.lanes().size());
+            chartScroll.setPrefViewportHeight(TimelineChart.heightFor(shown));
+            chartScroll.setMinViewportHeight(TimelineChart.heightFor(shown));
+        };
+        tabs.getSelectionModel().selectedIndexProperty().addListener((o, a, b) -> fitChart.run());
+        vm.lanes().addListener((javafx.collections.ListChangeListener<Lane>) c -> fitChart.run());
+        if (Boolean.getBoolean("kiln.startup.sweepTab")) {
+            tabs.getSelectionModel().select(1); // for screenshots of the heat map
+        }
+
+        getChildren().addAll(new VBox(2, title, sub), options, error, verdict, chartScroll, legend, tabs, tools);
         vm.load();
     }
 
-    private static TableColumn<ProbeReport.ServerSummary, String> column(String name, double width,
-            Function<ProbeReport.ServerSummary, String> value) {
-        TableColumn<ProbeReport.ServerSummary, String> c = new TableColumn<>(name);
+    private static HBox swatch(String style, String text) {
+        javafx.scene.Node mark;
+        if (style.equals("timeline-timeout")) {
+            javafx.scene.shape.Line l = new javafx.scene.shape.Line(0, 0, 0, 12);
+            l.getStyleClass().add(style);
+            mark = l;
+        } else {
+            javafx.scene.shape.Rectangle r = new javafx.scene.shape.Rectangle(14, 10);
+            r.getStyleClass().add(style);
+            mark = r;
+        }
+        Label l = new Label(text);
+        l.getStyleClass().add("timeline-legend");
+        HBox box = new HBox(5, mark, l);
+        box.setAlignment(Pos.CENTER_LEFT);
+        return box;
+    }
+
+    private static ComboBox<java.nio.file.Path> runPicker(StartupViewModel vm, String prompt) {
+        ComboBox<java.nio.file.Path> box = new ComboBox<>(vm.savedRuns());
+        box.setPromptText(prompt);
+        box.setConverter(new StringConverter<>() {
+            @Override
+            public String toString(java.nio.file.Path p) {
+                return p == null ? "" : p.getFileName().toString().replace("probe-", "").replace(".json", "");
+            }
+
+            @Override
+            public java.nio.file.Path fromString(String s) {
+                return null;
+            }
+        });
+        return box;
+    }
+
+    private static TableColumn<StartupViewModel.Delta, String> deltaColumn(String name, double width,
+            Function<StartupViewModel.Delta, String> value) {
+        TableColumn<StartupViewModel.Delta, String> c = new TableColumn<>(name);
+        c.setPrefWidth(width);
+        c.setCellValueFactory(f -> new ReadOnlyStringWrapper(value.apply(f.getValue())));
+        return c;
+    }
+
+    private static TableColumn<StartupViewModel.Row, String> column(String name, double width,
+            Function<StartupViewModel.Row, String> value) {
+        TableColumn<StartupViewModel.Row, String> c = new TableColumn<>(name);
         c.setPrefWidth(width);
         c.setCellValueFactory(f -> new ReadOnlyStringWrapper(value.apply(f.getValue())));
         return c;

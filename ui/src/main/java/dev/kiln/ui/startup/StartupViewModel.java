@@ -50,6 +50,60 @@ public final class StartupViewModel {
     private final ReadOnlyStringWrapper bytecode = new ReadOnlyStringWrapper("");
     private final ReadOnlyStringWrapper error = new ReadOnlyStringWrapper("");
     private Background.Cancellable running;
+    private final ObservableList<Path> savedRuns = FXCollections.observableArrayList();
+    private final ReadOnlyStringWrapper shownRun = new ReadOnlyStringWrapper("");
+    private final ReadOnlyBooleanWrapper empty = new ReadOnlyBooleanWrapper(true);
+    private final ObservableList<Row> rows = FXCollections.observableArrayList();
+    private final ObservableList<Delta> comparison = FXCollections.observableArrayList();
+    private final ReadOnlyStringWrapper comparisonTitle = new ReadOnlyStringWrapper("");
+    private final ReadOnlyObjectWrapper<JsonNode> sweep = new ReadOnlyObjectWrapper<>();
+    private final ReadOnlyStringWrapper phases = new ReadOnlyStringWrapper("");
+
+    /**
+     * One server of the shown run, as the results table lists it (from a fresh report or a saved run's JSON alike).
+     *
+     * @param server the server
+     * @param outcome ok, timeout, exited(1), …
+     * @param initializeMs median spawn → answer, or null
+     * @param tools how many tools, or -1
+     * @param protocol the revision that answered, or "–"
+     * @param recommendSec the startup timeout to configure, or null
+     * @param why the reason, or where its time went
+     */
+    public record Row(String server, String outcome, Double initializeMs, int tools, String protocol, Integer recommendSec,
+            String why) {
+        static Row of(JsonNode s) {
+            JsonNode median = s.path("initialize_ms_median");
+            JsonNode init = median.isNumber() ? median : s.path("initialize_ms");
+            String reason = s.path("reason").asText("");
+            return new Row(s.path("name").asText(), s.path("outcome").asText(), init.isNumber() ? init.asDouble() : null,
+                    s.path("tools").isNumber() ? s.path("tools").asInt() : -1, s.path("protocol_version").asText("–"),
+                    s.path("recommended_timeout_sec").isNumber() ? s.path("recommended_timeout_sec").asInt() : null,
+                    reason.isEmpty() ? s.path("phases").path("explanation").asText("") : reason);
+        }
+    }
+
+    /**
+     * One server in two saved runs.
+     *
+     * @param server the server
+     * @param aMs its median time to the answer in run A, or null (absent or not started)
+     * @param bMs the same in run B
+     */
+    public record Delta(String server, Double aMs, Double bMs) {
+        /** B − A in ms, or null. */
+        public Double deltaMs() {
+            return aMs == null || bMs == null ? null : bMs - aMs;
+        }
+
+        /** The delta for people: {@code −1234 ms (−45 %)}, or why there is none. */
+        public String text() {
+            if (deltaMs() == null) {
+                return aMs == null && bMs == null ? "did not start in either" : aMs == null ? "only in B" : "only in A";
+            }
+            return String.format(java.util.Locale.ROOT, "%+.0f ms (%+.0f %%)", deltaMs(), aMs == 0 ? 0 : deltaMs() / aMs * 100);
+        }
+    }
 
     public StartupViewModel(Kiln kiln, Background background) {
         this.kiln = kiln;
@@ -61,10 +115,105 @@ public final class StartupViewModel {
         background.run(kiln::servers, list -> {
             servers.setAll(list);
             error.set("");
-            if (lanes.isEmpty()) {
+            refreshSaved();
+            if (report.get() == null && !savedRuns.isEmpty() && shownRun.get().isEmpty()) {
+                showSaved(savedRuns.get(0)); // the page opens on the latest run, the CLI's included
+            } else if (lanes.isEmpty()) {
                 lanes.setAll(list.stream().filter(ServerConfig::enabled).map(s -> Lane.waiting(s.name(), timeoutMs(s))).toList());
             }
+            updateEmpty();
         }, e -> error.set(e.getMessage()));
+    }
+
+    /** Re-lists the workspace's saved runs and loads its latest sweep. */
+    public void refreshSaved() {
+        try {
+            savedRuns.setAll(ProbeRuns.list(kiln.layout()));
+            List<Path> sweeps = ProbeRuns.listSweeps(kiln.layout());
+            sweep.set(sweeps.isEmpty() ? null : ProbeRuns.load(sweeps.get(0)));
+        } catch (RuntimeException e) {
+            error.set(e.getMessage()); // a damaged run is named; the others stay usable
+        }
+    }
+
+    /** Shows a saved run (the CLI's or the console's) as lanes, results and verdict. */
+    public void showSaved(Path run) {
+        JsonNode json;
+        try {
+            json = ProbeRuns.load(run);
+        } catch (RuntimeException e) {
+            error.set(e.getMessage());
+            return;
+        }
+        showJson(json, "Saved run " + json.path("summary").path("started_at").asText(run.getFileName().toString())
+                .replace('T', ' ').replaceAll("(\\.\\d+)?Z$", " UTC"));
+        shownRun.set(run.getFileName().toString());
+    }
+
+    private void showJson(JsonNode json, String source) {
+        List<Lane> fromRun = new java.util.ArrayList<>();
+        List<Row> rs = new java.util.ArrayList<>();
+        StringBuilder where = new StringBuilder();
+        for (JsonNode s : json.path("servers")) {
+            fromRun.add(Lane.fromSaved(s));
+            rs.add(Row.of(s));
+            String explanation = s.path("phases").path("explanation").asText("");
+            if (!explanation.isEmpty()) {
+                where.append(s.path("name").asText()).append(": ").append(explanation).append('\n');
+            }
+        }
+        lanes.setAll(fromRun);
+        rows.setAll(rs);
+        phases.set(where.toString().strip());
+        JsonNode sum = json.path("summary");
+        JsonNode share = sum.path("cpu_share");
+        verdict.set(source + " · " + sum.path("servers").asInt() + " servers · " + sum.path("failed").asInt() + " failed · "
+                + sum.path("over_timeout").asInt() + " over timeout"
+                + (sum.path("slowest").isObject() ? String.format(java.util.Locale.ROOT, " · slowest %s %.0f ms",
+                        sum.path("slowest").path("name").asText(), sum.path("slowest").path("initialize_ms").asDouble()) : "")
+                + (share.isObject() ? " · " + cpuShareText(share) : ""));
+        updateEmpty();
+    }
+
+    private static String cpuShareText(JsonNode share) {
+        double s = share.path("share").asDouble();
+        return (s == Math.rint(s) ? Long.toString((long) s) : Double.toString(s)) + " CPU via " + share.path("mechanism").asText();
+    }
+
+    private void updateEmpty() {
+        empty.set(lanes.stream().allMatch(l -> l.spawnMs() == null));
+    }
+
+    /** Compares two saved runs server by server (the servers of either, A's first). */
+    public void compare(Path a, Path b) {
+        if (a == null || b == null) {
+            error.set("Pick two saved runs to compare.");
+            return;
+        }
+        JsonNode ja;
+        JsonNode jb;
+        try {
+            ja = ProbeRuns.load(a);
+            jb = ProbeRuns.load(b);
+        } catch (RuntimeException e) {
+            error.set(e.getMessage());
+            return;
+        }
+        java.util.Map<String, Double> am = medians(ja);
+        java.util.Map<String, Double> bm = medians(jb);
+        java.util.LinkedHashSet<String> names = new java.util.LinkedHashSet<>(am.keySet());
+        names.addAll(bm.keySet());
+        comparison.setAll(names.stream().map(n -> new Delta(n, am.get(n), bm.get(n))).toList());
+        comparisonTitle.set("A " + a.getFileName() + "  →  B " + b.getFileName());
+    }
+
+    private static java.util.Map<String, Double> medians(JsonNode run) {
+        java.util.Map<String, Double> out = new java.util.LinkedHashMap<>();
+        for (JsonNode s : run.path("servers")) {
+            JsonNode m = s.path("initialize_ms_median");
+            out.put(s.path("name").asText(), m.isNumber() && s.path("ok_runs").asInt(1) > 0 ? m.asDouble() : null);
+        }
+        return out;
     }
 
     private double timeoutMs(ServerConfig s) {
@@ -108,6 +257,10 @@ public final class StartupViewModel {
         verdict.set("Starting " + enabled.size() + " servers at once…");
         probing.set(true);
         Optional<JsonNode> previous = previousRun();
+        shownRun.set("");
+        rows.clear();
+        phases.set("");
+        updateEmpty();
         running = background.run(() -> {
             ProbeReport r = probe.run(enabled);
             ProbeRuns.save(kiln.layout(), r);
@@ -115,6 +268,10 @@ public final class StartupViewModel {
         }, r -> {
             probing.set(false);
             show(r, previous);
+            refreshSaved();
+            if (!savedRuns.isEmpty()) {
+                shownRun.set(savedRuns.get(0).getFileName().toString());
+            }
         }, e -> {
             probing.set(false);
             verdict.set("");
@@ -125,7 +282,8 @@ public final class StartupViewModel {
     private Optional<JsonNode> previousRun() {
         try {
             List<Path> runs = ProbeRuns.list(kiln.layout());
-            return runs.isEmpty() ? Optional.empty() : Optional.of(ProbeRuns.load(runs.get(runs.size() - 1)));
+            // Newest first: the run before this one, which is what "since the last run" means.
+            return runs.isEmpty() ? Optional.empty() : Optional.of(ProbeRuns.load(runs.get(0)));
         } catch (RuntimeException e) {
             return Optional.empty(); // a damaged earlier run only loses the comparison
         }
@@ -142,6 +300,15 @@ public final class StartupViewModel {
                 .collect(Collectors.joining(", "))).filter(s -> !s.isEmpty()).map(s -> "\nSince the last run: " + s).orElse("");
         verdict.set(head + compare);
         configLines.set(r.clientConfigLines());
+        com.fasterxml.jackson.databind.node.ObjectNode json = r.toJson();
+        List<Row> rs = new java.util.ArrayList<>();
+        StringBuilder where = new StringBuilder();
+        for (JsonNode s : json.path("servers")) {
+            rs.add(Row.of(s));
+            where.append(s.path("name").asText()).append(": ").append(s.path("phases").path("explanation").asText()).append('\n');
+        }
+        rows.setAll(rs);
+        phases.set(where.toString().strip());
         report.set(r); // last: it is what views and tests wait on
 
     }
@@ -168,6 +335,8 @@ public final class StartupViewModel {
                 update(i.server(), l -> l.initialized(i.offsetMs()));
             } else if (p instanceof ProbeEvent.ToolsListed t) {
                 update(t.server(), l -> l.toolsListed(t.offsetMs(), t.tools()));
+            } else if (p instanceof ProbeEvent.Exited x) {
+                update(x.server(), l -> l.exited(x.offsetMs()));
             } else if (p instanceof ProbeEvent.Finished f) {
                 update(f.server(), l -> l.finished(f.result().outcome().label(), f.result().reason()));
             } else if (p instanceof ProbeEvent.RunStarted r && r.run() > 1) {
@@ -180,6 +349,7 @@ public final class StartupViewModel {
         for (int i = 0; i < lanes.size(); i++) {
             if (lanes.get(i).server().equals(server)) {
                 lanes.set(i, step.apply(lanes.get(i)));
+                updateEmpty();
                 return;
             }
         }
@@ -221,6 +391,45 @@ public final class StartupViewModel {
 
     public ObservableList<ServerConfig> servers() {
         return servers;
+    }
+
+    /** The workspace's saved runs, newest first (the CLI's and the console's). */
+    public ObservableList<Path> savedRuns() {
+        return savedRuns;
+    }
+
+    /** The file name of the saved run shown, or empty (a live probe, or none). */
+    public ReadOnlyStringProperty shownRunProperty() {
+        return shownRun.getReadOnlyProperty();
+    }
+
+    /** True while no lane has anything to draw: the page says what to do instead of drawing placeholder bars. */
+    public ReadOnlyBooleanProperty emptyProperty() {
+        return empty.getReadOnlyProperty();
+    }
+
+    /** The results table of the shown run. */
+    public ObservableList<Row> rows() {
+        return rows;
+    }
+
+    /** The last comparison of two saved runs. */
+    public ObservableList<Delta> comparison() {
+        return comparison;
+    }
+
+    public ReadOnlyStringProperty comparisonTitleProperty() {
+        return comparisonTitle.getReadOnlyProperty();
+    }
+
+    /** The latest saved sweep's JSON ({@code matrix}, {@code verdicts}), or null when the workspace has none. */
+    public ReadOnlyObjectProperty<JsonNode> sweepProperty() {
+        return sweep.getReadOnlyProperty();
+    }
+
+    /** Where each server's time went, one line per server. */
+    public ReadOnlyStringProperty phasesProperty() {
+        return phases.getReadOnlyProperty();
     }
 
     public ObservableList<Lane> lanes() {

@@ -1,5 +1,6 @@
 package dev.kiln.ui.startup;
 
+import dev.kiln.core.startup.Phase;
 import java.util.List;
 import javafx.collections.ListChangeListener;
 import javafx.collections.ObservableList;
@@ -10,14 +11,19 @@ import javafx.scene.shape.Line;
 import javafx.scene.shape.Rectangle;
 
 /**
- * Server startup timelines: one lane per server, a bar from spawn to the {@code initialize} answer (green in time,
- * red late or failed), a tick at first output, a dot when tools are listed, and the startup timeout as a line when
- * it falls inside the scale (else its margin is written at the lane's end).
+ * Server startup timelines: one lane per server, its phases as segments of one bar — before first output (imports),
+ * first output to answer (work before answering), {@code tools/list} — red when late or failed, a dot when tools are
+ * listed; the startup timeout as one vertical line across all lanes when it falls inside the scale (else a note at
+ * the axis and the margin at each lane's end); exact figures in tooltips. Before any probe, a hint instead of bars.
  */
 final class TimelineChart extends Pane {
     private static final double NAME_WIDTH = 170;
     private static final double LANE = 26;
     private static final double AXIS = 22;
+    /** The row under the lanes that names the timeout line. */
+    private static final double TIMEOUT_ROW = 16;
+    /** The column after the track: each lane's time and margin. */
+    private static final double TAIL = 118;
 
     private final ObservableList<Lane> lanes;
     private final Pane canvas = this;
@@ -33,12 +39,12 @@ final class TimelineChart extends Pane {
 
     @Override
     protected double computePrefHeight(double width) {
-        return AXIS + LANE * Math.max(2, lanes.size()) + 8;
+        return AXIS + LANE * Math.max(2, lanes.size()) + 8 + TIMEOUT_ROW;
     }
 
     /** The viewport height that shows {@code lanes} lanes, up to about ten before it scrolls. */
     static double heightFor(int lanes) {
-        return AXIS + LANE * Math.min(10, Math.max(2, lanes)) + 10;
+        return AXIS + LANE * Math.min(10, Math.max(2, lanes)) + 10 + TIMEOUT_ROW;
     }
 
 
@@ -55,22 +61,36 @@ final class TimelineChart extends Pane {
             timeout = Math.max(timeout, l.timeoutMs());
         }
         double scale = Math.max(1000, observed * 1.25);
+        if (timeout > 0 && scale >= timeout / 4) {
+            return timeout * 1.05; // close enough to matter: show the timeout itself, as a line across the lanes
+        }
         return timeout > 0 ? Math.min(scale, timeout * 1.05) : scale;
     }
 
     private void draw(double width) {
         canvas.getChildren().clear();
-        double track = Math.max(100, width - NAME_WIDTH - 90);
+        double track = Math.max(100, width - NAME_WIDTH - TAIL);
         double scale = scaleMs(lanes);
+        double bottom = AXIS + LANE * lanes.size();
+        if (lanes.stream().allMatch(l -> l.spawnMs() == null)) {
+            // No fake bars before any probe: say what to do instead.
+            Label hint = new Label(EMPTY_HINT);
+            hint.getStyleClass().add("timeline-empty");
+            hint.setWrapText(true);
+            hint.setMaxWidth(Math.max(200, width - 40));
+            hint.relocate(20, AXIS);
+            canvas.getChildren().add(hint);
+            return;
+        }
         // axis: five ticks
         for (int i = 0; i <= 4; i++) {
             double ms = scale * i / 4;
             double x = NAME_WIDTH + track * i / 4;
-            Line grid = new Line(x, AXIS - 4, x, AXIS + LANE * lanes.size());
+            Line grid = new Line(x, AXIS - 4, x, bottom);
             grid.getStyleClass().add("timeline-grid");
             Label t = new Label(ms >= 1000 ? String.format("%.1f s", ms / 1000) : String.format("%.0f ms", ms));
             t.getStyleClass().add("timeline-axis");
-            t.relocate(x - 14, 0);
+            t.relocate(i == 4 ? x - 40 : x - 14, 0); // the last one ends at the track, clear of the tail column
             canvas.getChildren().addAll(grid, t);
         }
         for (int i = 0; i < lanes.size(); i++) {
@@ -85,24 +105,29 @@ final class TimelineChart extends Pane {
             lane.getStyleClass().add("timeline-lane");
             canvas.getChildren().add(lane);
             double start = l.spawnMs() == null ? 0 : l.spawnMs();
-            Double end = l.initializedMs();
             boolean failed = !l.outcome().isEmpty() && !l.outcome().equals("ok");
-            if (end == null && failed) {
-                end = Math.min(scale, start + l.timeoutMs());
+            String tip = tooltip(l);
+            if (l.initializedMs() == null && l.spawnMs() != null) {
+                // Not answered (yet): what happened so far, and a failed start up to where it ended.
+                Double firstOut = l.firstOutputMs();
+                if (firstOut != null) {
+                    bar(start, firstOut, scale, track, y, "timeline-seg-start", Phase.START.label(), tip);
+                }
+                if (failed) {
+                    double end = l.exitMs() != null ? l.exitMs() : start + l.timeoutMs();
+                    bar(firstOut != null ? firstOut : start, end, scale, track, y, "timeline-bar-bad", l.outcome(), tip);
+                }
             }
-            if (l.spawnMs() != null && end != null) {
-                double x0 = NAME_WIDTH + track * Math.min(start, scale) / scale;
-                double x1 = NAME_WIDTH + track * Math.min(end, scale) / scale;
-                Rectangle bar = new Rectangle(x0, y + 6, Math.max(2, x1 - x0), LANE - 12);
-                bar.getStyleClass().add(failed || !l.inTime() ? "timeline-bar-bad" : "timeline-bar-ok");
-                Tooltip.install(bar, new Tooltip(tooltip(l)));
-                canvas.getChildren().add(bar);
-            }
-            if (l.firstOutputMs() != null && l.firstOutputMs() <= scale) {
-                double x = NAME_WIDTH + track * l.firstOutputMs() / scale;
-                Line tick = new Line(x, y + 3, x, y + LANE - 3);
-                tick.getStyleClass().add("timeline-tick");
-                canvas.getChildren().add(tick);
+            for (Phase.Segment seg : l.segments()) {
+                String style = switch (seg.phase()) {
+                    case START -> "timeline-seg-start";
+                    case WORK -> "timeline-seg-work";
+                    default -> "timeline-seg-tools";
+                };
+                if ((failed || !l.inTime()) && seg.phase() != Phase.TOOLS) {
+                    style = "timeline-bar-bad";
+                }
+                bar(seg.fromMs(), seg.toMs(), scale, track, y, style, seg.phase().label(), tip);
             }
             if (l.toolsMs() != null && l.toolsMs() <= scale) {
                 double x = NAME_WIDTH + track * l.toolsMs() / scale;
@@ -110,20 +135,52 @@ final class TimelineChart extends Pane {
                 dot.getStyleClass().add("timeline-tools");
                 canvas.getChildren().add(dot);
             }
-            double timeoutAt = start + l.timeoutMs();
-            if (timeoutAt <= scale) {
-                double x = NAME_WIDTH + track * timeoutAt / scale;
-                Line limit = new Line(x, y + 2, x, y + LANE - 2);
-                limit.getStyleClass().add("timeline-timeout");
-                canvas.getChildren().add(limit);
-            }
             Label tail = new Label(tail(l));
             tail.getStyleClass().add(failed ? "timeline-tail-bad" : "timeline-tail");
             tail.relocate(NAME_WIDTH + track + 8, y + 4);
             tail.setTextOverrun(javafx.scene.control.OverrunStyle.ELLIPSIS);
-            tail.setMaxWidth(86);
+            tail.setMaxWidth(TAIL - 10);
             canvas.getChildren().add(tail);
         }
+        // The timeout as one vertical line across every lane (one per distinct timeout), or a note when off scale.
+        java.util.TreeSet<Double> timeouts = new java.util.TreeSet<>();
+        lanes.forEach(l -> timeouts.add(l.timeoutMs()));
+        double labelX = NAME_WIDTH + track + 8;
+        for (double t : timeouts) {
+            if (t <= scale) {
+                double x = NAME_WIDTH + track * t / scale;
+                Line limit = new Line(x, AXIS - 6, x, bottom);
+                limit.getStyleClass().add("timeline-timeout");
+                Tooltip.install(limit, new Tooltip(String.format("startup timeout %.1f s", t / 1000)));
+                Label at = new Label(String.format("timeout %s", seconds(t)));
+                at.getStyleClass().add("timeline-timeout-label");
+                at.relocate(x - 34, bottom + 2); // under the lanes: the axis labels keep the top row
+                canvas.getChildren().addAll(limit, at);
+            } else {
+                Label off = new Label("timeout " + seconds(t) + " →");
+                off.getStyleClass().add("timeline-timeout-label");
+                off.relocate(labelX, 0);
+                canvas.getChildren().add(off);
+            }
+        }
+    }
+
+    private static final String EMPTY_HINT = "No probe yet. Press “Probe all” to start every enabled server at"
+            + " once and time each one to its answer, or run `kiln probe` in this workspace: its saved runs open here.";
+
+    private static String seconds(double ms) {
+        return ms % 1000 == 0 ? String.format("%.0f s", ms / 1000) : String.format("%.1f s", ms / 1000);
+    }
+
+    private void bar(double fromMs, double toMs, double scale, double track, double y, String style, String what,
+            String laneTip) {
+        double x0 = NAME_WIDTH + track * Math.min(fromMs, scale) / scale;
+        double x1 = NAME_WIDTH + track * Math.min(toMs, scale) / scale;
+        Rectangle bar = new Rectangle(x0, y + 6, Math.max(2, x1 - x0), LANE - 12);
+        bar.getStyleClass().add(style);
+        Tooltip.install(bar, new Tooltip(String.format("%s: %.1f ms (%.1f → %.1f ms)%n%s", what, toMs - fromMs, fromMs,
+                toMs, laneTip)));
+        canvas.getChildren().add(bar);
     }
 
     static String tail(Lane l) {
@@ -138,13 +195,24 @@ final class TimelineChart extends Pane {
         return l.spawnMs() == null ? "" : "…";
     }
 
-    private static String tooltip(Lane l) {
+    static String tooltip(Lane l) {
         StringBuilder b = new StringBuilder(l.server());
+        if (l.spawnMs() != null) {
+            b.append(String.format("%nspawned at %.1f ms", l.spawnMs()));
+        }
+        if (l.firstOutputMs() != null) {
+            b.append(String.format("%nfirst output at %.1f ms", l.firstOutputMs()));
+        }
         if (l.initializedMs() != null) {
-            b.append(String.format("%ninitialize answered at %.0f ms", l.initializedMs()));
+            b.append(String.format("%nanswered at %.1f ms (%.1f ms after spawn)", l.initializedMs(),
+                    l.initializedMs() - (l.spawnMs() == null ? 0 : l.spawnMs())));
+            b.append("\n").append(Phase.attribute(l.timeline()).explain());
         }
         if (l.toolsMs() != null) {
-            b.append(String.format("%n%d tools listed at %.0f ms", l.tools(), l.toolsMs()));
+            b.append(String.format("%n%d tools listed at %.1f ms", l.tools(), l.toolsMs()));
+        }
+        if (l.exitMs() != null) {
+            b.append(String.format("%nexited at %.1f ms", l.exitMs()));
         }
         b.append(String.format("%nstartup timeout %.1f s", l.timeoutMs() / 1000));
         if (!l.detail().isEmpty()) {

@@ -6,7 +6,6 @@ import dev.kiln.core.demo.DemoWorkspace;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import dev.kiln.ui.KilnConsole;
 import dev.kiln.ui.contracts.ContractRow;
-import dev.kiln.core.startup.ProbeReport;
 import dev.kiln.ui.util.FxBackground;
 import dev.kiln.ui.util.PngSnapshot;
 import java.nio.file.Files;
@@ -51,13 +50,15 @@ class MainWindowTest {
         robot.clickOn("#" + Page.STARTUP.navId());
         robot.clickOn("#startup-probe");
         @SuppressWarnings("unchecked")
-        TableView<ProbeReport.ServerSummary> results = robot.lookup("#startup-results").queryAs(TableView.class);
+        TableView<dev.kiln.ui.startup.StartupViewModel.Row> results = robot.lookup("#startup-results").queryAs(TableView.class);
         WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> results.getItems().size() == 3);
 
-        assertThat(results.getItems()).allSatisfy(s -> assertThat(s.representative().outcomeText()).isEqualTo("ok"));
+        assertThat(results.getItems()).allSatisfy(s -> assertThat(s.outcome()).isEqualTo("ok"));
         assertThat(robot.lookup("#startup-verdict").queryAs(Label.class).getText()).startsWith("3 servers · 3 ok");
         WaitForAsyncUtils.waitForFxEvents();
-        assertThat(robot.lookup(".timeline-bar-ok").queryAll()).hasSize(3);
+        // Each lane's bar is its phases: one "before first output" segment per server that answered in time.
+        assertThat(robot.lookup("#startup-chart .timeline-seg-start").queryAll()).hasSize(3);
+        assertThat(robot.lookup("#startup-chart .timeline-bar-bad").queryAll()).isEmpty();
         // A picture of the page for reviews (target/ is the build's scratch space).
         robot.interact(() -> {
             try {

@@ -87,4 +87,105 @@ class StartupViewModelTest {
         assertThat(TimelineChart.scaleMs(slow)).isEqualTo(2_100);
         assertThat(TimelineChart.tail(Lane.waiting("a", 30_000).spawned(0).initialized(300))).isEqualTo("300 ms · ×100");
     }
+
+    private static dev.kiln.core.startup.ProbeReport saved(String at, double firstOutMs, double answerMs) {
+        dev.kiln.core.startup.ServerResult r = new dev.kiln.core.startup.ServerResult("demo-light",
+                dev.kiln.core.startup.ServerConfig.Transport.STDIO, 1, dev.kiln.core.startup.Outcome.OK, null, "",
+                "2026-07-28", answerMs, answerMs + 20, 3, 30_000,
+                new dev.kiln.core.startup.Timeline(1.0, answerMs, firstOutMs, answerMs, answerMs + 20, answerMs + 40),
+                List.of());
+        return new dev.kiln.core.startup.ProbeReport(java.time.Instant.parse(at), "", 1,
+                dev.kiln.core.startup.BytecodeMode.AS_IS, List.of(r));
+    }
+
+    @Test
+    void load_withRunsSavedByTheCli_opensOnTheLatestWithItsPhasesAndNoEmptyState() {
+        new DemoWorkspace().write(tmp, 10, 1, false);
+        Kiln kiln = Kiln.open(tmp, new EventBus(), Clock.systemUTC());
+        dev.kiln.core.startup.ProbeRuns.save(kiln.layout(), saved("2026-01-05T09:00:00Z", 100, 4_000));
+        dev.kiln.core.startup.ProbeRuns.save(kiln.layout(), saved("2026-01-05T10:00:00Z", 1_500, 1_600));
+        StartupViewModel vm = new StartupViewModel(kiln, Background.inline());
+
+        vm.load();
+
+        assertThat(vm.shownRunProperty().get()).isEqualTo("probe-20260105T100000.000Z.json");
+        assertThat(vm.emptyProperty().get()).isFalse();
+        assertThat(vm.lanes()).singleElement().satisfies(l -> {
+            assertThat(l.server()).isEqualTo("demo-light");
+            assertThat(l.initializedMs()).isEqualTo(1_600);
+            assertThat(l.segments()).extracting(s -> s.phase())
+                    .containsExactly(dev.kiln.core.startup.Phase.START, dev.kiln.core.startup.Phase.WORK,
+                            dev.kiln.core.startup.Phase.TOOLS);
+            assertThat(l.segments().get(0).ms()).isEqualTo(1_499);
+        });
+        assertThat(vm.rows()).singleElement().satisfies(r -> {
+            assertThat(r.protocol()).isEqualTo("2026-07-28");
+            assertThat(r.why()).contains("before its first output").contains("precompiled bytecode shortens this");
+        });
+        assertThat(vm.verdictProperty().get()).startsWith("Saved run 2026-01-05 10:00:00 UTC · 1 servers");
+        assertThat(vm.savedRuns()).hasSize(2);
+    }
+
+    @Test
+    void load_noRunYet_emptyStateAndNoBars() {
+        new DemoWorkspace().write(tmp, 10, 1, false);
+        StartupViewModel vm = new StartupViewModel(Kiln.open(tmp, new EventBus(), Clock.systemUTC()), Background.inline());
+
+        vm.load();
+
+        assertThat(vm.emptyProperty().get()).isTrue();
+        assertThat(vm.lanes()).allSatisfy(l -> assertThat(l.segments()).isEmpty());
+        assertThat(vm.shownRunProperty().get()).isEmpty();
+        assertThat(vm.sweepProperty().get()).isNull();
+    }
+
+    @Test
+    void compare_twoSavedRuns_deltaPerServer() {
+        new DemoWorkspace().write(tmp, 10, 1, false);
+        Kiln kiln = Kiln.open(tmp, new EventBus(), Clock.systemUTC());
+        Path before = dev.kiln.core.startup.ProbeRuns.save(kiln.layout(), saved("2026-01-05T09:00:00Z", 100, 4_000));
+        Path after = dev.kiln.core.startup.ProbeRuns.save(kiln.layout(), saved("2026-01-05T10:00:00Z", 100, 1_000));
+        StartupViewModel vm = new StartupViewModel(kiln, Background.inline());
+        vm.load();
+
+        vm.compare(before, after);
+
+        assertThat(vm.comparison()).singleElement().satisfies(d -> {
+            assertThat(d.server()).isEqualTo("demo-light");
+            assertThat(d.deltaMs()).isEqualTo(-3_000);
+            assertThat(d.text()).isEqualTo("-3000 ms (-75 %)");
+        });
+        assertThat(vm.comparisonTitleProperty().get()).contains(before.getFileName().toString())
+                .contains(after.getFileName().toString());
+        vm.compare(before, null);
+        assertThat(vm.errorProperty().get()).isEqualTo("Pick two saved runs to compare.");
+    }
+
+    @Test
+    void load_savedSweep_isTheHeatMapsMatrixWithItsHeatPerCell() {
+        new DemoWorkspace().write(tmp, 10, 1, false);
+        Kiln kiln = Kiln.open(tmp, new EventBus(), Clock.systemUTC());
+        dev.kiln.core.startup.ProbeReport col = saved("2026-01-05T09:00:00Z", 100, 4_000);
+        var cells = List.of(
+                new dev.kiln.core.startup.SweepReport.Cell("a", 1.0, dev.kiln.core.startup.SweepReport.Bytecode.BEFORE,
+                        4_000.0, "ok", 30_000, 1, 1, ""),
+                new dev.kiln.core.startup.SweepReport.Cell("a", 1.0, dev.kiln.core.startup.SweepReport.Bytecode.AFTER,
+                        25_000.0, "ok", 30_000, 1, 1, ""),
+                new dev.kiln.core.startup.SweepReport.Cell("a", 0.5, dev.kiln.core.startup.SweepReport.Bytecode.BEFORE,
+                        null, "timeout", 30_000, 0, 1, ""));
+        dev.kiln.core.startup.ProbeRuns.saveSweep(kiln.layout(), new dev.kiln.core.startup.SweepReport(
+                java.time.Instant.parse("2026-01-05T09:00:00Z"), List.of(1.0, 0.5), true, 1, "cgroup-v1", List.of("a"),
+                cells, List.of(new dev.kiln.core.startup.SweepReport.Column(1.0,
+                        dev.kiln.core.startup.SweepReport.Bytecode.BEFORE, col)), List.of(), null));
+        StartupViewModel vm = new StartupViewModel(kiln, Background.inline());
+
+        vm.load();
+
+        var loaded = dev.kiln.core.startup.SweepReport.cells(vm.sweepProperty().get());
+        assertThat(loaded).containsExactlyElementsOf(cells);
+        assertThat(SweepHeatMap.columns(loaded)).extracting(SweepHeatMap.Column::label)
+                .containsExactly("1 CPU\nbefore", "1 CPU\nafter", "0.5 CPU\nbefore");
+        assertThat(loaded).extracting(SweepHeatMap::heat).containsExactly("heat-0", "heat-2", "heat-over");
+        assertThat(SweepHeatMap.tooltip(loaded.get(0))).contains("answer after 4000.0 ms").contains("timeout 30.0 s");
+    }
 }

@@ -1,0 +1,130 @@
+package dev.kiln.core.startup;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Function;
+
+/**
+ * The phases of one server's startup, between the steps its {@link Timeline} records. The first two are where a
+ * client's startup timeout goes: {@link #START} (interpreter start and imports — what precompiled bytecode shortens)
+ * and {@link #WORK} (what the server does after it first spoke and before it answers: network calls, credential
+ * checks, schema building — what bytecode cannot touch).
+ */
+public enum Phase {
+    /** Spawn → its first byte on stdout or stderr. */
+    START("before first output", t -> t.spawnMs(), Phase::firstOutput),
+    /** First output → the handshake's answer. */
+    WORK("first output to answer", Phase::firstOutput, t -> t.initializedMs()),
+    /** The answer → {@code tools/list} answered. */
+    TOOLS("tools/list", t -> t.initializedMs(), t -> t.toolsListedMs()),
+    /** Tools listed (or the last step seen) → exit. */
+    SHUTDOWN("to exit", t -> t.toolsListedMs() != null ? t.toolsListedMs() : t.initializedMs(), t -> t.exitMs());
+
+    /** The share of the time to the answer, spent before the first output, above which a server counts as import-bound. */
+    static final double IMPORT_BOUND_SHARE = 0.5;
+
+    private final String label;
+    private final Function<Timeline, Double> from;
+    private final Function<Timeline, Double> to;
+
+    Phase(String label, Function<Timeline, Double> from, Function<Timeline, Double> to) {
+        this.label = label;
+        this.from = from;
+        this.to = to;
+    }
+
+    /** For people: {@code before first output}, {@code first output to answer}, … */
+    public String label() {
+        return label;
+    }
+
+    /** The phase as an interval of {@code t} (ms after the probe's release), or null when a bound step is missing. */
+    public Segment in(Timeline t) {
+        Double a = from.apply(t);
+        Double b = to.apply(t);
+        return a == null || b == null || b < a ? null : new Segment(this, a, b);
+    }
+
+    /** One phase of one timeline: {@code [fromMs, toMs]} after the probe's release. */
+    public record Segment(Phase phase, double fromMs, double toMs) {
+        public double ms() {
+            return toMs - fromMs;
+        }
+    }
+
+    /** Every phase of {@code t} that happened, in order. */
+    public static List<Segment> segments(Timeline t) {
+        List<Segment> out = new ArrayList<>();
+        for (Phase p : values()) {
+            Segment s = p.in(t);
+            if (s != null) {
+                out.add(s);
+            }
+        }
+        return out;
+    }
+
+    private static Double firstOutput(Timeline t) {
+        Double o = t.firstStdoutMs();
+        Double e = t.firstStderrMs();
+        Double first = o == null ? e : e == null ? o : Double.valueOf(Math.min(o, e)); // boxed: no unboxing of a null
+        // Output after the answer (a late banner) is not the end of the imports; the answer is.
+        if (first != null && t.initializedMs() != null && first > t.initializedMs()) {
+            return t.initializedMs();
+        }
+        return first;
+    }
+
+    /** Where a server's time to its answer went. */
+    public enum Bound {
+        /** Most of it before the first output: interpreter start and imports; bytecode can help. */
+        IMPORTS,
+        /** Most of it after the first output: work before answering; bytecode cannot help that part. */
+        WORK,
+        /** It never answered (or never spoke): nothing to attribute. */
+        UNKNOWN;
+
+        public String label() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    /**
+     * The attribution of one server's time to its answer.
+     *
+     * @param startMs spawn → first output, or null
+     * @param workMs first output → answer, or null
+     * @param bound where most of it went
+     */
+    public record Attribution(Double startMs, Double workMs, Bound bound) {
+        /** One plain sentence for the report. */
+        public String explain() {
+            if (bound == Bound.UNKNOWN) {
+                return startMs == null ? "no output and no answer: nothing to attribute"
+                        : String.format(Locale.ROOT, "%.0f ms before its first output; no answer to attribute the rest",
+                                startMs);
+            }
+            double total = startMs + workMs;
+            if (bound == Bound.IMPORTS) {
+                return String.format(Locale.ROOT, "%.0f of %.0f ms before its first output (interpreter start and imports):"
+                        + " for a Python server, precompiled bytecode shortens this", startMs, total);
+            }
+            return String.format(Locale.ROOT, "%.0f of %.0f ms after its first output, before answering (network calls,"
+                    + " credential checks, schema building): precompiling cannot help, its time is spent after its imports",
+                    workMs, total);
+        }
+    }
+
+    /** Attributes {@code t}'s time to the answer to the phase before the first output and the one after it. */
+    public static Attribution attribute(Timeline t) {
+        Segment start = START.in(t);
+        Segment work = WORK.in(t);
+        if (start == null || work == null || t.initializedMs() == null) {
+            return new Attribution(start == null ? null : start.ms(), null, Bound.UNKNOWN);
+        }
+        double total = start.ms() + work.ms();
+        Bound b = total <= 0 || start.ms() / total >= IMPORT_BOUND_SHARE ? Bound.IMPORTS : Bound.WORK;
+        return new Attribution(start.ms(), work.ms(), b);
+    }
+}

@@ -1,0 +1,52 @@
+package dev.kiln.core.startup;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+/** Where a server's time to its answer went: before its first output (imports) or after it (work before answering). */
+class PhaseTest {
+
+    @Test
+    void attribute_silentUntilItsAnswer_importBoundAndBytecodeCanHelp() {
+        // The SDK's server writes nothing before its answer: everything is interpreter start and imports.
+        Phase.Attribution a = Phase.attribute(new Timeline(0.0, 2_000.0, null, 2_000.0, 2_010.0, 2_100.0));
+
+        assertThat(a.bound()).isEqualTo(Phase.Bound.IMPORTS);
+        assertThat(a.startMs()).isEqualTo(2_000);
+        assertThat(a.workMs()).isZero();
+        assertThat(a.explain()).isEqualTo("2000 of 2000 ms before its first output (interpreter start and imports):"
+                + " for a Python server, precompiled bytecode shortens this");
+    }
+
+    @Test
+    void attribute_logsEarlyThenWorksBeforeAnswering_saysPrecompilingCannotHelp() {
+        Phase.Attribution a = Phase.attribute(new Timeline(0.0, 9_000.0, 300.0, 9_000.0, 9_100.0, 9_200.0));
+
+        assertThat(a.bound()).isEqualTo(Phase.Bound.WORK);
+        assertThat(a.startMs()).isEqualTo(300);
+        assertThat(a.workMs()).isEqualTo(8_700);
+        assertThat(a.explain()).startsWith("8700 of 9000 ms after its first output, before answering")
+                .endsWith("precompiling cannot help, its time is spent after its imports");
+    }
+
+    @Test
+    void attribute_neverAnswered_unknownWithWhatIsKnown() {
+        assertThat(Phase.attribute(new Timeline(0.0, null, 50.0, null, null, 30_000.0)).explain())
+                .isEqualTo("50 ms before its first output; no answer to attribute the rest");
+        assertThat(Phase.attribute(new Timeline(0.0, null, null, null, null, null)).bound()).isEqualTo(Phase.Bound.UNKNOWN);
+    }
+
+    @Test
+    void segments_inOrderAndOnlyThoseThatHappened() {
+        Timeline t = new Timeline(1.0, 120.0, 100.0, 400.0, 450.0, 500.0);
+
+        assertThat(Phase.segments(t)).extracting(Phase.Segment::phase)
+                .containsExactly(Phase.START, Phase.WORK, Phase.TOOLS, Phase.SHUTDOWN);
+        assertThat(Phase.START.in(t).ms()).isEqualTo(99);
+        assertThat(Phase.WORK.in(t).ms()).isEqualTo(300);
+        assertThat(Phase.segments(new Timeline(1.0, null, null, null, null, null))).isEmpty();
+        // A banner after the answer does not end the imports later than the answer.
+        assertThat(Phase.START.in(new Timeline(0.0, 50.0, 900.0, 50.0, 60.0, 70.0)).toMs()).isEqualTo(50);
+    }
+}
