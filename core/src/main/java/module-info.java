@@ -23,6 +23,7 @@ module dev.kiln.core {
     exports dev.kiln.core.startup;
     exports dev.kiln.core.watch;
     exports dev.kiln.core.api;
+    exports dev.kiln.core.doctor;
 
     opens dev.kiln.core.demo to com.fasterxml.jackson.databind;
 }
