@@ -100,7 +100,7 @@ final class DaemonEvidence {
             ProcessHandle.Info info = ph.get().info();
             d.command = info.commandLine().or(info::command).orElse("");
             pacing(d, info.arguments().orElse(new String[0]), layout);
-            d.watchedInodes = pid == self ? null : InotifyWatches.of(pid);
+            d.watchedInodes = InotifyWatches.of(pid);
         } else {
             pacing(d, new String[0], layout);
         }

@@ -128,7 +128,7 @@ public final class Doctor {
             if (waitInFlight && attempt < 2 && !differences.isEmpty()
                     && differences.stream().allMatch(d -> d.cause() == Cause.IN_FLIGHT)) {
                 try {
-                    Thread.sleep(Math.min(5_000, daemon.interval.toMillis() + 300));
+                    Thread.sleep(Math.min(5_000, explainer.inFlightMillisLeft(differences) + 50));
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     return cannot(ws, "interrupted", t0);

@@ -169,11 +169,16 @@ final class Explainer {
         if (timeOnly) {
             String fact = timeFact(r);
             changedAt = flippedAt(r);
+            // a document from the future explains a time-derived flip, unless another writer (with its own clock) wrote it
+            if (blocker != null && blocker.cause() == Cause.SECOND_WRITER) {
+                why.add(blocker);
+            }
             if (clockBack != null) {
                 why.add(clockBack);
-            } else if (blocker != null) {
+            }
+            if (blocker != null && blocker.cause() != Cause.SECOND_WRITER) {
                 why.add(blocker);
-            } else if (lastTickAt != null) {
+            } else if (why.isEmpty() && lastTickAt != null) {
                 Instant due = lastTickAt.plus(daemon.heartbeat);
                 if (!now.isAfter(due.plus(grace()))) {
                     why.add(new Difference.Explanation(Cause.HEARTBEAT_PENDING, fact + ", after " + lastTickText
@@ -288,10 +293,10 @@ final class Explainer {
                     + (since == null ? "" : " since " + time(since)) + " because " + primary.phrase()
                     + (counts.size() > 1 ? " (and " + (counts.size() - 1) + " more " + (counts.size() == 2 ? "cause" : "causes") + ")" : "");
             remedies.add(remedy(primary));
-            for (Difference d : differences) {
+            for (Difference d : differences) { // the likely causes' remedies, and the clock's wherever it is evidence
                 for (Difference.Explanation e : d.explanations()) {
                     String r = remedy(e.cause());
-                    if (!remedies.contains(r) && e.cause() != Cause.PINNED_REWRITE) {
+                    if (!remedies.contains(r) && (e.cause() == d.cause() || e.cause() == Cause.CLOCK_JUMPED)) {
                         remedies.add(r);
                     }
                 }
@@ -314,6 +319,13 @@ final class Explainer {
             r = r.replace("the process holding observer/serve.lock", "pid " + daemon.holderPid + ", which holds observer/serve.lock,");
         }
         return r;
+    }
+
+    /** How long until the youngest of {@code differences} is older than the daemon's grace. */
+    long inFlightMillisLeft(List<Difference> differences) {
+        Instant latest = differences.stream().map(Difference::changedAt).filter(java.util.Objects::nonNull)
+                .max(Instant::compareTo).orElse(now);
+        return Math.max(0, Duration.between(now, latest.plus(grace())).toMillis());
     }
 
     List<String> evidence() {

@@ -31,10 +31,17 @@ public final class ProjectionViewModel {
     private final ReadOnlyStringWrapper error = new ReadOnlyStringWrapper("");
     private final ReadOnlyStringWrapper watch = new ReadOnlyStringWrapper("starting…");
     private final ReadOnlyStringWrapper apiUrl = new ReadOnlyStringWrapper("");
+    private final StalenessViewModel staleness;
 
     public ProjectionViewModel(Kiln kiln, Background background) {
         this.kiln = kiln;
         this.background = background;
+        this.staleness = new StalenessViewModel(kiln.layout(), apiUrl::get, background);
+    }
+
+    /** "Why is this stale?": the staleness doctor on this workspace. */
+    public StalenessViewModel staleness() {
+        return staleness;
     }
 
     /** Takes one frame's events; only finished ticks matter here. */
