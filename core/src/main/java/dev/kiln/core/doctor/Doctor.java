@@ -15,6 +15,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 
 /**
  * The staleness doctor: compares what a workspace publishes — its {@code observer/state.json}, or a daemon's
@@ -31,7 +33,8 @@ import java.util.Objects;
  * the doctor looks is compared again (up to twice), and differences that are all moments old are given the daemon's
  * interval once before they count.
  *
- * <p>Concurrency: {@link #diagnose} may run on any thread, and concurrently; each call has its own projector.
+ * <p>Concurrency: {@link #diagnose} may run on any thread, and concurrently; each call has its own projector, and
+ * reads the published document on a thread of its own while its projector ticks.
  */
 public final class Doctor {
     private final WorkspaceLayout layout;
@@ -102,12 +105,27 @@ public final class Doctor {
         Projector fresh = Projector.builder(ws).clock(clock).readOnly().build();
         for (int attempt = 0;; attempt++) {
             DaemonEvidence daemon = DaemonEvidence.gather(ws, api != null ? api : ownApi, timeout);
+            // the published document (megabytes at 10,000 leaves) is read and parsed while the fresh tick runs;
+            // a revision published meanwhile is caught by the check below
+            WorkspaceLayout target = ws;
+            FutureTask<PublishedState> reading = new FutureTask<>(
+                    () -> api != null ? fromApi(api) : PublishedState.read(target.stateFile()));
+            Thread reader = new Thread(reading, "kiln-doctor-read");
+            reader.setDaemon(true);
+            reader.start();
+            TickResult tick = fresh.tick(WakeReason.MANUAL);
+            ObjectNode projection = fresh.projection();
             PublishedState published;
             try {
-                published = api != null ? fromApi(api) : PublishedState.read(ws.stateFile());
-            } catch (IOException e) {
-                return cannot(ws, e.getMessage(), t0, "Project now to rewrite it: kiln project " + ws.root());
+                published = reading.get();
+            } catch (ExecutionException e) {
+                Throwable c = e.getCause();
+                if (c instanceof IOException) {
+                    return cannot(ws, c.getMessage(), t0, "Project now to rewrite it: kiln project " + ws.root());
+                }
+                throw c instanceof RuntimeException r ? r : new IllegalStateException(c);
             } catch (InterruptedException e) {
+                reader.interrupt();
                 Thread.currentThread().interrupt();
                 return cannot(ws, "interrupted", t0);
             }
@@ -115,8 +133,6 @@ public final class Doctor {
                 return cannot(ws, "nothing is published yet: " + ws.stateFile() + " does not exist", t0,
                         "Project once: kiln project " + ws.root() + ", or keep it current: kiln serve " + ws.root());
             }
-            TickResult tick = fresh.tick(WakeReason.MANUAL);
-            ObjectNode projection = fresh.projection();
             if (attempt < 2 && revisionNow(ws) != published.revision()) {
                 continue; // a tick was published while we looked: compare with that one
             }

@@ -248,7 +248,7 @@ final class Explainer {
         for (Difference.FieldChange f : r.fields()) {
             if (f.field().equals("overdue")) {
                 Instant d = PublishedState.instant(r.now().path("deadline").asText(null));
-                facts.add("overdue is " + f.now() + " now" + (d == null ? "" : ": its deadline " + d + " "
+                facts.add("overdue is " + f.now() + " now" + (d == null ? "" : ": its deadline "
                         + (now.isAfter(d) ? "passed at " + time(d) : "is still ahead (" + time(d) + ")")));
             } else {
                 facts.add("its engine (pid " + r.now().path("engine").path("pid").asText() + ") was " + f.published()

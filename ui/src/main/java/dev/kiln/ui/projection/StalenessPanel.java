@@ -13,6 +13,8 @@ import javafx.scene.control.TableColumn;
 import javafx.scene.control.TableView;
 import javafx.scene.control.Tooltip;
 import javafx.scene.layout.HBox;
+import javafx.scene.layout.Priority;
+import javafx.scene.layout.Region;
 import javafx.scene.layout.VBox;
 
 /**
@@ -24,6 +26,7 @@ public final class StalenessPanel extends VBox {
     public StalenessPanel(StalenessViewModel vm) {
         setId("staleness");
         setSpacing(6);
+        setMinHeight(Region.USE_PREF_SIZE);
         setStyle("-fx-background-color: -color-bg-subtle; -fx-background-radius: 6; -fx-border-color: -color-border-muted;"
                 + " -fx-border-radius: 6; -fx-padding: 10 12 10 12;");
 
@@ -31,6 +34,7 @@ public final class StalenessPanel extends VBox {
         run.setId("staleness-run");
         run.setOnAction(e -> vm.diagnose());
         run.disableProperty().bind(vm.runningProperty());
+        run.setMinWidth(Region.USE_PREF_SIZE);
         Label hint = new Label();
         hint.getStyleClass().add("text-muted");
         hint.textProperty().bind(Bindings.when(vm.runningProperty()).then("Comparing what is published with the disk…")
@@ -42,17 +46,21 @@ public final class StalenessPanel extends VBox {
         Label headline = new Label();
         headline.setId("staleness-headline");
         headline.setWrapText(true);
+        headline.setMinWidth(0);
+        headline.setMaxWidth(Double.MAX_VALUE);
+        headline.setMinHeight(Region.USE_PREF_SIZE);
+        HBox.setHgrow(headline, Priority.ALWAYS);
         headline.textProperty().bind(vm.headlineProperty());
         headline.managedProperty().bind(headline.textProperty().isNotEmpty());
         headline.visibleProperty().bind(headline.managedProperty());
         vm.verdictProperty().addListener((o, was, v) -> {
-            headline.getStyleClass().removeAll("text-success", "text-warning", "text-danger");
+            headline.getStyleClass().removeAll("state-ok", "state-warn", "state-bad"); // the console's verdict colours
             if (v != null) {
-                headline.getStyleClass().add(v == Diagnosis.Verdict.UP_TO_DATE ? "text-success"
-                        : v == Diagnosis.Verdict.STALE ? "text-warning" : "text-danger");
+                headline.getStyleClass().add(v == Diagnosis.Verdict.UP_TO_DATE ? "state-ok"
+                        : v == Diagnosis.Verdict.STALE ? "state-warn" : "state-bad");
             }
         });
-        headline.setStyle("-fx-font-weight: bold; -fx-font-size: 1.1em;");
+        headline.setStyle("-fx-font-size: 1.1em;");
         HBox top = new HBox(12, run, hint, headline);
         top.setAlignment(Pos.CENTER_LEFT);
 
@@ -68,19 +76,37 @@ public final class StalenessPanel extends VBox {
         table.setId("staleness-differences");
         table.getStyleClass().addAll("dense", "striped");
         table.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_FLEX_LAST_COLUMN);
-        table.getColumns().add(column("Contract", 190, StalenessViewModel.Row::contract));
+        table.getColumns().add(column("Contract", 150, StalenessViewModel.Row::contract));
         table.getColumns().add(column("How", 80, StalenessViewModel.Row::how));
-        table.getColumns().add(column("What differs (published → now)", 230, StalenessViewModel.Row::fields));
-        table.getColumns().add(column("Likely cause", 140, StalenessViewModel.Row::cause));
-        table.getColumns().add(column("Evidence", 420, StalenessViewModel.Row::evidence));
+        table.getColumns().add(column("Published → now", 170, StalenessViewModel.Row::fields));
+        table.getColumns().add(column("Likely cause", 145, StalenessViewModel.Row::cause));
+        table.getColumns().add(column("Evidence", 300, StalenessViewModel.Row::evidence));
         table.setPlaceholder(new Label("No differences"));
         table.setFixedCellSize(26);
         // as tall as its rows, up to eight: the tick history below keeps its room
-        table.prefHeightProperty().bind(Bindings.min(8, Bindings.max(1, Bindings.size(vm.rows()))).multiply(26).add(32));
+        table.prefHeightProperty().bind(Bindings.min(8, Bindings.max(1, Bindings.size(vm.rows()))).multiply(26).add(40));
+        table.minHeightProperty().bind(table.prefHeightProperty()); // the page's other table gives way, not this one
         table.managedProperty().bind(Bindings.isNotEmpty(vm.rows()));
         table.visibleProperty().bind(table.managedProperty());
 
-        getChildren().addAll(top, error, remedies, evidence, table);
+        // the selected difference's evidence in full (the first one until another is picked): a cell cuts it short
+        Label detail = new Label();
+        detail.setId("staleness-detail");
+        detail.setWrapText(true);
+        detail.setMinHeight(Region.USE_PREF_SIZE);
+        detail.textProperty().bind(Bindings.createStringBinding(() -> {
+            StalenessViewModel.Row r = table.getSelectionModel().getSelectedItem();
+            return r == null ? "" : r.contract() + " — " + r.cause() + ": " + r.evidence();
+        }, table.getSelectionModel().selectedItemProperty()));
+        detail.managedProperty().bind(detail.textProperty().isNotEmpty());
+        detail.visibleProperty().bind(detail.managedProperty());
+        vm.rows().addListener((ListChangeListener<StalenessViewModel.Row>) c -> {
+            if (!vm.rows().isEmpty()) {
+                table.getSelectionModel().select(0);
+            }
+        });
+
+        getChildren().addAll(top, error, remedies, evidence, table, detail);
     }
 
     /** A list of lines that follows {@code items}; each has the full text as its tooltip. */
@@ -90,6 +116,7 @@ public final class StalenessPanel extends VBox {
         Runnable fill = () -> box.getChildren().setAll(items.stream().map(s -> {
             Label l = new Label((prefix.isEmpty() ? "• " : prefix) + s);
             l.setWrapText(true);
+            l.setMinHeight(Region.USE_PREF_SIZE); // wrapped lines keep their height in a crowded page
             l.setTooltip(new Tooltip(s));
             if (!style.isEmpty()) {
                 l.getStyleClass().add(style);

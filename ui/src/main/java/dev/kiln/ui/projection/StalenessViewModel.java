@@ -65,6 +65,10 @@ public final class StalenessViewModel {
     private final ObservableList<String> remedies = FXCollections.observableArrayList();
     private final ObservableList<String> evidence = FXCollections.observableArrayList();
     private final ObservableList<Row> rows = FXCollections.observableArrayList();
+    // one read-only view each, kept: a view listens to its list weakly, so a fresh one per call would lose listeners
+    private final ObservableList<String> remediesView = FXCollections.unmodifiableObservableList(remedies);
+    private final ObservableList<String> evidenceView = FXCollections.unmodifiableObservableList(evidence);
+    private final ObservableList<Row> rowsView = FXCollections.unmodifiableObservableList(rows);
 
     /**
      * @param layout the workspace
@@ -125,16 +129,16 @@ public final class StalenessViewModel {
 
     /** What to do, most relevant first. */
     public ObservableList<String> remedies() {
-        return FXCollections.unmodifiableObservableList(remedies);
+        return remediesView;
     }
 
     /** Facts about the workspace: the published document, the daemon, the lock, the clock. */
     public ObservableList<String> evidence() {
-        return FXCollections.unmodifiableObservableList(evidence);
+        return evidenceView;
     }
 
     /** One row per difference, at most {@link #MAX_ROWS}. */
     public ObservableList<Row> rows() {
-        return FXCollections.unmodifiableObservableList(rows);
+        return rowsView;
     }
 }
