@@ -205,6 +205,32 @@ class DoctorCommandTest {
     }
 
     @Test
+    void doctor_lockHeldByAProcessWithoutTheApi_saysAnotherProcessHoldsIt() throws Exception {
+        Path ws = demo("ws");
+        assertThat(CliRun.kiln("project", ws.toString()).exit()).isZero();
+        Path lock = ws.resolve("observer/serve.lock");
+        // a real POSIX lock (fcntl, as the JDK takes it) held by a process that is no kiln serve
+        Process holder = new ProcessBuilder("python3", "-c", "import fcntl, os, sys, time\n"
+                + "f = open(sys.argv[1], 'w')\nfcntl.lockf(f, fcntl.LOCK_EX)\n"
+                + "f.write('pid %d\\nurl http://127.0.0.1:9/\\n' % os.getpid()); f.flush()\n"
+                + "print('locked', flush=True)\ntime.sleep(120)\n", lock.toString())
+                .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        daemons.add(holder);
+        assertThat(new BufferedReader(new InputStreamReader(holder.getInputStream(), StandardCharsets.UTF_8)).readLine())
+                .isEqualTo("locked");
+        Path f = contracts(ws).get(0);
+        Files.writeString(f, Files.readString(f).replaceFirst("\"title\" : \"[^\"]*\"", "\"title\" : \"Held\""));
+
+        JsonNode d = doctorJson(ws.toString(), 1);
+
+        JsonNode diff = difference(d, "changed");
+        assertThat(diff.path("cause").asText()).isEqualTo("lock_held_elsewhere");
+        assertThat(diff.path("explanations").get(0).path("evidence").asText())
+                .contains("pid " + holder.pid()).contains("holds observer/serve.lock").contains("does not answer");
+        assertThat(d.path("remedies").get(0).asText()).contains("pid " + holder.pid());
+    }
+
+    @Test
     void doctor_runningDaemonUpToDate_exit0ByDirAndByUrl() throws Exception {
         Path ws = demo("ws");
         Daemon daemon = serve(ws);
