@@ -42,10 +42,6 @@ final class Comparison {
         for (JsonNode f : fresh.path("failures")) {
             nowFailures.put(f.path("path").asText(), f);
         }
-        Map<String, String> publishedLeafByFile = new LinkedHashMap<>();
-        published.leaves().forEach((id, l) -> publishedLeafByFile.put(l.path("file").asText(), id));
-        Map<String, String> nowLeafByFile = new LinkedHashMap<>();
-        nowLeaves.forEach((id, l) -> nowLeafByFile.put(l.path("file").asText(), id));
 
         List<Raw> out = new ArrayList<>();
         Set<String> covered = new LinkedHashSet<>(); // failure paths folded into a leaf's difference
