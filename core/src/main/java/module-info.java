@@ -24,6 +24,7 @@ module dev.kiln.core {
     exports dev.kiln.core.startup;
     exports dev.kiln.core.watch;
     exports dev.kiln.core.serve;
+    exports dev.kiln.core.doctor;
 
     opens dev.kiln.core.demo to com.fasterxml.jackson.databind;
 }

@@ -23,7 +23,7 @@ import picocli.CommandLine.Option;
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = "Run a shipped benchmark; each prints JSON measured against a baseline in the same run.",
         subcommands = {BenchCommand.Projection.class, BenchCommand.Archive.class, BenchCommand.Seed.class,
-            BenchCommand.Probe.class, BenchCommand.Watch.class, CommandLine.HelpCommand.class})
+            BenchCommand.Probe.class, BenchCommand.Watch.class, BenchCommand.Doctor.class, CommandLine.HelpCommand.class})
 public final class BenchCommand implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -38,6 +38,32 @@ public final class BenchCommand implements Runnable {
         PrintWriter out = spec.commandLine().getOut();
         out.println(Json.render(report, json.enabled()));
         out.flush();
+    }
+
+    @Command(name = "doctor", mixinStandardHelpOptions = true,
+            description = {"Measure kiln doctor's time to a verdict on a demo workspace against one full unchanged tick",
+                "in the same process (target: within 2x). Prints one JSON object."})
+    static final class Doctor implements Callable<Integer> {
+        @Option(names = "--contracts", paramLabel = "N", description = "Contracts of the demo workspace (default: ${DEFAULT-VALUE}).")
+        int contracts = DoctorBenchmark.DEFAULT_CONTRACTS;
+
+        @Option(names = "--rounds", paramLabel = "R", description = "Measured rounds (default: ${DEFAULT-VALUE}).")
+        int rounds = 5;
+
+        @Mixin
+        JsonOption json;
+
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() {
+            if (contracts < 10 || rounds < 1) {
+                throw new CliException("--contracts must be at least 10 and --rounds positive");
+            }
+            print(spec, json, DoctorBenchmark.run(contracts, rounds));
+            return 0;
+        }
     }
 
     @Command(name = "projection", mixinStandardHelpOptions = true,

@@ -197,6 +197,28 @@ public final class Projector {
         return lastTick;
     }
 
+    /**
+     * What the last tick projected, in the state document's shape: {@code {"leaves": […], "failures": […]}}. Also for a
+     * read-only projector, which writes no document: it is how a reader (the staleness doctor) compares a fresh
+     * projection with a published one. Null before the first tick.
+     */
+    public synchronized ObjectNode projection() {
+        if (lastTick == null) {
+            return null;
+        }
+        ObjectNode o = StateDocument.MAPPER.createObjectNode();
+        com.fasterxml.jackson.databind.node.ArrayNode leaves = o.putArray("leaves");
+        for (LeafState l : lastLeaves) {
+            leaves.add(StateDocument.leafNode(l));
+        }
+        com.fasterxml.jackson.databind.node.ArrayNode failures = o.putArray("failures");
+        for (dev.kiln.core.snapshot.SnapshotFailure f : snapshots.current().failures()) {
+            failures.addObject().put("path", f.path()).put("kind", f.kind().name().toLowerCase(java.util.Locale.ROOT))
+                    .put("reason", f.reason());
+        }
+        return o;
+    }
+
     /** The last snapshot built. */
     public ContractSnapshot snapshot() {
         return snapshots.current();

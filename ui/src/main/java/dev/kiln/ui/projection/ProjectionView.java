@@ -83,7 +83,7 @@ public final class ProjectionView extends VBox {
         table.setPlaceholder(new Label("No ticks yet"));
         VBox.setVgrow(table, Priority.ALWAYS);
 
-        getChildren().addAll(header, cards, watch, api, reasons, error, table);
+        getChildren().addAll(header, cards, watch, api, reasons, error, new StalenessPanel(vm.staleness()), table);
     }
 
     private static String text(ProjectionViewModel vm, Function<TickResult, String> f) {

@@ -43,10 +43,17 @@ public final class ProjectionViewModel {
     private final ReadOnlyStringWrapper apiUrl = new ReadOnlyStringWrapper("");
     /** Whether this console watches (and so takes a workspace over when its owner stops). */
     private boolean live;
+    private final StalenessViewModel staleness;
 
     public ProjectionViewModel(Kiln kiln, Background background) {
         this.kiln = kiln;
         this.background = background;
+        this.staleness = new StalenessViewModel(kiln.layout(), apiUrl::get, background);
+    }
+
+    /** "Why is this stale?": the staleness doctor on this workspace. */
+    public StalenessViewModel staleness() {
+        return staleness;
     }
 
     /**

@@ -1,0 +1,73 @@
+package dev.kiln.ui.projection;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kiln.core.demo.DemoWorkspace;
+import dev.kiln.core.doctor.Diagnosis;
+import dev.kiln.core.projection.Projector;
+import dev.kiln.core.projection.WakeReason;
+import dev.kiln.core.workspace.WorkspaceLayout;
+import dev.kiln.ui.util.Background;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class StalenessViewModelTest {
+    @TempDir
+    Path tmp;
+
+    @Test
+    void diagnose_upToDate_saysSoWithNoRows() {
+        WorkspaceLayout ws = projectedDemo();
+        StalenessViewModel vm = new StalenessViewModel(ws, () -> "", Background.inline());
+
+        vm.diagnose();
+
+        assertThat(vm.verdictProperty().get()).isEqualTo(Diagnosis.Verdict.UP_TO_DATE);
+        assertThat(vm.headlineProperty().get()).startsWith("Up to date: revision 1");
+        assertThat(vm.rows()).isEmpty();
+        assertThat(vm.runningProperty().get()).isFalse();
+    }
+
+    @Test
+    void diagnose_editedAfterTheLastTick_oneRowWithFieldsCauseAndEvidence() throws Exception {
+        WorkspaceLayout ws = projectedDemo();
+        Path f;
+        try (Stream<Path> s = Files.walk(ws.tasksDir())) {
+            f = s.filter(p -> p.getFileName().toString().equals("contract.json")).sorted()
+                    .filter(p -> read(p).contains("\"status\" : \"running\"")).findFirst().orElseThrow();
+        }
+        Files.writeString(f, Files.readString(f).replace("\"status\" : \"running\"", "\"status\" : \"done\""));
+        StalenessViewModel vm = new StalenessViewModel(ws, () -> "", Background.inline());
+
+        vm.diagnose();
+
+        assertThat(vm.verdictProperty().get()).isEqualTo(Diagnosis.Verdict.STALE);
+        assertThat(vm.headlineProperty().get()).startsWith("Stale by 1 contract since ").contains("because no kiln serve is running");
+        assertThat(vm.rows()).singleElement().satisfies(r -> {
+            assertThat(r.how()).isEqualTo("changed");
+            assertThat(r.fields()).contains("status: ").contains("→ done");
+            assertThat(r.cause()).isEqualTo("no daemon");
+            assertThat(r.evidence()).contains("no kiln serve has served this workspace");
+        });
+        assertThat(vm.remedies()).first().asString().contains("kiln serve " + ws.root());
+        assertThat(vm.evidence()).first().asString().startsWith("published: ");
+    }
+
+    private static String read(Path p) {
+        try {
+            return Files.readString(p);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private WorkspaceLayout projectedDemo() {
+        new DemoWorkspace().write(tmp, 40, 2, false);
+        WorkspaceLayout ws = WorkspaceLayout.of(tmp);
+        Projector.builder(ws).build().tick(WakeReason.STARTUP);
+        return ws;
+    }
+}
