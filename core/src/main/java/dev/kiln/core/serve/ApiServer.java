@@ -2,6 +2,7 @@ package dev.kiln.core.serve;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -31,6 +32,7 @@ import org.slf4j.LoggerFactory;
  *       {@code Last-Event-ID} resumes.
  *   <li>{@code GET /api/metrics}: the projector's instrumentation.
  *   <li>{@code POST /api/project}, {@code POST /api/heal[?dry_run=true]}: need {@code Authorization: Bearer <token>}.
+ *   <li>{@code GET /metrics}: Prometheus text exposition; open to a peer on loopback, else it needs the token.
  * </ul>
  * Errors are JSON ({@code {"error": …, "message": …}}): 401, 404, 405, 503.
  *
@@ -84,6 +86,25 @@ final class ApiServer implements AutoCloseable {
         route(Wire.METRICS, "GET", this::metrics);
         route(Wire.PROJECT, "POST", authorized(x -> json(x, 200, backend.project())));
         route(Wire.HEAL, "POST", authorized(x -> json(x, 200, backend.heal(dryRun(x)))));
+        if (b.prometheus != null) {
+            HttpHandler prometheus = b.prometheus;
+            route(Wire.PROMETHEUS, "GET", x -> {
+                if (needsToken(x.getRemoteAddress().getAddress())) {
+                    authorized(prometheus::handle).handle(x);
+                } else {
+                    prometheus.handle(x);
+                }
+            });
+        }
+    }
+
+    /**
+     * Whether a read of {@code /metrics} from {@code peer} needs the token: yes unless the connection never left the
+     * host. The peer decides, not the bind address: a daemon bound to every interface still answers a local Prometheus
+     * without a token, and a fleet's Prometheus on another host sends it ({@code authorization: credentials_file}).
+     */
+    static boolean needsToken(InetAddress peer) {
+        return peer == null || !peer.isLoopbackAddress();
     }
 
     static Builder builder(Backend backend, ApiToken token) {
@@ -169,7 +190,7 @@ final class ApiServer implements AutoCloseable {
             String path = x.getRequestURI().getPath();
             Map<String, Handler> byMethod = routes.get(path);
             if (byMethod == null) {
-                error(x, 404, "not_found", "no such endpoint: " + path + " (try /api/state, /api/events, /api/metrics,"
+                error(x, 404, "not_found", "no such endpoint: " + path + " (try /api/state, /api/events, /api/metrics, /metrics,"
                         + " POST /api/project, POST /api/heal)");
                 return;
             }
@@ -329,6 +350,7 @@ final class ApiServer implements AutoCloseable {
         private int history = 256;
         private int maxSseClients = 64;
         private Duration keepAlive = Duration.ofSeconds(15);
+        private HttpHandler prometheus;
 
         private Builder(Backend backend, ApiToken token) {
             this.backend = Objects.requireNonNull(backend, "backend");
@@ -382,6 +404,12 @@ final class ApiServer implements AutoCloseable {
                 throw new IllegalArgumentException("keep-alive must be positive, got " + d);
             }
             this.keepAlive = d;
+            return this;
+        }
+
+        /** Serves {@code GET /metrics} with this handler (default: no such route). */
+        Builder prometheus(HttpHandler handler) {
+            this.prometheus = Objects.requireNonNull(handler, "handler");
             return this;
         }
 

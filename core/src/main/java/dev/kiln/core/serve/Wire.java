@@ -36,6 +36,8 @@ final class Wire {
     static final String METRICS = "api/metrics";
     static final String PROJECT = "api/project";
     static final String HEAL = "api/heal";
+    /** Prometheus' conventional path, outside {@code api/}: the text exposition, not Kiln's JSON. */
+    static final String PROMETHEUS = "metrics";
     /** {@code POST /api/heal?dry_run=true} previews. */
     static final String DRY_RUN = "dry_run";
 
