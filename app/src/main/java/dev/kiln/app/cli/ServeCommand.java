@@ -63,9 +63,9 @@ final class ServeCommand implements Callable<Integer> {
         System.out.println("Serving " + layout.root() + " at " + daemon.url());
         System.out.println("  state:  " + daemon.url().resolve("api/state"));
         System.out.println("  events: " + daemon.url().resolve("api/events"));
-        System.out.println("  metrics: " + daemon.url().resolve("metrics") + " (Prometheus; beyond loopback it needs the token)");
         System.out.println("  token:  " + daemon.tokenFile() + " (for POST /api/project and /api/heal)");
         System.out.println("  watch:  " + daemon.watchStatus());
+        System.out.println("  metrics: " + daemon.url().resolve("metrics") + " (Prometheus; beyond loopback it needs the token)");
         System.out.flush();
         stopped.await();
         return 0;

@@ -216,8 +216,24 @@ final class FleetMetrics {
                 .register(registry);
     }
 
-    /** The version of the core jar's manifest, or {@code unknown} when run from classes. */
+    /**
+     * The core jar's {@code Implementation-Version}, or {@code unknown} when run from classes. A named module's
+     * {@link Package} carries no manifest attributes, so on the module path the manifest is read from the module.
+     */
     static String version() {
+        Module m = FleetMetrics.class.getModule();
+        if (m.isNamed()) {
+            try (java.io.InputStream in = m.getResourceAsStream("META-INF/MANIFEST.MF")) {
+                if (in != null) {
+                    String v = new java.util.jar.Manifest(in).getMainAttributes().getValue("Implementation-Version");
+                    if (v != null) {
+                        return v;
+                    }
+                }
+            } catch (IOException e) {
+                LOG.debug("no manifest: {}", e.toString());
+            }
+        }
         String v = FleetMetrics.class.getPackage().getImplementationVersion();
         return v == null ? "unknown" : v;
     }
