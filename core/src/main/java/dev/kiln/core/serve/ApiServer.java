@@ -42,6 +42,15 @@ import org.slf4j.LoggerFactory;
 final class ApiServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ApiServer.class);
 
+    static {
+        // The JDK server writes the headers and a small body as two segments; with Nagle on, the second waits for the
+        // client's delayed ACK (~40 ms per response: a scrape took 48.8 ms p50, 8.8 ms with this). Read once, when the
+        // JDK's server configuration loads: set before the first server is created; an explicit setting wins.
+        if (System.getProperty("sun.net.httpserver.nodelay") == null) {
+            System.setProperty("sun.net.httpserver.nodelay", "true");
+        }
+    }
+
     /** What the API serves and does; implemented by the daemon. */
     interface Backend {
         /** The current projection, or null before the first tick. */
