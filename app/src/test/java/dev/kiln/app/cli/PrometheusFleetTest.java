@@ -204,6 +204,26 @@ class PrometheusFleetTest {
         }
     }
 
+    @Test
+    void the_documented_fleet_scrape_config_is_valid_for_prometheus() throws Exception {
+        Path promtool = Path.of("/usr/bin/promtool");
+        assumeThat(Files.isExecutable(promtool)).as("promtool is absent (CI installs Debian's prometheus package)").isTrue();
+        String doc = Files.readString(ROOT.resolve("docs/MONITORING.md"));
+        Matcher m = Pattern.compile("(?s)```yaml\n(global:.*?)```").matcher(doc);
+        assertThat(m.find()).as("docs/MONITORING.md has the scrape config").isTrue();
+        String config = m.group(1);
+        assertThat(config).contains("credentials_file:");
+        // promtool checks that token files exist: give the documented paths real files in the temp dir
+        Path tokens = Files.createDirectories(dir.resolve("kiln-tokens"));
+        Files.writeString(tokens.resolve("worker-01"), "t1");
+        Files.writeString(tokens.resolve("worker-02"), "t2");
+        Path file = Files.writeString(dir.resolve("fleet.yml"), config.replace("/etc/prometheus/kiln-tokens", tokens.toString()));
+        Process p = new ProcessBuilder(promtool.toString(), "check", "config", file.toString()).redirectErrorStream(true).start();
+        String said = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).as("promtool check config: " + said).isZero();
+    }
+
     private static void collectExprs(JsonNode n, List<String> out) {
         if (n.isObject()) {
             n.fields().forEachRemaining(e -> {
