@@ -61,13 +61,18 @@ class PrometheusFleetTest {
         }
     }
 
-    /** A {@code kiln serve} child process on the test's class path; returns its {@code host:port}. */
-    private String serve(Path ws) throws Exception {
+    /** Starts a {@code kiln serve} child process on the test's class path. */
+    private Process startServe(Path ws) throws Exception {
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
         Process p = new ProcessBuilder(java.toString(), "-cp", System.getProperty("java.class.path"), "dev.kiln.app.Main",
                 "serve", ws.toString(), "--port", "0", "--interval", "100ms", "--heartbeat", "1h")
                 .redirectError(dir.resolve(ws.getFileName() + "-err.txt").toFile()).start();
         processes.add(p);
+        return p;
+    }
+
+    /** The {@code host:port} a started daemon announces on its first line. */
+    private String target(Process p, Path ws) throws Exception {
         String first = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8)).readLine();
         assertThat(first).as("kiln serve's banner (stderr: %s)", dir.resolve(ws.getFileName() + "-err.txt")).isNotNull();
         Matcher m = Pattern.compile("http://([^/]+)/").matcher(first);
@@ -83,8 +88,11 @@ class PrometheusFleetTest {
         Path b = dir.resolve("b");
         assertThat(CliRun.kiln("demo", a.toString(), "--contracts", "20").exit()).isZero();
         assertThat(CliRun.kiln("demo", b.toString(), "--contracts", "20").exit()).isZero();
-        String targetA = serve(a);
-        String targetB = serve(b);
+        assertThat(System.getProperty("java.class.path")).doesNotContain("protobuf").doesNotContain("exposition-formats");
+        Process daemonA = startServe(a); // both start at once: JVM start-up is most of this test's time
+        Process daemonB = startServe(b);
+        String targetA = target(daemonA, a);
+        String targetB = target(daemonB, b);
 
         int port;
         try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
@@ -124,7 +132,6 @@ class PrometheusFleetTest {
         Map<String, Double> after = await(api, changes, v -> v.getOrDefault(targetA, 0.0) > 0);
         assertThat(after.get(targetB)).as("the other daemon saw no change").isEqualTo(0.0);
 
-        Process daemonB = processes.get(1);
         daemonB.destroyForcibly();
         assertThat(daemonB.waitFor(10, TimeUnit.SECONDS)).isTrue();
         Map<String, Double> down = await(api, "up", v -> v.getOrDefault(targetB, 1.0) == 0.0);
