@@ -60,8 +60,9 @@ import org.slf4j.LoggerFactory;
  * configures. No contract path or leaf id is ever a label value (there can be 10,000 of them, each a new series).
  *
  * <p>Concurrency: {@link #onTick} runs on the loop thread and only touches the client's lock-free counters and
- * histograms, so a scrape never holds up a tick; scrape-time reads are of volatile values. {@link #refresh()} (file
- * reads) is serialized by this object's monitor, which no tick ever takes.
+ * histograms, so a scrape never holds up a tick; scrape-time reads are of volatile values (the state file's sync
+ * counters: a monitor held for a few instructions, never across a sync). {@link #refresh()} (file reads) is
+ * serialized by this object's monitor, which no tick ever takes.
  */
 final class FleetMetrics {
     private static final Logger LOG = LoggerFactory.getLogger(FleetMetrics.class);

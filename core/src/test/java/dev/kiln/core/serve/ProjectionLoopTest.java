@@ -154,7 +154,7 @@ class ProjectionLoopTest {
     @Test
     void onTick_seesEveryTickAndAFailingListenerStopsNothing() throws Exception {
         List<TickRecord> seen = new CopyOnWriteArrayList<>();
-        loop = new ProjectionLoop(Ticker.system(), Clock.systemUTC(),
+        loop = new ProjectionLoop(System::nanoTime, Clock.systemUTC(),
                 new ChangePacer.Settings(Duration.ofMillis(1), Duration.ofMillis(10), Duration.ofHours(1)), Duration.ofMinutes(5),
                 (reason, changes, full) -> new ProjectionLoop.TickOutcome(1, true, Map.of("parsed", 1L)), r -> {
                     seen.add(r);
