@@ -258,6 +258,6 @@ class PrometheusFleetTest {
         Path probes = WorkspaceLayout.of(ws).observerDir().resolve("probes");
         Files.createDirectories(probes);
         Files.writeString(probes.resolve("probe-20260101T000000.000Z.json"), "{\"summary\":{\"started_at\":"
-                + "\"2026-01-01T00:00:00Z\",\"over_timeout\":0},\"runs\":[{\"name\":\"fs\",\"initialize_ms\":400.0}]}");
+                + "\"2026-01-01T00:00:00Z\",\"over_timeout\":0},\"runs\":[{\"name\":\"fs\",\"outcome\":\"ok\",\"initialize_ms\":400.0}]}");
     }
 }

@@ -106,6 +106,7 @@ final class FleetMetrics {
     private final Counter warms;
     private final Histogram warmSeconds;
     private final Histogram initializeSeconds;
+    private final Counter probeStarts;
     private final Gauge overTimeout;
     private final Gauge lastProbe;
 
@@ -206,6 +207,9 @@ final class FleetMetrics {
                 .help("Spawn to initialize answer of each MCP server, over the workspace's saved probe runs")
                 .labelNames("server").classicOnly().classicUpperBounds(INITIALIZE_BUCKETS).withoutExemplars()
                 .register(registry);
+        probeStarts = Counter.builder().name("kiln_probe_server_starts_total")
+                .help("Server starts in the workspace's saved probe runs, by server and outcome (ok, timeout, exited, ...)")
+                .labelNames("server", "outcome").register(registry);
         overTimeout = Gauge.builder().name("kiln_probe_servers_over_timeout")
                 .help("Servers whose initialize took longer than their startup timeout in the latest probe run").register(registry);
         lastProbe = Gauge.builder().name("kiln_probe_last_run_timestamp_seconds")
@@ -340,10 +344,13 @@ final class FleetMetrics {
                 continue;
             }
             for (JsonNode r : report.path("runs")) {
+                String server = r.path("name").asText("?");
                 JsonNode ms = r.path("initialize_ms");
                 if (ms.isNumber()) {
-                    initializeSeconds.labelValues(r.path("name").asText("?")).observe(ms.asDouble() / 1e3);
+                    initializeSeconds.labelValues(server).observe(ms.asDouble() / 1e3);
                 }
+                // "exited(1)" → "exited": the outcome label stays one of Outcome's few labels
+                probeStarts.labelValues(server, r.path("outcome").asText("unknown").replaceFirst("\\(.*", "")).inc();
             }
             if (newest) {
                 JsonNode summary = report.path("summary");

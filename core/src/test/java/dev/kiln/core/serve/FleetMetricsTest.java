@@ -5,6 +5,13 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 
 import dev.kiln.core.seed.SeedCaches;
 import dev.kiln.core.snapshot.TestTrees;
+import dev.kiln.core.startup.BytecodeMode;
+import dev.kiln.core.startup.Outcome;
+import dev.kiln.core.startup.ProbeReport;
+import dev.kiln.core.startup.ProbeRuns;
+import dev.kiln.core.startup.ServerConfig;
+import dev.kiln.core.startup.ServerResult;
+import dev.kiln.core.startup.Timeline;
 import dev.kiln.core.watch.ChangePacer;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import java.io.ByteArrayInputStream;
@@ -41,7 +48,8 @@ class FleetMetricsTest {
             "kiln_state_file_syncs_total", "kiln_state_file_sync_seconds_total", "kiln_archive_cache_hits_total",
             "kiln_archive_cache_misses_total", "kiln_archive_cache_builds_total", "kiln_archive_cache_evictions_total",
             "kiln_archive_cache_bytes", "kiln_seed_warms_total", "kiln_seed_warm_duration_seconds_bucket",
-            "kiln_seed_age_seconds", "kiln_probe_initialize_duration_seconds_bucket", "kiln_probe_servers_over_timeout");
+            "kiln_seed_age_seconds", "kiln_probe_initialize_duration_seconds_bucket", "kiln_probe_server_starts_total",
+            "kiln_probe_servers_over_timeout");
 
     @TempDir
     Path dir;
@@ -92,11 +100,18 @@ class FleetMetricsTest {
         Files.writeString(seed.resolve("kiln-seed.json"), "{\"target\":\"py\",\"hash\":\"ab\",\"warmed_at\":\""
                 + Instant.now().minusSeconds(3600) + "\",\"duration_ms\":42000}");
         Files.writeString(seed.resolve(".kiln-seed-hash"), "ab\n");
-        Path probes = layout.observerDir().resolve("probes");
-        Files.createDirectories(probes);
-        Files.writeString(probes.resolve("probe-20260101T000000.000Z.json"), "{\"summary\":{\"started_at\":\"2026-01-01T00:00:00Z\","
-                + "\"over_timeout\":1},\"runs\":[{\"name\":\"slow\",\"initialize_ms\":45000.0,\"timeout_ms\":30000},"
-                + "{\"name\":\"fast\",\"initialize_ms\":400.0,\"timeout_ms\":30000},{\"name\":\"dead\",\"initialize_ms\":null}]}");
+        // A saved probe run as `kiln probe` writes it: one server answered in 45 s (over a 30 s client's timeout, under
+        // 60 s), one in 0.4 s, one never answered within its 30 s, one exited.
+        Timeline none = new Timeline(0.0, null, null, null, null, null);
+        ProbeRuns.save(layout, new ProbeReport(Instant.parse("2026-01-01T00:00:00Z"), "all", 1, BytecodeMode.AS_IS, List.of(
+                new ServerResult("slow", ServerConfig.Transport.STDIO, 1, Outcome.OK, null, "", "2025-11-25", 45_000.0,
+                        45_100.0, 3, 60_000, none, List.of()),
+                new ServerResult("fast", ServerConfig.Transport.STDIO, 1, Outcome.OK, null, "", "2025-11-25", 400.0, 420.0,
+                        9, 30_000, none, List.of()),
+                new ServerResult("hung", ServerConfig.Transport.STDIO, 1, Outcome.TIMEOUT, null, "no answer", null, null,
+                        null, -1, 30_000, none, List.of()),
+                new ServerResult("dead", ServerConfig.Transport.STDIO, 1, Outcome.EXITED, 1, "exited", null, null, null, -1,
+                        30_000, none, List.of("Traceback")))));
         start("127.0.0.1");
 
         Http.Response r = scrape();
@@ -120,8 +135,11 @@ class FleetMetricsTest {
         assertThat(value(body, "kiln_probe_initialize_duration_seconds_bucket{server=\"slow\",le=\"30.0\"}")).contains(0.0);
         assertThat(value(body, "kiln_probe_initialize_duration_seconds_bucket{server=\"slow\",le=\"60.0\"}")).contains(1.0);
         assertThat(value(body, "kiln_probe_initialize_duration_seconds_count{server=\"fast\"}")).contains(1.0);
-        assertThat(body).doesNotContain("server=\"dead\""); // no initialize, no observation
+        assertThat(body).doesNotContain("kiln_probe_initialize_duration_seconds_count{server=\"dead\"}"); // no answer
         assertThat(value(body, "kiln_probe_servers_over_timeout")).contains(1.0);
+        assertThat(value(body, "kiln_probe_server_starts_total{outcome=\"timeout\",server=\"hung\"}")).contains(1.0);
+        assertThat(value(body, "kiln_probe_server_starts_total{outcome=\"exited\",server=\"dead\"}")).contains(1.0);
+        assertThat(value(body, "kiln_probe_last_run_timestamp_seconds")).contains(1767225600.0);
         // no contract path or leaf id as a label value
         assertThat(body).doesNotContain("payments/refunds/retry").doesNotContain("search/ranking");
 
