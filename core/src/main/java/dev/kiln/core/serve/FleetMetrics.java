@@ -78,6 +78,7 @@ final class FleetMetrics {
     interface Source {
         long revision();
 
+        /** The watch now; null while the daemon is still starting. */
         WatchStatus watch();
 
         int sseClients();
