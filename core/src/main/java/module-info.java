@@ -11,6 +11,11 @@ module dev.kiln.core {
     requires jdk.httpserver;
     requires java.net.http;
     requires static org.jspecify;
+    // The Prometheus client's jars are automatic modules (names from their Automatic-Module-Name).
+    requires io.prometheus.metrics.core;
+    requires io.prometheus.metrics.model;
+    requires io.prometheus.writer.text;
+    requires io.prometheus.metrics.config;
 
     exports dev.kiln.core;
     exports dev.kiln.core.telemetry;

@@ -55,7 +55,8 @@ public final class Kiln implements AutoCloseable {
         this.ownership = WorkspaceOwnership.of(layout, own, () -> ProjectionDaemon.builder(layout).clock(clock).events(events)
                 .pacing(new ChangePacer.Settings(Duration.ofMillis(Math.min(100, settings.interval().toMillis())),
                         settings.interval(), settings.heartbeat()))
-                .reconcile(settings.reconcile()).bind(settings.apiBindFor(null, layout.root(), LOG::warn)).port(0), events, clock, FOLLOW_RETRY);
+                .reconcile(settings.reconcile()).bind(settings.apiBindFor(null, layout.root(), LOG::warn)).port(0)
+                .archiveStats(() -> archives().stats()), events, clock, FOLLOW_RETRY);
         this.archives = ArchiveCache.builder().maximumBytes(settings.archiveCacheMaxBytes()).eventSink(events).clock(clock).build();
         this.seeds = SeedCaches.builder(layout.root()).settings(settings).clock(clock).events(events).build();
     }

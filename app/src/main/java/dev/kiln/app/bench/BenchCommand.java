@@ -16,14 +16,14 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * {@code kiln bench projection|watch|archive|seed|probe}: the shipped benchmarks. Each sub-command holds only its
+ * {@code kiln bench projection|watch|archive|seed|probe|metrics}: the shipped benchmarks. Each sub-command holds only its
  * options and prints; the measuring is in the {@code XxxBenchmark} of the same name. Each prints one JSON object
  * with ratios against a baseline measured in the same run (indented, or compact with {@code --json}).
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = "Run a shipped benchmark; each prints JSON measured against a baseline in the same run.",
         subcommands = {BenchCommand.Projection.class, BenchCommand.Archive.class, BenchCommand.Seed.class,
-            BenchCommand.Probe.class, BenchCommand.Watch.class, BenchCommand.Doctor.class, CommandLine.HelpCommand.class})
+            BenchCommand.Probe.class, BenchCommand.Watch.class, BenchCommand.Doctor.class, BenchCommand.Metrics.class, CommandLine.HelpCommand.class})
 public final class BenchCommand implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -245,6 +245,40 @@ public final class BenchCommand implements Runnable {
                     ? ProbeSweepBenchmark.run(new ProbeSweepBenchmark.Options(shares, repeat, 3, null, progress))
                     : new ProbeBenchmark(samples, warmup, repeat, cpus, skipBytecode, progress).run();
             print(spec, json, out);
+            return 0;
+        }
+    }
+
+    @Command(name = "metrics", mixinStandardHelpOptions = true,
+            header = "Daemon: cost of a /metrics scrape; ticks quiet vs scraped.",
+            description = {"Run a real projector daemon on a temp workspace and measure one GET /metrics (median ms, bytes),",
+                "and the loop's one-file change tick with nothing scraping vs during 10 scrapes/s (alternating blocks).",
+                "Prints one JSON object."})
+    static final class Metrics implements Callable<Integer> {
+        @Option(names = "--contracts", paramLabel = "N", description = "Contracts of the workspace (default: ${DEFAULT-VALUE}).")
+        int contracts = MetricsBenchmark.DEFAULT_CONTRACTS;
+
+        @Option(names = "--scrapes", paramLabel = "N", description = "Timed scrapes; median reported (default: ${DEFAULT-VALUE}).")
+        int scrapes = 101;
+
+        @Option(names = "--edits", paramLabel = "N", description = "Change ticks per block (default: ${DEFAULT-VALUE}).")
+        int edits = 15;
+
+        @Option(names = "--blocks", paramLabel = "B", description = "Blocks of each condition, alternating (default: ${DEFAULT-VALUE}).")
+        int blocks = 3;
+
+        @Mixin
+        JsonOption json;
+
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() throws Exception {
+            if (contracts < 10 || scrapes < 1 || edits < 1 || blocks < 1) {
+                throw new CliException("every count must be positive (contracts at least 10)");
+            }
+            print(spec, json, new MetricsBenchmark(contracts, scrapes, edits, blocks).run());
             return 0;
         }
     }

@@ -18,7 +18,7 @@ import picocli.CommandLine.Option;
 @Command(name = "serve", mixinStandardHelpOptions = true,
         header = "Run the projector daemon: watch, project, serve the API.",
         description = {"Run the projector daemon on a workspace: watch its inputs, keep observer/state.json current,",
-            "and serve /api/state, /api/events (SSE), /api/metrics, POST /api/project and POST /api/heal.",
+            "and serve /api/state, /api/events (SSE), /api/metrics, /metrics (Prometheus), POST /api/project and POST /api/heal.",
             "Stops cleanly on Ctrl-C / SIGTERM."})
 final class ServeCommand implements Callable<Integer> {
 
@@ -66,6 +66,7 @@ final class ServeCommand implements Callable<Integer> {
         System.out.println("  events: " + daemon.url().resolve("api/events"));
         System.out.println("  token:  " + daemon.tokenFile() + " (for POST /api/project and /api/heal)");
         System.out.println("  watch:  " + daemon.watchStatus());
+        System.out.println("  metrics: " + daemon.url().resolve("metrics") + " (Prometheus; beyond loopback it needs the token)");
         System.out.flush();
         stopped.await();
         return 0;

@@ -130,6 +130,12 @@ final class DaemonEvidence {
             d.url = tryUrl;
             d.metrics = m;
             d.state = State.RUNNING;
+            JsonNode pacing = m.path("pacing");
+            if (pacing.has("heartbeat_ms") && pacing.has("interval_ms")) { // the daemon's own word beats any guess
+                d.heartbeat = Duration.ofMillis(pacing.path("heartbeat_ms").asLong());
+                d.interval = Duration.ofMillis(pacing.path("interval_ms").asLong());
+                d.pacingSource = "the daemon's /api/metrics";
+            }
         } catch (IOException e) {
             d.state = held || hint != null ? State.UNREACHABLE : State.GONE; // a pid reused by another process
             d.problem = "its API at " + tryUrl + " does not answer (" + e.getMessage() + ")";

@@ -1,6 +1,7 @@
 package dev.kiln.core.serve;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.kiln.core.archive.ArchiveCacheStats;
 import dev.kiln.core.contract.HealReport;
 import dev.kiln.core.contract.LeafIdHeal;
 import dev.kiln.core.projection.Projector;
@@ -27,6 +28,7 @@ import java.util.Objects;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,7 +37,8 @@ import org.slf4j.LoggerFactory;
  * {@link ProjectionLoop} (the pacer decides when), each tick runs the {@link Projector} — incrementally over the
  * paths the watcher named while the watch is live — and every new revision goes out through the {@link ApiServer}.
  * The watch status sits in the state document's {@code meta.watch} (stable: a degrade is a new revision), the
- * instrumentation in {@code meta.daemon} (volatile) and at {@code GET /api/metrics}.
+ * instrumentation in {@code meta.daemon} (volatile), at {@code GET /api/metrics} and, for Prometheus, at
+ * {@code GET /metrics} ({@link FleetMetrics}).
  *
  * <p>One daemon per workspace ({@link ServeLock}); a fresh API token per start in {@code observer/api-token}.
  * {@link #close()} stops the API, lets a running tick finish (the state file is replaced atomically, never left
@@ -56,9 +59,11 @@ public final class ProjectionDaemon implements AutoCloseable {
     private final ServeLock lock;
     private final Projector projector;
     private final ProjectionLoop loop;
+    private final ChangePacer.Settings pacing;
     private final ChangeWatcher watcher;
     private final ApiServer api;
     private final ApiToken token;
+    private final FleetMetrics fleet;
     private volatile Published published;
     /** Notified when the first revision is published. */
     private final Object firstPublished = new Object();
@@ -79,7 +84,9 @@ public final class ProjectionDaemon implements AutoCloseable {
         try {
             this.token = ApiToken.writeNew(layout.apiTokenFile());
             this.projector = Projector.builder(layout).clock(clock).events(b.events).runtimeMeta(this::runtimeMeta).build();
-            this.loop = new ProjectionLoop(b.ticker, clock, b.pacing, b.reconcile, this::project);
+            this.fleet = new FleetMetrics(layout, clock, new MetricsSource(b.archiveStats));
+            this.pacing = b.pacing;
+            this.loop = new ProjectionLoop(b.ticker, clock, b.pacing, b.reconcile, this::project, fleet::onTick);
             ProjectionLoop l = loop;
             w = ChangeWatcher.builder(layout).clock(clock).events(b.events).backoff(b.backoffInitial, b.backoffMax)
                     .listener(new ChangeWatcher.Listener() {
@@ -95,11 +102,13 @@ public final class ProjectionDaemon implements AutoCloseable {
 
                         @Override
                         public void onDegraded(WatchStatus status) {
+                            fleet.onDegraded();
                             l.onDegraded(status);
                         }
                     }).build();
             this.watcher = w;
-            started = ApiServer.builder(new Backend(), token).bind(b.bind).port(b.port).build().start();
+            FleetMetrics f = fleet;
+            started = ApiServer.builder(new Backend(), token).bind(b.bind).port(b.port).prometheus(f::handle).build().start();
             this.api = started;
             lock.announce(started.url());
             // Watch first, then the startup tick: the full enumeration of startup covers anything before the watch.
@@ -257,7 +266,50 @@ public final class ProjectionDaemon implements AutoCloseable {
 
     private JsonNode metricsJson() {
         return Wire.metrics(layout.root(), loop.metrics(), revision(), watcher.status(), api.sseClients(),
-                api.droppedSseClients(), projector.stateSyncs());
+                api.droppedSseClients(), projector.stateSyncs(), pacing);
+    }
+
+    /** What {@code /metrics} reads at scrape time: volatile values only, never the loop's lock. */
+    private final class MetricsSource implements FleetMetrics.Source {
+        private final Supplier<ArchiveCacheStats> archives;
+
+        MetricsSource(Supplier<ArchiveCacheStats> archives) {
+            this.archives = archives;
+        }
+
+        @Override
+        public long revision() {
+            return ProjectionDaemon.this.revision();
+        }
+
+        @Override
+        public WatchStatus watch() {
+            ChangeWatcher w = watcher;
+            return w == null ? null : w.status();
+        }
+
+        @Override
+        public int sseClients() {
+            ApiServer a = api;
+            return a == null ? 0 : a.sseClients();
+        }
+
+        @Override
+        public long droppedSseClients() {
+            ApiServer a = api;
+            return a == null ? 0 : a.droppedSseClients();
+        }
+
+        @Override
+        public Projector.StateSyncs stateSyncs() {
+            return projector.stateSyncs();
+        }
+
+        @Override
+        public ArchiveCacheStats archiveStats() {
+            ArchiveCacheStats s = archives.get();
+            return s == null ? ArchiveCacheStats.empty() : s;
+        }
     }
 
     private final class Backend implements ApiServer.Backend {
@@ -298,6 +350,7 @@ public final class ProjectionDaemon implements AutoCloseable {
         private Duration backoffMax = Duration.ofSeconds(30);
         private String bind = "127.0.0.1";
         private int port;
+        private Supplier<ArchiveCacheStats> archiveStats = ArchiveCacheStats::empty;
 
         private Builder(WorkspaceLayout layout) {
             this.layout = Objects.requireNonNull(layout, "layout");
@@ -340,6 +393,15 @@ public final class ProjectionDaemon implements AutoCloseable {
 
         public Builder bind(String address) {
             this.bind = Objects.requireNonNull(address, "bind");
+            return this;
+        }
+
+        /**
+         * The archive cache of the process the daemon runs in, for {@code /metrics} (default: none, all zero). Read at
+         * scrape time.
+         */
+        public Builder archiveStats(Supplier<ArchiveCacheStats> stats) {
+            this.archiveStats = Objects.requireNonNull(stats, "stats");
             return this;
         }
 

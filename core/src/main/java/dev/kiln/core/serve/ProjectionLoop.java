@@ -74,6 +74,8 @@ final class ProjectionLoop implements ChangeWatcher.Listener, AutoCloseable {
     private final ChangePacer pacer;
     private final long reconcileNanos;
     private final Projection projection;
+    /** Told of every finished tick, on the loop thread, outside the lock (the daemon's Prometheus metrics). */
+    private final java.util.function.Consumer<TickRecord> onTick;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition wake = lock.newCondition();
     private final ChangeSet.Builder pending = new ChangeSet.Builder();
@@ -87,6 +89,12 @@ final class ProjectionLoop implements ChangeWatcher.Listener, AutoCloseable {
     private boolean everFull;
 
     ProjectionLoop(Ticker ticker, Clock clock, ChangePacer.Settings settings, Duration reconcile, Projection projection) {
+        this(ticker, clock, settings, reconcile, projection, r -> { });
+    }
+
+    ProjectionLoop(Ticker ticker, Clock clock, ChangePacer.Settings settings, Duration reconcile, Projection projection,
+            java.util.function.Consumer<TickRecord> onTick) {
+        this.onTick = Objects.requireNonNull(onTick, "onTick");
         this.ticker = Objects.requireNonNull(ticker, "ticker");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.pacer = new ChangePacer(ticker, settings);
@@ -230,6 +238,11 @@ final class ProjectionLoop implements ChangeWatcher.Listener, AutoCloseable {
                 lock.unlock();
             }
             TickRecord rec = tick(reason, changes, full);
+            try {
+                onTick.accept(rec);
+            } catch (RuntimeException e) {
+                LOG.warn("A tick listener failed; the projection goes on", e);
+            }
             waiters.forEach(f -> f.complete(rec));
         }
     }

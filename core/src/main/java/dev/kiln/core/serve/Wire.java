@@ -9,6 +9,7 @@ import dev.kiln.core.contract.HealReport;
 import dev.kiln.core.telemetry.Figures;
 import dev.kiln.core.projection.Projector;
 import dev.kiln.core.projection.WakeReason;
+import dev.kiln.core.watch.ChangePacer;
 import dev.kiln.core.watch.WatchStatus;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -36,6 +37,8 @@ final class Wire {
     static final String METRICS = "api/metrics";
     static final String PROJECT = "api/project";
     static final String HEAL = "api/heal";
+    /** Prometheus' conventional path, outside {@code api/}: the text exposition, not Kiln's JSON. */
+    static final String PROMETHEUS = "metrics";
     /** {@code POST /api/heal?dry_run=true} previews. */
     static final String DRY_RUN = "dry_run";
 
@@ -167,9 +170,12 @@ final class Wire {
     // ---- GET /api/metrics --------------------------------------------------------------------------------------
 
     static ObjectNode metrics(Path root, DaemonMetrics m, long revision, WatchStatus ws, int sseClients,
-            long droppedSseClients, Projector.StateSyncs syncs) {
+            long droppedSseClients, Projector.StateSyncs syncs, ChangePacer.Settings pacing) {
         ObjectNode o = JSON.createObjectNode();
         o.put("workspace", root.toString());
+        // What the daemon runs with, so that a doctor need not guess from kiln.json or a command line.
+        o.putObject("pacing").put("settle_ms", pacing.settle().toMillis()).put("interval_ms", pacing.interval().toMillis())
+                .put("heartbeat_ms", pacing.heartbeat().toMillis());
         o.put("projections", m.projections());
         o.put("revision", revision);
         m.last().ifPresent(t -> o.put("last_wake_reason", t.reason().jsonName()));

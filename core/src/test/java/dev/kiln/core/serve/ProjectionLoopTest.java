@@ -150,4 +150,24 @@ class ProjectionLoopTest {
         loop.onChange(ChangeDomain.CONTRACTS, Path.of("/ws/tasks/late/contract.json"));
         assertThat(calls).hasSize(n);
     }
+
+    @Test
+    void onTick_seesEveryTickAndAFailingListenerStopsNothing() throws Exception {
+        List<TickRecord> seen = new CopyOnWriteArrayList<>();
+        loop = new ProjectionLoop(System::nanoTime, Clock.systemUTC(),
+                new ChangePacer.Settings(Duration.ofMillis(1), Duration.ofMillis(10), Duration.ofHours(1)), Duration.ofMinutes(5),
+                (reason, changes, full) -> new ProjectionLoop.TickOutcome(1, true, Map.of("parsed", 1L)), r -> {
+                    seen.add(r);
+                    throw new IllegalStateException("a broken listener");
+                });
+        loop.onLive(LIVE);
+        loop.start();
+        TickRecord first = loop.requestManual().get(20, TimeUnit.SECONDS);
+        loop.onChange(ChangeDomain.CONTRACTS, Path.of("/ws/tasks/a/contract.json"));
+        await("the change tick", () -> seen.stream().anyMatch(r -> r.reason() == WakeReason.CHANGE));
+        assertThat(seen.get(0).seq()).isEqualTo(1);
+        assertThat(seen).extracting(TickRecord::seq).isSorted().doesNotHaveDuplicates();
+        assertThat(seen).contains(first);
+        assertThat(loop.metrics().projections()).isEqualTo(seen.size());
+    }
 }
