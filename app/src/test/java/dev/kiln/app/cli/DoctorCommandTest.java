@@ -194,7 +194,7 @@ class DoctorCommandTest {
         assertThat(diff.path("fields").findValuesAsText("field")).containsExactly("overdue");
         assertThat(diff.path("cause").asText()).isEqualTo("heartbeat_pending");
         assertThat(diff.path("explanations").get(0).path("evidence").asText())
-                .contains("passed at").contains("next is due at").contains("every 10m").contains("daemon's command line");
+                .contains("passed at").contains("next is due at").contains("every 10m").contains("the daemon's /api/metrics");
         assertThat(diff.path("changed_at").asText()).isEqualTo(deadline.toString());
         assertThat(d.path("remedies").get(0).asText()).contains("wait for the next heartbeat (due ");
 

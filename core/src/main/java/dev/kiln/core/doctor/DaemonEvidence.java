@@ -198,7 +198,7 @@ final class DaemonEvidence {
         }
     }
 
-    /** {@code --heartbeat} / {@code --interval} from the daemon's command line, else kiln.json, else the defaults. */
+    /** {@code --heartbeat} / {@code --interval} from the daemon's command line, else kiln.json, else the defaults; its {@code /api/metrics} overrides these when it answers. */
     private static void pacing(DaemonEvidence d, String[] args, WorkspaceLayout layout) {
         WorkspaceSettings s;
         try {
