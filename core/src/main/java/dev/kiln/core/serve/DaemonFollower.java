@@ -96,11 +96,17 @@ final class DaemonFollower implements AutoCloseable {
                 continue;
             }
             try {
-                HttpResponse<InputStream> r = http.send(HttpRequest.newBuilder(h.url().resolve(Wire.EVENTS))
-                        .header("Accept", Wire.EVENT_STREAM).GET().build(), HttpResponse.BodyHandlers.ofInputStream());
+                HttpRequest.Builder rb = HttpRequest.newBuilder(h.url().resolve(Wire.EVENTS))
+                        .header("Accept", Wire.EVENT_STREAM).GET();
+                try { // a daemon bound beyond loopback wants the token for reads too; on loopback it is optional
+                    rb.header(Wire.AUTHORIZATION, Wire.bearer(ApiToken.read(layout.apiTokenFile()).value()));
+                } catch (IOException e) {
+                    LOG.debug("No readable API token ({}); following without one", e.getMessage());
+                }
+                HttpResponse<InputStream> r = http.send(rb.build(), HttpResponse.BodyHandlers.ofInputStream());
                 if (r.statusCode() != 200) {
                     r.body().close();
-                    throw new IOException("GET /api/events answered " + r.statusCode());
+                    throw new IOException("GET /" + Wire.EVENTS + " answered " + r.statusCode());
                 }
                 stream = r.body();
                 if (!announced) {

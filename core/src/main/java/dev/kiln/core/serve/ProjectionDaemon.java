@@ -65,10 +65,12 @@ public final class ProjectionDaemon implements AutoCloseable {
     private volatile WatchStatus metaWatch;
     /** The reason of the tick in progress, for {@code meta.daemon} (written by that very tick). */
     private volatile WakeReason ticking;
+    private final Duration heartbeat;
 
     private ProjectionDaemon(Builder b) throws IOException {
         this.layout = b.layout;
         this.clock = b.clock;
+        this.heartbeat = b.pacing.heartbeat();
         if (!layout.isWorkspace()) {
             throw new WorkspaceException(layout.root() + " is not a Kiln workspace (no kiln.json or tasks/)."
                     + " Create one with: kiln demo " + layout.root());
@@ -99,7 +101,11 @@ public final class ProjectionDaemon implements AutoCloseable {
                         }
                     }).build();
             this.watcher = w;
-            started = ApiServer.builder(new Backend(), token).bind(b.bind).port(b.port).build().start();
+            ApiServer.Builder ab = ApiServer.builder(new Backend(), token).bind(b.bind).port(b.port).hostNames(b.hostNames);
+            if (b.tls != null) {
+                ab.tls(b.tls);
+            }
+            started = ab.build().start();
             this.api = started;
             lock.announce(started.url());
             // Watch first, then the startup tick: the full enumeration of startup covers anything before the watch.
@@ -133,6 +139,14 @@ public final class ProjectionDaemon implements AutoCloseable {
 
     public int port() {
         return api.port();
+    }
+
+    /**
+     * The SHA-256 fingerprint ({@code AB:CD:…}) of the certificate the API serves with TLS, for a client to pin;
+     * empty without TLS.
+     */
+    public java.util.Optional<String> tlsFingerprint() {
+        return java.util.Optional.ofNullable(api.tlsFingerprint());
     }
 
     /** Where this start's API token is. */
@@ -272,6 +286,11 @@ public final class ProjectionDaemon implements AutoCloseable {
         }
 
         @Override
+        public JsonNode health() {
+            return Wire.health(loop.metrics(), revision(), watcher.status(), clock.instant(), heartbeat);
+        }
+
+        @Override
         public JsonNode project() throws InterruptedException, ExecutionException, TimeoutException {
             return Wire.tick(projectNow());
         }
@@ -298,6 +317,8 @@ public final class ProjectionDaemon implements AutoCloseable {
         private Duration backoffMax = Duration.ofSeconds(30);
         private String bind = "127.0.0.1";
         private int port;
+        private @org.jspecify.annotations.Nullable TlsIdentity tls;
+        private java.util.List<String> hostNames = java.util.List.of();
 
         private Builder(WorkspaceLayout layout) {
             this.layout = Objects.requireNonNull(layout, "layout");
@@ -343,6 +364,23 @@ public final class ProjectionDaemon implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Serves HTTPS with the key and certificate of a PKCS12 {@code keystore} whose password is the first line of
+         * {@code passwordFile}. Required to bind beyond loopback.
+         *
+         * @throws IllegalArgumentException naming the file, when either cannot be used
+         */
+        public Builder tls(Path keystore, Path passwordFile) {
+            this.tls = TlsIdentity.load(keystore, passwordFile);
+            return this;
+        }
+
+        /** DNS names clients use to reach this machine, which a request's {@code Host} may give. */
+        public Builder hostNames(java.util.List<String> names) {
+            this.hostNames = java.util.List.copyOf(names);
+            return this;
+        }
+
         /** 0 picks any free port. */
         public Builder port(int p) {
             if (p < 0 || p > 65_535) {
@@ -359,6 +397,7 @@ public final class ProjectionDaemon implements AutoCloseable {
          * @throws IOException when the API cannot bind or the token cannot be written
          */
         public ProjectionDaemon start() throws IOException {
+            ApiServer.checkExposure(bind, tls != null); // before the lock and the token: nothing to undo
             return new ProjectionDaemon(this);
         }
     }
