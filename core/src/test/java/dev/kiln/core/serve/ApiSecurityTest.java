@@ -348,6 +348,35 @@ class ApiSecurityTest {
     }
 
     @Test
+    void beyondLoopback_readsNeedTheTokenToo_wrongTokenFileNamedInTheClientsMessage() throws Exception {
+        java.net.InetAddress address = null;
+        for (java.net.NetworkInterface ni : java.util.Collections.list(java.net.NetworkInterface.getNetworkInterfaces())) {
+            for (java.net.InetAddress a : java.util.Collections.list(ni.getInetAddresses())) {
+                if (a instanceof java.net.Inet4Address && !a.isLoopbackAddress() && !a.isLinkLocalAddress()) {
+                    address = a;
+                }
+            }
+        }
+        org.junit.jupiter.api.Assumptions.assumeTrue(address != null, "this machine has no non-loopback IPv4 address");
+        Path pw = Files.writeString(dir.resolve("tls-password"), "s3cret-pass\n");
+        TlsIdentity identity = TlsIdentity.load(Keystores.selfSigned(dir.resolve("k.p12"), "s3cret-pass", "localhost"), pw);
+        String bind = address.getHostAddress();
+        start(b -> b.bind(bind).tls(identity));
+        publish(1);
+        Path tokenFile = dir.resolve("observer/api-token");
+        Path wrongToken = Files.writeString(dir.resolve("old-token"), "0".repeat(64) + "\n");
+
+        ServeClient anonymous = ServeClient.remote(server.url(), null, identity.fingerprint());
+        assertThatThrownBy(anonymous::checkVersion).hasMessageContaining("401").hasMessageContaining("--token-file");
+        ServeClient stale = ServeClient.remote(server.url(), wrongToken, identity.fingerprint());
+        assertThatThrownBy(stale::checkVersion).hasMessageContaining("401").hasMessageContaining(wrongToken.toString())
+                .hasMessageContaining("not its current one");
+        ServeClient right = ServeClient.remote(server.url(), tokenFile, identity.fingerprint());
+        assertThat(right.checkVersion()).isEqualTo(Wire.API_VERSION);
+        assertThat(right.project().seq()).isEqualTo(1);
+    }
+
+    @Test
     void tlsIdentity_wrongPasswordOrMissingFile_clearMessage() throws Exception {
         Path ks = Keystores.selfSigned(dir.resolve("k.p12"), "right-pass", "localhost");
         Path wrong = Files.writeString(dir.resolve("wrong"), "wrong-pass\n");
