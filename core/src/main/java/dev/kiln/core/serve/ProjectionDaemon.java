@@ -107,7 +107,7 @@ public final class ProjectionDaemon implements AutoCloseable {
             }
             started = ab.build().start();
             this.api = started;
-            lock.announce(started.url());
+            lock.announce(started.url(), started.tlsFingerprint());
             // Watch first, then the startup tick: the full enumeration of startup covers anything before the watch.
             watcher.start();
             loop.start();

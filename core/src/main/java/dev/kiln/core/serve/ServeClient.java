@@ -42,8 +42,8 @@ public final class ServeClient {
         this.holder = holder;
         this.base = holder.url();
         this.tokenFile = layout.apiTokenFile();
-        this.pin = null;
-        this.http = HTTP;
+        this.pin = holder.tlsSha256();
+        this.http = httpFor(holder);
     }
 
     private ServeClient(URI base, @Nullable Path tokenFile, @Nullable String pin) {
@@ -60,9 +60,18 @@ public final class ServeClient {
         this.http = b.build();
     }
 
-    /** The HTTP client every caller of a local daemon shares (one selector thread for the process). */
-    static HttpClient http() {
-        return HTTP;
+    /** Pinned clients of local TLS daemons, by fingerprint (a daemon restarted with the same keystore reuses one). */
+    private static final java.util.concurrent.ConcurrentHashMap<String, HttpClient> PINNED =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** The client for the daemon a lock file names: over TLS, one that trusts exactly the certificate it names. */
+    static HttpClient httpFor(ServeLock.Holder h) {
+        String pin = h.tlsSha256();
+        if (pin == null) {
+            return HTTP;
+        }
+        return PINNED.computeIfAbsent(PinnedTls.normalize(pin), p -> HttpClient.newBuilder()
+                .connectTimeout(Duration.ofSeconds(5)).sslContext(PinnedTls.context(p)).build());
     }
 
     /** The client of the daemon serving {@code layout}'s workspace right now, or empty when none does. */

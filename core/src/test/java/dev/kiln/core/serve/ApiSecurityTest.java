@@ -377,6 +377,24 @@ class ApiSecurityTest {
     }
 
     @Test
+    void localClient_ofATlsDaemon_trustsTheFingerprintItsLockFileNames() throws Exception {
+        Path ws = dir.resolve("ws");
+        dev.kiln.core.workspace.WorkspaceLayout layout = dev.kiln.core.workspace.WorkspaceLayout.of(ws);
+        dev.kiln.core.snapshot.TestTrees.contract(layout.tasksDir(), "payments/refunds/retry", "running");
+        Path pw = Files.writeString(dir.resolve("tls-password"), "s3cret-pass\n");
+        Path ks = Keystores.selfSigned(dir.resolve("k.p12"), "s3cret-pass", "localhost");
+        try (ProjectionDaemon d = ProjectionDaemon.builder(layout).port(0).tls(ks, pw).start()) {
+            d.awaitFirstProjection(java.time.Duration.ofSeconds(60));
+            assertThat(d.url().getScheme()).isEqualTo("https");
+            ServeClient local = ServeClient.of(layout).orElseThrow();
+            assertThat(local.holder().tlsSha256()).isEqualTo(d.tlsFingerprint().orElseThrow())
+                    .isEqualTo(Keystores.keytoolSha256(ks, "s3cret-pass"));
+            assertThat(local.project().revision()).isPositive();
+            assertThat(local.health().contracts()).isEqualTo(1);
+        }
+    }
+
+    @Test
     void tlsIdentity_wrongPasswordOrMissingFile_clearMessage() throws Exception {
         Path ks = Keystores.selfSigned(dir.resolve("k.p12"), "right-pass", "localhost");
         Path wrong = Files.writeString(dir.resolve("wrong"), "wrong-pass\n");
