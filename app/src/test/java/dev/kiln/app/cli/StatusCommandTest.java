@@ -93,7 +93,7 @@ class StatusCommandTest {
 
             CliRun noPin = CliRun.kiln("status", url, "--json");
             assertThat(noPin.exit()).isEqualTo(2);
-            assertThat(noPin.err()).contains("--pin");
+            assertThat(noPin.err()).contains("--pin").contains("It presented SHA256 " + pin);
             assertThat(M.readTree(noPin.out()).path("status").asText()).isEqualTo("unreachable");
 
             CliRun plainToTls = CliRun.kiln("status", url.replace("https://", "http://"));

@@ -73,17 +73,50 @@ final class PinnedTls {
         return HexFormat.ofDelimiter(":").withUpperCase().formatHex(digest);
     }
 
+    /**
+     * The fingerprint of the certificate a TLS server at {@code host:port} presents, without trusting it (the
+     * handshake is abandoned once it is seen), or null when none could be read. Only for a message: the operator
+     * compares it with what {@code kiln serve} printed before pinning it.
+     */
+    static @org.jspecify.annotations.Nullable String presented(String host, int port) {
+        String[] seen = new String[1];
+        X509ExtendedTrustManager recorder = new Pinned("") {
+            @Override
+            void check(X509Certificate[] chain) throws CertificateException {
+                if (chain != null && chain.length > 0) {
+                    seen[0] = fingerprint(chain[0]);
+                }
+                throw new CertificateException("only looking");
+            }
+        };
+        try {
+            SSLContext ctx = SSLContext.getInstance("TLS");
+            ctx.init(null, new TrustManager[] {recorder}, null);
+            try (Socket raw = new Socket()) {
+                raw.connect(new java.net.InetSocketAddress(host, port), 5_000);
+                raw.setSoTimeout(5_000);
+                try (javax.net.ssl.SSLSocket tls = (javax.net.ssl.SSLSocket) ctx.getSocketFactory()
+                        .createSocket(raw, host, port, false)) {
+                    tls.startHandshake();
+                }
+            }
+        } catch (java.io.IOException | GeneralSecurityException e) {
+            // expected: the recorder refuses every certificate
+        }
+        return seen[0];
+    }
+
     /** The message of a refused certificate; the client shows it as it is. */
     static final String MISMATCH = "certificate fingerprint mismatch";
 
-    private static final class Pinned extends X509ExtendedTrustManager {
+    private static class Pinned extends X509ExtendedTrustManager {
         private final String want;
 
         Pinned(String want) {
             this.want = want;
         }
 
-        private void check(X509Certificate[] chain) throws CertificateException {
+        void check(X509Certificate[] chain) throws CertificateException {
             if (chain == null || chain.length == 0) {
                 throw new CertificateException("the daemon presented no certificate");
             }

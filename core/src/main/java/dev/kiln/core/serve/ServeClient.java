@@ -172,8 +172,10 @@ public final class ServeClient {
                 return m;
             }
             if (m.contains("PKIX path") || m.contains("unable to find valid certification path")) {
+                String seen = base == null ? null : PinnedTls.presented(base.getHost(), base.getPort() < 0 ? 443 : base.getPort());
                 return "its certificate is not signed by an authority this JVM trusts (self-signed?); pin it with"
-                        + " --pin SHA256 (kiln serve prints its certificate's fingerprint at start)";
+                        + " --pin SHA256 (kiln serve prints its certificate's fingerprint at start)" + (seen == null ? ""
+                        : ". It presented SHA256 " + seen + ": pin that only if it is what kiln serve printed");
             }
             if (c instanceof javax.net.ssl.SSLException && m.contains("Unsupported or unrecognized SSL message")) {
                 return "it does not speak TLS; try http:// instead of https://";
