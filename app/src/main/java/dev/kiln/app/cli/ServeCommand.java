@@ -31,7 +31,7 @@ final class ServeCommand implements Callable<Integer> {
     Integer port;
 
     @Option(names = "--bind", paramLabel = "ADDR", description = "Address to bind (default: kiln.json api.bind if it is a loopback address, else 127.0.0.1;"
-            + " only this flag can open the API to the network).")
+            + " only this flag can open the API to the network, and then only with --tls-keystore).")
     String bind;
 
     @Option(names = "--tls-keystore", paramLabel = "FILE",
