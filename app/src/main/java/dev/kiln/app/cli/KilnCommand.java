@@ -17,7 +17,7 @@ import picocli.CommandLine.Parameters;
 @Command(name = "kiln", mixinStandardHelpOptions = true, versionProvider = KilnCommand.Version.class,
         description = {"Operations console for fast-starting, observable sandboxed tool runtimes.",
             "With no sub-command, opens the console on WORKSPACE (default: the built-in demo workspace)."},
-        subcommands = {DemoCommand.class, ProjectCommand.class, DoctorCommand.class, HealCommand.class, ServeCommand.class, ArchiveCommand.class,
+        subcommands = {DemoCommand.class, ProjectCommand.class, DoctorCommand.class, HealCommand.class, ServeCommand.class, StatusCommand.class, ArchiveCommand.class,
             WarmCommand.class, SeedCommand.class, ProbeCommand.class, BytecodeCommand.class, BenchCommand.class,
             CommandLine.HelpCommand.class})
 public final class KilnCommand implements Callable<Integer> {

@@ -18,8 +18,10 @@ import picocli.CommandLine.Option;
 @Command(name = "serve", mixinStandardHelpOptions = true,
         header = "Run the projector daemon: watch, project, serve the API.",
         description = {"Run the projector daemon on a workspace: watch its inputs, keep observer/state.json current,",
-            "and serve /api/state, /api/events (SSE), /api/metrics, /metrics (Prometheus), POST /api/project and POST /api/heal.",
-            "Stops cleanly on Ctrl-C / SIGTERM."})
+            "and serve /api/v1/state, /api/v1/events (SSE), /api/v1/metrics, /api/v1/health, /api/v1/version, /metrics (Prometheus),",
+            "POST /api/v1/project and POST /api/v1/heal (the unversioned /api/... paths still answer).",
+            "Mutating calls need the token in observer/api-token; beyond loopback every call does, and the API",
+            "serves TLS only (--tls-keystore, --tls-password-file). Stops cleanly on Ctrl-C / SIGTERM."})
 final class ServeCommand implements Callable<Integer> {
 
     @Mixin
@@ -29,8 +31,20 @@ final class ServeCommand implements Callable<Integer> {
     Integer port;
 
     @Option(names = "--bind", paramLabel = "ADDR", description = "Address to bind (default: kiln.json api.bind if it is a loopback address, else 127.0.0.1;"
-            + " only this flag can open the API to the network).")
+            + " only this flag can open the API to the network, and then only with --tls-keystore).")
     String bind;
+
+    @Option(names = "--tls-keystore", paramLabel = "FILE",
+            description = "PKCS12 keystore with the key and certificate to serve HTTPS with (required beyond loopback).")
+    java.nio.file.Path tlsKeystore;
+
+    @Option(names = "--tls-password-file", paramLabel = "FILE",
+            description = "File whose first line is the keystore's password (never on the command line).")
+    java.nio.file.Path tlsPasswordFile;
+
+    @Option(names = "--host-name", paramLabel = "NAME",
+            description = "A DNS name clients use for this host (repeatable); requests naming another Host are refused.")
+    java.util.List<String> hostNames = new java.util.ArrayList<>();
 
     @Option(names = "--interval", paramLabel = "DUR", description = "Minimum spacing of projections, and the degraded period (default: kiln.json, else 1s).")
     String interval;
@@ -48,12 +62,20 @@ final class ServeCommand implements Callable<Integer> {
             throw new CliException("--interval and --heartbeat must be positive durations");
         }
         ChangePacer.Settings pacing = ChangePacer.Settings.defaults().withInterval(iv).withHeartbeat(hb);
-        ProjectionDaemon daemon = ProjectionDaemon.builder(layout)
+        if ((tlsKeystore == null) != (tlsPasswordFile == null)) {
+            throw new CliException("--tls-keystore and --tls-password-file go together: the keystore, and the file"
+                    + " holding its password");
+        }
+        ProjectionDaemon.Builder builder = ProjectionDaemon.builder(layout)
                 .pacing(pacing)
                 .reconcile(settings.reconcile())
                 .bind(settings.apiBindFor(bind, layout.root(), w -> System.err.println("kiln: warning: " + w)))
                 .port(port == null ? settings.apiPort() : port)
-                .start();
+                .hostNames(hostNames);
+        if (tlsKeystore != null) {
+            builder.tls(tlsKeystore, tlsPasswordFile);
+        }
+        ProjectionDaemon daemon = builder.start();
         CountDownLatch stopped = new CountDownLatch(1);
         Thread hook = new Thread(() -> {
             System.err.println("kiln: stopping (finishing the current projection, closing the watch)…");
@@ -62,9 +84,12 @@ final class ServeCommand implements Callable<Integer> {
         }, "kiln-serve-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         System.out.println("Serving " + layout.root() + " at " + daemon.url());
-        System.out.println("  state:  " + daemon.url().resolve("api/state"));
-        System.out.println("  events: " + daemon.url().resolve("api/events"));
-        System.out.println("  token:  " + daemon.tokenFile() + " (for POST /api/project and /api/heal)");
+        System.out.println("  state:  " + daemon.url().resolve("api/v1/state"));
+        System.out.println("  events: " + daemon.url().resolve("api/v1/events"));
+        System.out.println("  token:  " + daemon.tokenFile() + (java.net.InetAddress.getByName(daemon.url().getHost()).isLoopbackAddress() ? " (for POST /api/v1/project and /api/v1/heal)"
+                : " (for every request: the API is bound beyond loopback)"));
+        daemon.tlsFingerprint().ifPresent(f -> System.out.println("  tls:    certificate SHA256 " + f
+                + " (pin it: kiln status " + daemon.url() + " --pin " + f + ")"));
         System.out.println("  watch:  " + daemon.watchStatus());
         System.out.println("  metrics: " + daemon.url().resolve("metrics") + " (Prometheus; beyond loopback it needs the token)");
         System.out.flush();

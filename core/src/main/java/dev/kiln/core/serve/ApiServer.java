@@ -4,22 +4,38 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsParameters;
+import com.sun.net.httpserver.HttpsServer;
 import dev.kiln.core.telemetry.Ticker;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.BindException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.Objects;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.zip.Deflater;
+import java.util.zip.GZIPOutputStream;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.jspecify.annotations.Nullable;
@@ -28,15 +44,24 @@ import org.jspecify.annotations.Nullable;
  * The daemon's HTTP API on the JDK's {@code com.sun.net.httpserver} (no framework), loopback by default.
  *
  * <ul>
- *   <li>{@code GET /api/state}: the projection, {@code ETag: W/"<revision>"}, {@code Cache-Control: no-cache};
+ *   <li>{@code GET /api/v1/state}: the projection, {@code ETag: W/"<revision>"}, {@code Cache-Control: no-cache};
  *       {@code If-None-Match} with the current revision gives 304; 503 with a JSON reason before the first tick.
- *   <li>{@code GET /api/events}: Server-Sent Events — {@code snapshot}, then one {@code delta} per revision;
+ *   <li>{@code GET /api/v1/events}: Server-Sent Events — {@code snapshot}, then one {@code delta} per revision;
  *       {@code Last-Event-ID} resumes.
- *   <li>{@code GET /api/metrics}: the projector's instrumentation.
- *   <li>{@code POST /api/project}, {@code POST /api/heal[?dry_run=true]}: need {@code Authorization: Bearer <token>}.
- *   <li>{@code GET /metrics}: Prometheus text exposition; open to a peer on loopback, else it needs the token.
+ *   <li>{@code GET /api/v1/metrics}: the projector's instrumentation; {@code GET /api/v1/health}: the summary of it.
+ *   <li>{@code GET /api/v1/version}: {@code {"api_version": 1}}.
+ *   <li>{@code POST /api/v1/project}, {@code POST /api/v1/heal[?dry_run=true]}.
+ *   <li>{@code GET /metrics}: Prometheus text exposition, under the same token rule as every read.
  * </ul>
- * Errors are JSON ({@code {"error": …, "message": …}}): 401, 404, 405, 503.
+ * The unversioned paths of the first API ({@code /api/state}…) answer as their v1 route does (aliases, not
+ * redirects: a redirect would make old clients resend a POST). Errors are JSON ({@code {"error": …, "message": …}}):
+ * 400, 401, 403, 404, 405, 503. A body of 1 KiB or more is gzipped when the request accepts it.
+ *
+ * <p>Security, checked in {@link #dispatch} for every route before its handler runs: a token in the query string
+ * is refused (400); a {@code Host} that is not this daemon's address or name is refused (403: DNS rebinding); an
+ * {@code Origin} or {@code Sec-Fetch-Site} of another site is refused (403: no CORS, a web page in the operator's
+ * browser cannot drive it); every method but GET needs the bearer token, and beyond loopback GET needs it too.
+ * Beyond loopback the server speaks TLS only ({@link #checkExposure}).
  *
  * <p>Exhaustion: requests run on a {@link RequestPool} of {@code workers} + {@code maxSseClients} threads with a
  * bounded queue (beyond it a connection is closed at once) and a deadline for the request's head. An SSE client
@@ -73,7 +98,13 @@ final class ApiServer implements AutoCloseable {
 
         /** Runs (or previews, when {@code dryRun}) the leaf-id heal sweep and describes it. */
         JsonNode heal(boolean dryRun) throws Exception;
+
+        /** The health summary ({@link Wire#health}). */
+        JsonNode health();
     }
+
+    /** Bodies smaller than this go out plain: gzip would save little and cost a header. */
+    static final int GZIP_MIN_BYTES = 1024;
 
     @FunctionalInterface
     private interface Handler {
@@ -90,6 +121,14 @@ final class ApiServer implements AutoCloseable {
     private final Duration requestTimeout;
     private final Duration writeTimeout;
     private final int maxSseClients;
+    private final @org.jspecify.annotations.Nullable TlsIdentity tls;
+    private final List<String> hostNames;
+    /** Whether GETs need the token too: true when bound beyond loopback. Set by {@link #start()}. */
+    private volatile boolean tokenForReads = true;
+    /** {@code host:port} (lower case) a request's Host may name; set by {@link #start()}. */
+    private volatile Set<String> hosts = Set.of();
+    /** The last gzipped body, by identity of its bytes: each revision of a large state is compressed once. */
+    private volatile Gzipped lastGzip;
     private final Ticker ticker = Ticker.systemTicker();
     private final Map<String, Map<String, Handler>> routes = new LinkedHashMap<>();
     private final AtomicInteger threads = new AtomicInteger();
@@ -109,30 +148,37 @@ final class ApiServer implements AutoCloseable {
         this.requestTimeout = b.requestTimeout;
         this.writeTimeout = b.writeTimeout;
         this.maxSseClients = b.maxSseClients;
+        this.tls = b.tls;
+        this.hostNames = List.copyOf(b.hostNames);
         route(Wire.STATE, "GET", this::state);
         route(Wire.EVENTS, "GET", this::events);
         route(Wire.METRICS, "GET", this::metrics);
-        route(Wire.PROJECT, "POST", authorized(x -> json(x, 200, backend.project())));
-        route(Wire.HEAL, "POST", authorized(x -> json(x, 200, backend.heal(dryRun(x)))));
+        route(Wire.VERSION, "GET", x -> json(x, 200, Wire.version()));
+        route(Wire.HEALTH, "GET", x -> json(x, 200, backend.health()));
+        // POST routes need the token: dispatch checks it for every method but GET (see authorizes)
+        route(Wire.PROJECT, "POST", x -> json(x, 200, backend.project()));
+        route(Wire.HEAL, "POST", x -> json(x, 200, backend.heal(dryRun(x))));
         if (b.prometheus != null) {
-            HttpHandler prometheus = b.prometheus;
-            route(Wire.PROMETHEUS, "GET", x -> {
-                if (needsToken(x.getRemoteAddress().getAddress())) {
-                    authorized(prometheus::handle).handle(x);
-                } else {
-                    prometheus.handle(x);
-                }
-            });
+            route(Wire.PROMETHEUS, "GET", b.prometheus::handle); // token rule as for every read: see dispatch
         }
     }
 
     /**
-     * Whether a read of {@code /metrics} from {@code peer} needs the token: yes unless the connection never left the
-     * host. The peer decides, not the bind address: a daemon bound to every interface still answers a local Prometheus
-     * without a token, and a fleet's Prometheus on another host sends it ({@code authorization: credentials_file}).
+     * Refuses to open the API beyond loopback without TLS: the token would cross the network in clear text.
+     *
+     * @throws IllegalArgumentException saying how to fix it
      */
-    static boolean needsToken(InetAddress peer) {
-        return peer == null || !peer.isLoopbackAddress();
+    static void checkExposure(String bind, boolean tls) throws IOException {
+        InetAddress a = InetAddress.getByName(bind);
+        if (a.isLoopbackAddress() || tls) {
+            return;
+        }
+        throw new IllegalArgumentException("refusing to serve the API on " + bind + " without TLS: beyond loopback"
+                + " every request carries the token, which must not cross the network in clear text. Either pass"
+                + " --tls-keystore FILE.p12 --tls-password-file FILE (make a self-signed one with: keytool -genkeypair"
+                + " -alias kiln -keyalg EC -groupname secp256r1 -validity 825 -storetype PKCS12 -keystore kiln.p12"
+                + " -dname CN=$(hostname) -ext san=dns:$(hostname)), or keep the default --bind 127.0.0.1 and"
+                + " tunnel (ssh -L)");
     }
 
     static Builder builder(Backend backend, ApiToken token) {
@@ -145,9 +191,26 @@ final class ApiServer implements AutoCloseable {
      * @throws IOException with a message naming the address when it cannot bind
      */
     ApiServer start() throws IOException {
-        InetSocketAddress address = new InetSocketAddress(InetAddress.getByName(bind), requestedPort);
+        checkExposure(bind, tls != null);
+        InetAddress ip = InetAddress.getByName(bind);
+        InetSocketAddress address = new InetSocketAddress(ip, requestedPort);
         try {
-            server = HttpServer.create(address, 64);
+            if (tls != null) {
+                HttpsServer https = HttpsServer.create(address, 64);
+                SSLContext ctx = tls.context();
+                https.setHttpsConfigurator(new HttpsConfigurator(ctx) {
+                    @Override
+                    public void configure(HttpsParameters params) {
+                        SSLParameters p = ctx.getDefaultSSLParameters();
+                        p.setProtocols(new String[] {"TLSv1.3", "TLSv1.2"});
+                        p.setNeedClientAuth(false);
+                        params.setSSLParameters(p);
+                    }
+                });
+                server = https;
+            } else {
+                server = HttpServer.create(address, 64);
+            }
         } catch (BindException e) {
             throw new IOException("cannot listen on " + bind + ":" + requestedPort + " (" + e.getMessage()
                     + "); choose another port with --port (0 picks a free one)", e);
@@ -165,6 +228,8 @@ final class ApiServer implements AutoCloseable {
         });
         long period = Math.min(executor.sweepPeriod().toNanos(), Math.max(writeTimeout.toNanos() / 4, 1_000_000));
         watchdog.scheduleWithFixedDelay(this::sweep, period, period, TimeUnit.NANOSECONDS);
+        tokenForReads = !ip.isLoopbackAddress();
+        hosts = allowedHosts(ip, server.getAddress().getPort());
         server.setExecutor(executor);
         server.createContext("/", this::dispatch);
         server.start();
@@ -190,13 +255,63 @@ final class ApiServer implements AutoCloseable {
         return server.getAddress().getPort();
     }
 
-    /** The base URL, e.g. {@code http://127.0.0.1:7117/}. */
+    /** The base URL, e.g. {@code http://127.0.0.1:7117/} ({@code https} with TLS). */
     URI url() {
-        String host = server.getAddress().getAddress().getHostAddress();
-        if (host.contains(":")) {
-            host = "[" + host + "]";
+        return URI.create(scheme() + "://" + literal(server.getAddress().getAddress()) + ":" + port() + "/");
+    }
+
+    private String scheme() {
+        return tls == null ? "http" : "https";
+    }
+
+    /** The TLS certificate's SHA-256 fingerprint ({@code AB:CD:…}), or null without TLS. */
+    @org.jspecify.annotations.Nullable String tlsFingerprint() {
+        return tls == null ? null : tls.fingerprint();
+    }
+
+    private static String literal(InetAddress a) {
+        String host = a.getHostAddress();
+        int zone = host.indexOf('%');
+        if (zone >= 0) {
+            host = host.substring(0, zone);
         }
-        return URI.create("http://" + host + ":" + port() + "/");
+        return host.contains(":") ? "[" + host + "]" : host;
+    }
+
+    /**
+     * The {@code host:port} a request's {@code Host} may name. Loopback: 127.0.0.1, localhost, [::1] and the bound
+     * literal. A wildcard bind: every address of this machine's interfaces and its host names. Always the names
+     * given with {@link Builder#hostNames}.
+     */
+    private Set<String> allowedHosts(InetAddress bound, int port) {
+        Set<String> names = new HashSet<>();
+        names.add(literal(bound));
+        if (bound.isLoopbackAddress() || bound.isAnyLocalAddress()) {
+            names.add("127.0.0.1");
+            names.add("localhost");
+            names.add("[::1]");
+        }
+        if (bound.isAnyLocalAddress()) {
+            try {
+                for (NetworkInterface ni : Collections.list(NetworkInterface.getNetworkInterfaces())) {
+                    Collections.list(ni.getInetAddresses()).forEach(a -> names.add(literal(a)));
+                }
+            } catch (SocketException e) {
+                LOG.warn("Cannot list this machine's addresses ({}); only names given with --host-name pass the Host"
+                        + " check", e.getMessage());
+            }
+            try {
+                InetAddress local = InetAddress.getLocalHost();
+                names.add(local.getHostName());
+                names.add(local.getCanonicalHostName());
+            } catch (IOException e) {
+                LOG.warn("Cannot resolve this machine's host name ({}); pass it with --host-name", e.getMessage());
+            }
+        }
+        names.addAll(hostNames);
+        Set<String> out = new HashSet<>();
+        names.forEach(n -> out.add(n.toLowerCase(Locale.ROOT) + ":" + port));
+        return Set.copyOf(out);
     }
 
     /** Connected SSE clients. */
@@ -235,8 +350,13 @@ final class ApiServer implements AutoCloseable {
 
     // ---- routing ----------------------------------------------------------------------------------------------
 
+    /** Registers a route, and for a v1 route its unversioned alias of the first API ({@link Wire#legacyPath}). */
     private void route(String route, String method, Handler h) {
         routes.computeIfAbsent(Wire.path(route), p -> new LinkedHashMap<>()).put(method, h);
+        String legacy = Wire.legacyPath(route);
+        if (legacy != null) {
+            routes.computeIfAbsent(legacy, p -> new LinkedHashMap<>()).put(method, h);
+        }
     }
 
     private void dispatch(HttpExchange x) throws IOException {
@@ -245,10 +365,13 @@ final class ApiServer implements AutoCloseable {
                 return; // too late: the deadline closed the connection (closing x makes sure)
             }
             String path = x.getRequestURI().getPath();
+            if (!admissible(x)) {
+                return;
+            }
             Map<String, Handler> byMethod = routes.get(path);
             if (byMethod == null) {
-                error(x, 404, "not_found", "no such endpoint: " + path + " (try /api/state, /api/events, /api/metrics, /metrics,"
-                        + " POST /api/project, POST /api/heal)");
+                error(x, 404, "not_found", "no such endpoint: " + path + " (try /api/v1/state, /api/v1/events,"
+                        + " /api/v1/metrics, /api/v1/health, /api/v1/version, /metrics, POST /api/v1/project, POST /api/v1/heal)");
                 return;
             }
             Handler h = byMethod.get(x.getRequestMethod());
@@ -256,6 +379,16 @@ final class ApiServer implements AutoCloseable {
                 x.getResponseHeaders().set("Allow", String.join(", ", byMethod.keySet()));
                 error(x, 405, "method_not_allowed", x.getRequestMethod() + " is not allowed on " + path + "; use "
                         + String.join(" or ", byMethod.keySet()));
+                return;
+            }
+            if ((tokenForReads || !x.getRequestMethod().equals("GET"))
+                    && !token.authorizes(x.getRequestHeaders().getFirst(Wire.AUTHORIZATION))) {
+                x.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"kiln\"");
+                boolean given = x.getRequestHeaders().getFirst(Wire.AUTHORIZATION) != null;
+                error(x, 401, "unauthorized", x.getRequestMethod() + " " + path + (given
+                        ? ": the bearer token is not this daemon's (a new one is written at every start)"
+                        : " needs 'Authorization: Bearer <token>'") + "; the token is in the workspace's observer/api-token"
+                        + (tokenForReads ? " (beyond loopback every request needs it)" : ""));
                 return;
             }
             try {
@@ -271,16 +404,69 @@ final class ApiServer implements AutoCloseable {
         }
     }
 
-    private Handler authorized(Handler h) {
-        return x -> {
-            if (!token.authorizes(x.getRequestHeaders().getFirst(Wire.AUTHORIZATION))) {
-                x.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"kiln\"");
-                error(x, 401, "unauthorized", x.getRequestMethod() + " " + x.getRequestURI().getPath()
-                        + " needs 'Authorization: Bearer <token>'; the token is in the workspace's observer/api-token");
-                return;
+    /**
+     * The checks of every request before its route: no token in the query, this daemon's Host, no foreign Origin.
+     * Answers and returns false when one fails. Values a client sent are quoted back only when they are short.
+     */
+    private boolean admissible(HttpExchange x) throws IOException {
+        if (Wire.tokenInQuery(x.getRequestURI().getRawQuery())) {
+            error(x, 400, "token_in_query", "a token is never accepted in the query string (URLs end up in logs,"
+                    + " shell histories and proxies); send it as 'Authorization: Bearer <token>' and leave it out of the URL");
+            return false;
+        }
+        String host = x.getRequestHeaders().getFirst("Host");
+        if (host == null || !hosts.contains(normalizeHost(host))) {
+            error(x, 403, "forbidden_host", "this daemon does not answer to Host " + shown(host) + "; reach it by its"
+                    + " address (" + url() + ") or a name given with --host-name. A name that does not belong to it is"
+                    + " refused so that a web page cannot rebind its DNS name to this address");
+            return false;
+        }
+        String origin = x.getRequestHeaders().getFirst("Origin");
+        if (origin != null && !ownOrigin(origin)) {
+            error(x, 403, "forbidden_origin", "requests from a web page of another origin (" + shown(origin) + ") are"
+                    + " refused; the API has no CORS: use kiln, curl or the console");
+            return false;
+        }
+        String site = x.getRequestHeaders().getFirst("Sec-Fetch-Site");
+        if (site != null && site.equalsIgnoreCase("cross-site")) {
+            error(x, 403, "forbidden_origin", "requests a browser makes for another site are refused; the API has no"
+                    + " CORS: use kiln, curl or the console");
+            return false;
+        }
+        return true;
+    }
+
+    /** {@code host:port} in lower case, with the scheme's default port when the header has none. */
+    private String normalizeHost(String host) {
+        String h = host.trim().toLowerCase(Locale.ROOT);
+        int close = h.lastIndexOf(']');
+        int colon = h.lastIndexOf(':');
+        if (colon < 0 || colon < close) {
+            return h + ":" + (tls == null ? 80 : 443);
+        }
+        return h;
+    }
+
+    private boolean ownOrigin(String origin) {
+        try {
+            URI o = new URI(origin.trim());
+            if (!scheme().equalsIgnoreCase(o.getScheme()) || o.getHost() == null || o.getRawPath() != null
+                    && !o.getRawPath().isEmpty()) {
+                return false;
             }
-            h.handle(x);
-        };
+            String host = o.getHost();
+            int port = o.getPort() < 0 ? (tls == null ? 80 : 443) : o.getPort();
+            return hosts.contains(host.toLowerCase(Locale.ROOT) + ":" + port);
+        } catch (java.net.URISyntaxException e) {
+            return false; // "null" (a sandboxed or file page) and garbage are no origin of this daemon
+        }
+    }
+
+    private static String shown(@org.jspecify.annotations.Nullable String value) {
+        if (value == null) {
+            return "(none)";
+        }
+        return "'" + (value.length() <= 80 ? value : value.substring(0, 80) + "…") + "'";
     }
 
     // ---- endpoints --------------------------------------------------------------------------------------------
@@ -384,16 +570,24 @@ final class ApiServer implements AutoCloseable {
         return false;
     }
 
-    private static void json(HttpExchange x, int status, JsonNode body) throws IOException {
+    private void json(HttpExchange x, int status, JsonNode body) throws IOException {
         send(x, status, "application/json", Wire.JSON.writeValueAsBytes(body));
     }
 
-    private static void error(HttpExchange x, int status, String code, String message) throws IOException {
+    private void error(HttpExchange x, int status, String code, String message) throws IOException {
         json(x, status, Wire.error(code, message));
     }
 
-    private static void send(HttpExchange x, int status, String type, byte[] body) throws IOException {
+    /** Writes a whole body; gzipped when it is large and the client accepts gzip. */
+    private void send(HttpExchange x, int status, String type, byte[] body) throws IOException {
         x.getResponseHeaders().set("Content-Type", type + "; charset=utf-8");
+        if (body.length >= GZIP_MIN_BYTES) {
+            x.getResponseHeaders().set("Vary", "Accept-Encoding");
+            if (Wire.acceptsGzip(x.getRequestHeaders().get("Accept-Encoding"))) {
+                body = gzip(body);
+                x.getResponseHeaders().set("Content-Encoding", "gzip");
+            }
+        }
         boolean head = x.getRequestMethod().equals("HEAD");
         x.sendResponseHeaders(status, head ? -1 : (body.length == 0 ? -1 : body.length));
         if (!head && body.length > 0) {
@@ -401,6 +595,32 @@ final class ApiServer implements AutoCloseable {
                 out.write(body);
             }
         }
+    }
+
+    /** One body and its gzip. */
+    private record Gzipped(byte[] plain, byte[] gzip) {
+    }
+
+    /**
+     * The gzip of {@code body}; the same array as last time (a state revision asked for again) is not compressed
+     * again. Speed over ratio: JSON shrinks about tenfold at level 1 already.
+     */
+    private byte[] gzip(byte[] body) throws IOException {
+        Gzipped last = lastGzip;
+        if (last != null && last.plain() == body) {
+            return last.gzip();
+        }
+        ByteArrayOutputStream out = new ByteArrayOutputStream(Math.max(64, body.length / 8));
+        try (GZIPOutputStream gz = new GZIPOutputStream(out, 64 * 1024) {
+            {
+                def.setLevel(Deflater.BEST_SPEED);
+            }
+        }) {
+            gz.write(body);
+        }
+        byte[] z = out.toByteArray();
+        lastGzip = new Gzipped(body, z);
+        return z;
     }
 
     /** Configures an {@link ApiServer}; bad values are rejected when set. */
@@ -417,6 +637,8 @@ final class ApiServer implements AutoCloseable {
         private Duration requestTimeout = Duration.ofSeconds(10);
         private Duration writeTimeout = Duration.ofSeconds(10);
         private @Nullable HttpHandler prometheus;
+        private @org.jspecify.annotations.Nullable TlsIdentity tls;
+        private final List<String> hostNames = new ArrayList<>();
 
         private Builder(Backend backend, ApiToken token) {
             this.backend = Objects.requireNonNull(backend, "backend");
@@ -426,6 +648,23 @@ final class ApiServer implements AutoCloseable {
         /** Address to bind (default {@code 127.0.0.1}: the API is local unless asked otherwise). */
         Builder bind(String address) {
             this.bind = Objects.requireNonNull(address, "bind address");
+            return this;
+        }
+
+        /** Serves HTTPS with this identity (required beyond loopback: {@link ApiServer#checkExposure}). */
+        Builder tls(TlsIdentity identity) {
+            this.tls = Objects.requireNonNull(identity, "TLS identity");
+            return this;
+        }
+
+        /** Further names a request's {@code Host} may give (the DNS names clients use for this machine). */
+        Builder hostNames(List<String> names) {
+            for (String n : names) {
+                if (n.isBlank() || n.contains(":") && !n.startsWith("[") || n.contains("/")) {
+                    throw new IllegalArgumentException("a host name is a DNS name or address without port, not \"" + n + "\"");
+                }
+            }
+            this.hostNames.addAll(names);
             return this;
         }
 

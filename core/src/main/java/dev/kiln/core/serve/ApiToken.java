@@ -70,8 +70,16 @@ final class ApiToken {
         if (bearer == null) {
             return false;
         }
-        byte[] given = bearer.getBytes(StandardCharsets.UTF_8);
-        return MessageDigest.isEqual(given, value.getBytes(StandardCharsets.UTF_8));
+        // digests first: isEqual is constant-time for equal lengths only, and the hash hides the length too
+        return MessageDigest.isEqual(sha256(bearer), sha256(value));
+    }
+
+    private static byte[] sha256(String s) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JDK has SHA-256", e);
+        }
     }
 
     @Override

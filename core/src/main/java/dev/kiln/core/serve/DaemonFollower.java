@@ -9,7 +9,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -42,7 +41,6 @@ final class DaemonFollower implements AutoCloseable {
     private final EventSink events;
     private final Clock clock;
     private final Duration retry;
-    private final HttpClient http;
     private final Thread thread;
     private final Runnable onEnded;
     private volatile boolean closed;
@@ -59,7 +57,6 @@ final class DaemonFollower implements AutoCloseable {
         this.clock = clock;
         this.retry = retry;
         this.onEnded = onEnded;
-        this.http = ServeClient.http();
         this.thread = new Thread(this::run, "kiln-follow");
         this.thread.setDaemon(true);
     }
@@ -96,11 +93,18 @@ final class DaemonFollower implements AutoCloseable {
                 continue;
             }
             try {
-                HttpResponse<InputStream> r = http.send(HttpRequest.newBuilder(h.url().resolve(Wire.EVENTS))
-                        .header("Accept", Wire.EVENT_STREAM).GET().build(), HttpResponse.BodyHandlers.ofInputStream());
+                HttpRequest.Builder rb = HttpRequest.newBuilder(h.url().resolve(Wire.EVENTS))
+                        .header("Accept", Wire.EVENT_STREAM).GET();
+                try { // a daemon bound beyond loopback wants the token for reads too; on loopback it is optional
+                    rb.header(Wire.AUTHORIZATION, Wire.bearer(ApiToken.read(layout.apiTokenFile()).value()));
+                } catch (IOException e) {
+                    LOG.debug("No readable API token ({}); following without one", e.getMessage());
+                }
+                HttpResponse<InputStream> r = ServeClient.httpFor(h).send(rb.build(),
+                        HttpResponse.BodyHandlers.ofInputStream());
                 if (r.statusCode() != 200) {
                     r.body().close();
-                    throw new IOException("GET /api/events answered " + r.statusCode());
+                    throw new IOException("GET /" + Wire.EVENTS + " answered " + r.statusCode());
                 }
                 stream = r.body();
                 if (!announced) {

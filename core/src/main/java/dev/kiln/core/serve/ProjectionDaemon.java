@@ -70,10 +70,12 @@ public final class ProjectionDaemon implements AutoCloseable {
     private volatile WatchStatus metaWatch;
     /** The reason of the tick in progress, for {@code meta.daemon} (written by that very tick). */
     private volatile WakeReason ticking;
+    private final Duration heartbeat;
 
     private ProjectionDaemon(Builder b) throws IOException {
         this.layout = b.layout;
         this.clock = b.clock;
+        this.heartbeat = b.pacing.heartbeat();
         if (!layout.isWorkspace()) {
             throw new WorkspaceException(layout.root() + " is not a Kiln workspace (no kiln.json or tasks/)."
                     + " Create one with: kiln demo " + layout.root());
@@ -108,9 +110,14 @@ public final class ProjectionDaemon implements AutoCloseable {
                     }).build();
             this.watcher = w;
             FleetMetrics f = fleet;
-            started = ApiServer.builder(new Backend(), token).bind(b.bind).port(b.port).prometheus(f::handle).build().start();
+            ApiServer.Builder ab = ApiServer.builder(new Backend(), token).bind(b.bind).port(b.port).hostNames(b.hostNames)
+                    .prometheus(f::handle);
+            if (b.tls != null) {
+                ab.tls(b.tls);
+            }
+            started = ab.build().start();
             this.api = started;
-            lock.announce(started.url());
+            lock.announce(started.url(), started.tlsFingerprint());
             // Watch first, then the startup tick: the full enumeration of startup covers anything before the watch.
             watcher.start();
             loop.start();
@@ -142,6 +149,14 @@ public final class ProjectionDaemon implements AutoCloseable {
 
     public int port() {
         return api.port();
+    }
+
+    /**
+     * The SHA-256 fingerprint ({@code AB:CD:…}) of the certificate the API serves with TLS, for a client to pin;
+     * empty without TLS.
+     */
+    public java.util.Optional<String> tlsFingerprint() {
+        return java.util.Optional.ofNullable(api.tlsFingerprint());
     }
 
     /** Where this start's API token is. */
@@ -324,6 +339,11 @@ public final class ProjectionDaemon implements AutoCloseable {
         }
 
         @Override
+        public JsonNode health() {
+            return Wire.health(loop.metrics(), revision(), watcher.status(), clock.instant(), heartbeat);
+        }
+
+        @Override
         public JsonNode project() throws InterruptedException, ExecutionException, TimeoutException {
             return Wire.tick(projectNow());
         }
@@ -351,6 +371,8 @@ public final class ProjectionDaemon implements AutoCloseable {
         private String bind = "127.0.0.1";
         private int port;
         private Supplier<ArchiveCacheStats> archiveStats = ArchiveCacheStats::empty;
+        private @org.jspecify.annotations.Nullable TlsIdentity tls;
+        private java.util.List<String> hostNames = java.util.List.of();
 
         private Builder(WorkspaceLayout layout) {
             this.layout = Objects.requireNonNull(layout, "layout");
@@ -405,6 +427,23 @@ public final class ProjectionDaemon implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Serves HTTPS with the key and certificate of a PKCS12 {@code keystore} whose password is the first line of
+         * {@code passwordFile}. Required to bind beyond loopback.
+         *
+         * @throws IllegalArgumentException naming the file, when either cannot be used
+         */
+        public Builder tls(Path keystore, Path passwordFile) {
+            this.tls = TlsIdentity.load(keystore, passwordFile);
+            return this;
+        }
+
+        /** DNS names clients use to reach this machine, which a request's {@code Host} may give. */
+        public Builder hostNames(java.util.List<String> names) {
+            this.hostNames = java.util.List.copyOf(names);
+            return this;
+        }
+
         /** 0 picks any free port. */
         public Builder port(int p) {
             if (p < 0 || p > 65_535) {
@@ -421,6 +460,7 @@ public final class ProjectionDaemon implements AutoCloseable {
          * @throws IOException when the API cannot bind or the token cannot be written
          */
         public ProjectionDaemon start() throws IOException {
+            ApiServer.checkExposure(bind, tls != null); // before the lock and the token: nothing to undo
             return new ProjectionDaemon(this);
         }
     }

@@ -2,33 +2,76 @@ package dev.kiln.core.serve;
 
 import dev.kiln.core.workspace.WorkspaceLayout;
 import java.io.IOException;
+import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
- * The API of the {@code kiln serve} that owns a workspace, found through its lock file (where) and its token file
- * (the right to ask): for a command or a console beside the daemon, which must ask it rather than write the state
- * document themselves. It reads the daemon's answers through the same {@link Wire} format the daemon writes them in.
+ * A client of a {@code kiln serve}'s API, speaking {@link Wire#API_VERSION} through the same {@link Wire} format the
+ * daemon writes in. Two kinds:
  *
- * <p>Concurrency: immutable; every instance shares one {@link HttpClient} (thread-safe).
+ * <ul>
+ *   <li>{@link #of}: the daemon that owns a local workspace, found through its lock file (where) and its token file
+ *       (the right to ask): for a command or a console beside the daemon, which must ask it rather than write the
+ *       state document themselves.
+ *   <li>{@link #remote}: a daemon at a URL, possibly on another host, with a token file and, over TLS, the pinned
+ *       SHA-256 fingerprint of its certificate ({@link PinnedTls}).
+ * </ul>
+ *
+ * <p>Concurrency: immutable; local clients share one {@link HttpClient}, a remote one has its own (its TLS trust is
+ * its pin); both are thread-safe.
  */
 public final class ServeClient {
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private static final Duration READ_TIMEOUT = Duration.ofSeconds(10);
 
-    private final WorkspaceLayout layout;
-    private final ServeLock.Holder holder;
+    private final @Nullable WorkspaceLayout layout;
+    private final ServeLock.@Nullable Holder holder;
+    private final @Nullable URI base;
+    private final @Nullable Path tokenFile;
+    private final @Nullable String pin;
+    private final HttpClient http;
 
     private ServeClient(WorkspaceLayout layout, ServeLock.Holder holder) {
         this.layout = layout;
         this.holder = holder;
+        this.base = holder.url();
+        this.tokenFile = layout.apiTokenFile();
+        this.pin = holder.tlsSha256();
+        this.http = httpFor(holder);
     }
 
-    /** The HTTP client every caller of a daemon shares (one selector thread for the process). */
-    static HttpClient http() {
-        return HTTP;
+    private ServeClient(URI base, @Nullable Path tokenFile, @Nullable String pin) {
+        this.layout = null;
+        this.holder = null;
+        this.base = base;
+        this.tokenFile = tokenFile;
+        this.pin = pin;
+        HttpClient.Builder b = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5))
+                .version(HttpClient.Version.HTTP_1_1).followRedirects(HttpClient.Redirect.NEVER);
+        if (pin != null) {
+            b.sslContext(PinnedTls.context(pin));
+        }
+        this.http = b.build();
+    }
+
+    /** Pinned clients of local TLS daemons, by fingerprint (a daemon restarted with the same keystore reuses one). */
+    private static final java.util.concurrent.ConcurrentHashMap<String, HttpClient> PINNED =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** The client for the daemon a lock file names: over TLS, one that trusts exactly the certificate it names. */
+    static HttpClient httpFor(ServeLock.Holder h) {
+        String pin = h.tlsSha256();
+        if (pin == null) {
+            return HTTP;
+        }
+        return PINNED.computeIfAbsent(PinnedTls.normalize(pin), p -> HttpClient.newBuilder()
+                .connectTimeout(Duration.ofSeconds(5)).sslContext(PinnedTls.context(p)).build());
     }
 
     /** The client of the daemon serving {@code layout}'s workspace right now, or empty when none does. */
@@ -36,39 +79,183 @@ public final class ServeClient {
         return ServeLock.holder(layout).map(h -> new ServeClient(layout, h));
     }
 
-    /** The daemon, as its lock file names it. */
+    /**
+     * The client of the daemon at {@code url} ({@code http://host:port/} or {@code https://…}).
+     *
+     * @param tokenFile the daemon's token (a copy of its {@code observer/api-token}), or null to send none (enough
+     *     for reads of a loopback daemon)
+     * @param pin the SHA-256 fingerprint of the daemon's certificate ({@code AB:CD:…} or bare hex), or null to trust
+     *     the JVM's certificate authorities
+     * @throws IllegalArgumentException when the URL is no http(s) URL, or a pin comes without https
+     */
+    public static ServeClient remote(URI url, @Nullable Path tokenFile, @Nullable String pin) {
+        String scheme = url.getScheme() == null ? "" : url.getScheme().toLowerCase(java.util.Locale.ROOT);
+        if (!scheme.equals("http") && !scheme.equals("https") || url.getHost() == null) {
+            throw new IllegalArgumentException("a daemon's URL is http://HOST:PORT/ or https://HOST:PORT/ (as kiln serve"
+                    + " prints it), not \"" + url + "\"");
+        }
+        if (url.getRawQuery() != null) {
+            throw new IllegalArgumentException("a daemon's URL has no query (a token goes in --token-file, never in a"
+                    + " URL): " + url.getScheme() + "://" + url.getRawAuthority() + "/");
+        }
+        if (pin != null && !scheme.equals("https")) {
+            throw new IllegalArgumentException("a certificate pin needs an https:// URL; " + url + " is plain HTTP");
+        }
+        String normalized = pin == null ? null : PinnedTls.normalize(pin);
+        String path = url.getRawPath() == null || url.getRawPath().isEmpty() ? "/" : url.getRawPath();
+        URI base = URI.create(scheme + "://" + url.getRawAuthority() + (path.endsWith("/") ? path : path + "/"));
+        return new ServeClient(base, tokenFile, normalized);
+    }
+
+    /** The daemon, as its lock file names it (a client {@linkplain #of of a local workspace} only). */
     public ServeLock.Holder holder() {
+        if (holder == null) {
+            throw new IllegalStateException("a remote client has no lock file; its daemon is " + base);
+        }
         return holder;
     }
 
+    private String name() {
+        return holder != null ? holder.name() : "the daemon at " + base;
+    }
+
+    private String describe() {
+        return holder != null ? holder.describe() : "the daemon at " + base;
+    }
+
+    private URI base() throws IOException {
+        if (base == null) {
+            throw new IOException(name() + " is starting; its API is not listening yet. Retry in a moment");
+        }
+        return base;
+    }
+
+    private @Nullable String token(boolean required) throws IOException {
+        if (tokenFile == null) {
+            if (required) {
+                throw new IOException(describe() + " needs its token for this; pass --token-file (a copy of the"
+                        + " daemon's observer/api-token)");
+            }
+            return null;
+        }
+        try {
+            return ApiToken.read(tokenFile).value();
+        } catch (IOException e) {
+            if (!required && layout != null) {
+                return null; // a local reader may not be the daemon's user: reads of a loopback daemon need no token
+            }
+            throw new IOException("cannot read the API token " + tokenFile + " (" + e.getMessage() + ")"
+                    + (layout != null ? "; run this as the user who runs kiln serve" : ""), e);
+        }
+    }
+
+    private HttpResponse<String> send(String method, String route, boolean needsToken, Duration timeout)
+            throws IOException, InterruptedException {
+        HttpRequest.Builder rb = HttpRequest.newBuilder(base().resolve(route)).timeout(timeout)
+                .method(method, HttpRequest.BodyPublishers.noBody());
+        String t = token(needsToken);
+        if (t != null) {
+            rb.header(Wire.AUTHORIZATION, Wire.bearer(t));
+        }
+        try {
+            return http.send(rb.build(), HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new IOException(describe() + " did not answer " + method + " /" + route + ": " + why(e), e);
+        }
+    }
+
+    /** What a failed exchange means, in the operator's words (a pin mismatch names both fingerprints). */
+    private String why(IOException e) {
+        for (Throwable c = e; c != null; c = c.getCause()) {
+            String m = String.valueOf(c.getMessage());
+            if (c instanceof java.security.cert.CertificateException && m.startsWith(PinnedTls.MISMATCH)) {
+                return m;
+            }
+            if (m.contains("PKIX path") || m.contains("unable to find valid certification path")) {
+                String seen = base == null ? null : PinnedTls.presented(base.getHost(), base.getPort() < 0 ? 443 : base.getPort());
+                return "its certificate is not signed by an authority this JVM trusts (self-signed?); pin it with"
+                        + " --pin SHA256 (kiln serve prints its certificate's fingerprint at start)" + (seen == null ? ""
+                        : ". It presented SHA256 " + seen + ": pin that only if it is what kiln serve printed");
+            }
+            if (c instanceof javax.net.ssl.SSLException && m.contains("Unsupported or unrecognized SSL message")) {
+                return "it does not speak TLS; try http:// instead of https://";
+            }
+            if (c instanceof java.net.ConnectException) {
+                return "nothing listens there (" + m + "); is kiln serve running, on that port?";
+            }
+            if (c instanceof java.net.http.HttpTimeoutException) {
+                return "no answer in time (" + m + ")";
+            }
+        }
+        String m = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+        if (base != null && base.getScheme().equals("http") && m.contains("header parser received no bytes")) {
+            return "it closed the connection without an HTTP answer (does it speak https? then use https:// and --pin)";
+        }
+        return m;
+    }
+
+    private IOException refused(String what, HttpResponse<String> r) {
+        if (r.statusCode() == 401) {
+            return new IOException(name() + " refused " + what + " (401): " + Wire.errorText(r.body())
+                    + (tokenFile == null ? "; pass --token-file" : "; the token in " + tokenFile + " is not its current one"));
+        }
+        return new IOException(name() + " answered " + r.statusCode() + " to " + what + ": " + Wire.errorText(r.body()));
+    }
+
     /**
-     * Asks the daemon for a manual projection ({@code POST /api/project}) and waits for it.
+     * Checks that the daemon speaks this client's API version.
+     *
+     * @return that version
+     * @throws IOException saying what it speaks instead (an older daemon without {@code /api/v1}, another version,
+     *     no Kiln at all), or why it did not answer
+     */
+    public int checkVersion() throws IOException, InterruptedException {
+        HttpResponse<String> r = send("GET", Wire.VERSION, false, READ_TIMEOUT);
+        if (r.statusCode() == 404) {
+            throw new IOException(name() + " speaks an older API than v" + Wire.API_VERSION + " (no /" + Wire.VERSION
+                    + "): upgrade kiln on its host, or use the kiln it runs");
+        }
+        if (r.statusCode() != 200) {
+            throw refused("GET /" + Wire.VERSION, r);
+        }
+        int v;
+        try {
+            v = Wire.readVersion(r.body());
+        } catch (IOException e) {
+            throw new IOException(name() + " is no kiln serve of a known version: " + e.getMessage(), e);
+        }
+        if (v != Wire.API_VERSION) {
+            throw new IOException(name() + " speaks API v" + v + ", this kiln speaks v" + Wire.API_VERSION + ": use a kiln"
+                    + " of the same release on both sides");
+        }
+        return v;
+    }
+
+    /**
+     * The daemon's health ({@code GET /api/v1/health}), after {@link #checkVersion()}.
+     *
+     * @throws IOException naming what failed: unreachable, not this API version, a refused token, a certificate
+     *     that is not the pinned one, or an answer that is not health
+     */
+    public DaemonHealth health() throws IOException, InterruptedException {
+        checkVersion();
+        HttpResponse<String> r = send("GET", Wire.HEALTH, false, READ_TIMEOUT);
+        if (r.statusCode() != 200) {
+            throw refused("GET /" + Wire.HEALTH, r);
+        }
+        return Wire.readHealth(base(), r.body(), Optional.ofNullable(pin));
+    }
+
+    /**
+     * Asks the daemon for a manual projection ({@code POST /api/v1/project}) and waits for it.
      *
      * @return the tick it ran (its duration rounded to the microsecond, as the wire carries it)
      * @throws IOException naming what failed: its API not listening yet, no readable token, or its answer
      */
     public TickRecord project() throws IOException, InterruptedException {
-        if (holder.url() == null) {
-            throw new IOException(holder.name() + " is starting; its API is not listening yet. Retry in a moment");
-        }
-        String token;
-        try {
-            token = ApiToken.read(layout.apiTokenFile()).value();
-        } catch (IOException e) {
-            throw new IOException("cannot read the API token " + layout.apiTokenFile() + " (" + e.getMessage()
-                    + "); run this as the user who runs kiln serve", e);
-        }
-        HttpResponse<String> r;
-        try {
-            r = HTTP.send(HttpRequest.newBuilder(holder.url().resolve(Wire.PROJECT))
-                    .header(Wire.AUTHORIZATION, Wire.bearer(token)).timeout(Duration.ofMinutes(3))
-                    .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
-        } catch (IOException e) {
-            throw new IOException(holder.describe() + " did not answer POST /api/project: " + e.getMessage(), e);
-        }
+        HttpResponse<String> r = send("POST", Wire.PROJECT, true, Duration.ofMinutes(3));
         if (r.statusCode() != 200) {
-            throw new IOException(holder.name() + " answered " + r.statusCode() + " to POST /api/project: "
-                    + Wire.errorText(r.body()));
+            throw refused("POST /" + Wire.PROJECT, r);
         }
         return Wire.readTick(r.body());
     }

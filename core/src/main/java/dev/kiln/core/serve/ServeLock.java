@@ -68,7 +68,7 @@ public final class ServeLock implements AutoCloseable {
                         + " (lock " + file + "); stop it first, or connect to it");
             }
             ServeLock lock = new ServeLock(file, ch, l);
-            lock.record(null);
+            lock.record(null, null);
             HELD.put(key(file), lock);
             return lock;
         } catch (IOException e) {
@@ -91,20 +91,26 @@ public final class ServeLock implements AutoCloseable {
         return HELD.get(key(file));
     }
 
-    /** Records where this daemon's API listens, for {@link #holder}. */
-    void announce(URI url) throws IOException {
-        record(url);
+    /**
+     * Records where this daemon's API listens, for {@link #holder}, and with TLS its certificate's fingerprint: a
+     * local client trusts exactly that certificate (the file is as trustworthy as the token file beside it).
+     */
+    void announce(URI url, @org.jspecify.annotations.Nullable String tlsSha256) throws IOException {
+        record(url, tlsSha256);
     }
 
     private volatile URI announced;
+    private volatile @org.jspecify.annotations.Nullable String announcedPin;
 
     private Holder self() {
-        return new Holder(ProcessHandle.current().pid(), announced);
+        return new Holder(ProcessHandle.current().pid(), announced, announcedPin);
     }
 
-    private void record(URI url) throws IOException {
+    private void record(URI url, @org.jspecify.annotations.Nullable String tlsSha256) throws IOException {
         announced = url;
-        String text = "pid " + ProcessHandle.current().pid() + "\n" + (url == null ? "" : "url " + url + "\n");
+        announcedPin = tlsSha256;
+        String text = "pid " + ProcessHandle.current().pid() + "\n" + (url == null ? "" : "url " + url + "\n")
+                + (tlsSha256 == null ? "" : "tls_sha256 " + tlsSha256 + "\n");
         channel.truncate(0);
         channel.write(ByteBuffer.wrap(text.getBytes(StandardCharsets.US_ASCII)), 0);
         channel.force(false);
@@ -135,14 +141,18 @@ public final class ServeLock implements AutoCloseable {
         try {
             long pid = -1;
             URI url = null;
+            String pin = null;
             for (String line : Files.readAllLines(file, StandardCharsets.US_ASCII)) {
+                if (line.startsWith("tls_sha256 ")) {
+                    pin = line.substring("tls_sha256 ".length()).trim();
+                }
                 if (line.startsWith("pid ")) {
                     pid = Long.parseLong(line.substring(4).trim());
                 } else if (line.startsWith("url ")) {
                     url = URI.create(line.substring(4).trim());
                 }
             }
-            return Optional.of(new Holder(pid, url));
+            return Optional.of(new Holder(pid, url, pin));
         } catch (IOException | RuntimeException e) {
             return Optional.empty(); // unreadable: nothing to follow
         }
@@ -153,8 +163,13 @@ public final class ServeLock implements AutoCloseable {
      *
      * @param pid its process id, or -1 if the file does not say
      * @param url its API's base URL, or null before its API listens
+     * @param tlsSha256 the SHA-256 fingerprint of its TLS certificate, or null when its API is plain HTTP
      */
-    public record Holder(long pid, URI url) {
+    public record Holder(long pid, URI url, @org.jspecify.annotations.Nullable String tlsSha256) {
+        public Holder(long pid, URI url) {
+            this(pid, url, null);
+        }
+
         /** "kiln serve (pid 123)". */
         public String name() {
             return "kiln serve" + (pid > 0 ? " (pid " + pid + ")" : "");

@@ -31,12 +31,23 @@ final class Wire {
     /** The one mapper of the API (both sides). */
     static final ObjectMapper JSON = new ObjectMapper();
 
+    // ---- the API's version: a client refuses a daemon whose api_version it does not speak --------------------------
+    /** The version this build speaks, served at {@link #VERSION}; it changes only when a shape breaks. */
+    static final int API_VERSION = 1;
+    private static final String V1 = "api/v1/";
+    /** Unversioned paths of the first API ({@code /api/state}…), kept as aliases of their v1 route. */
+    private static final String LEGACY = "api/";
+
     // ---- routes (relative to the base URL, e.g. http://127.0.0.1:7117/) --------------------------------------------
-    static final String STATE = "api/state";
-    static final String EVENTS = "api/events";
-    static final String METRICS = "api/metrics";
-    static final String PROJECT = "api/project";
-    static final String HEAL = "api/heal";
+    static final String STATE = V1 + "state";
+    static final String EVENTS = V1 + "events";
+    static final String METRICS = V1 + "metrics";
+    static final String PROJECT = V1 + "project";
+    static final String HEAL = V1 + "heal";
+    /** {@code {"api_version": 1}}: the one shape that never changes, so any client can tell what a daemon speaks. */
+    static final String VERSION = V1 + "version";
+    /** A daemon's health at a glance, for {@code kiln status} and a fleet view: see {@link #health}. */
+    static final String HEALTH = V1 + "health";
     /** Prometheus' conventional path, outside {@code api/}: the text exposition, not Kiln's JSON. */
     static final String PROMETHEUS = "metrics";
     /** {@code POST /api/heal?dry_run=true} previews. */
@@ -61,8 +72,112 @@ final class Wire {
         return "/" + route;
     }
 
+    /**
+     * The unversioned alias of a v1 route ({@code /api/state} for {@code api/v1/state}), or null when the route is
+     * not versioned or is new in v1 (no client of the first API knew it).
+     */
+    static String legacyPath(String route) {
+        if (!route.startsWith(V1) || route.equals(VERSION) || route.equals(HEALTH)) {
+            return null;
+        }
+        return "/" + LEGACY + route.substring(V1.length());
+    }
+
+    // ---- GET /api/v1/version -------------------------------------------------------------------------------------
+
+    static ObjectNode version() {
+        return JSON.createObjectNode().put("api_version", API_VERSION);
+    }
+
+    /**
+     * The {@code api_version} of a version answer.
+     *
+     * @throws IOException when {@code body} is not a version answer
+     */
+    static int readVersion(String body) throws IOException {
+        JsonNode n;
+        try {
+            n = JSON.readTree(body);
+        } catch (IOException e) {
+            throw new IOException("the answer is not JSON: " + abbreviate(body), e);
+        }
+        if (n == null || !n.path("api_version").isInt()) {
+            throw new IOException("the answer has no integer \"api_version\": " + abbreviate(body));
+        }
+        return n.path("api_version").asInt();
+    }
+
+    // ---- GET /api/v1/health ----------------------------------------------------------------------------------------
+
+    /**
+     * {@code {api_version, revision, projections, last_projection_at, last_projection_age_ms, last_error, heartbeat_ms,
+     * watch: {mode, live, reason, since}, contracts, failures}}. The age is the daemon's own (no clock skew between
+     * hosts); the last tick's counters give contracts and failures.
+     */
+    static ObjectNode health(DaemonMetrics m, long revision, WatchStatus ws, Instant now, java.time.Duration heartbeat) {
+        ObjectNode o = JSON.createObjectNode();
+        o.put("api_version", API_VERSION);
+        o.put("revision", revision);
+        o.put("projections", m.projections());
+        m.last().ifPresent(t -> {
+            o.put("last_projection_at", t.at().toString());
+            o.put("last_projection_age_ms", Math.max(0, java.time.Duration.between(t.at(), now).toMillis()));
+            if (!t.error().isEmpty()) {
+                o.put("last_error", t.error());
+            }
+            o.put("contracts", t.counters().getOrDefault("leaves", 0L));
+            o.put("failures", t.counters().getOrDefault("failed", 0L));
+        });
+        o.put("heartbeat_ms", heartbeat.toMillis());
+        ObjectNode watch = o.putObject("watch");
+        watch.put("mode", ws.mode());
+        watch.put("live", ws.live());
+        watch.put("reason", ws.reason());
+        watch.put("since", ws.since().toString());
+        return o;
+    }
+
     static String bearer(String token) {
         return BEARER + token;
+    }
+
+    /** Whether a raw query string carries a token ({@code token=}, {@code access_token=}…), which is always refused. */
+    static boolean tokenInQuery(String rawQuery) {
+        if (rawQuery == null) {
+            return false;
+        }
+        for (String kv : rawQuery.split("&")) {
+            String name = kv.split("=", 2)[0].toLowerCase(java.util.Locale.ROOT);
+            if (name.equals("token") || name.endsWith("_token") || name.equals("auth") || name.equals("authorization")
+                    || name.equals("bearer")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether {@code Accept-Encoding} headers accept gzip (and do not refuse it with {@code q=0}). */
+    static boolean acceptsGzip(java.util.List<String> acceptEncoding) {
+        if (acceptEncoding == null) {
+            return false;
+        }
+        for (String header : acceptEncoding) {
+            for (String part : header.split(",")) {
+                String[] p = part.trim().split(";");
+                String coding = p[0].trim().toLowerCase(java.util.Locale.ROOT);
+                if (!coding.equals("gzip") && !coding.equals("x-gzip")) {
+                    continue;
+                }
+                for (int i = 1; i < p.length; i++) {
+                    String q = p[i].trim().toLowerCase(java.util.Locale.ROOT);
+                    if (q.startsWith("q=") && q.substring(2).trim().matches("0(\\.0*)?")) {
+                        return false;
+                    }
+                }
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The token an {@code Authorization} header carries, or null when it is no bearer header. */
@@ -136,6 +251,40 @@ final class Wire {
                     n.path("revision").asLong(), n.path("changed").asBoolean(), counters, n.path("error").asText(""));
         } catch (RuntimeException e) {
             throw new IOException("the answer is not a tick (" + e.getMessage() + "): " + abbreviate(body), e);
+        }
+    }
+
+    /**
+     * Reads {@link #health} back.
+     *
+     * @throws IOException when {@code body} is not a health answer (naming what is missing)
+     */
+    static DaemonHealth readHealth(java.net.URI url, String body, java.util.Optional<String> pin) throws IOException {
+        JsonNode n;
+        try {
+            n = JSON.readTree(body);
+        } catch (IOException e) {
+            throw new IOException("the health answer is not JSON: " + abbreviate(body), e);
+        }
+        for (String field : new String[] {"api_version", "revision", "projections", "heartbeat_ms", "watch"}) {
+            if (n == null || !n.has(field)) {
+                throw new IOException("the answer is not a health report (no \"" + field + "\"): " + abbreviate(body));
+            }
+        }
+        JsonNode w = n.path("watch");
+        try {
+            return new DaemonHealth(url, n.path("api_version").asInt(), n.path("revision").asLong(),
+                    n.path("projections").asLong(),
+                    n.hasNonNull("last_projection_at") ? java.util.Optional.of(Instant.parse(n.path("last_projection_at").asText()))
+                            : java.util.Optional.empty(),
+                    n.hasNonNull("last_projection_age_ms")
+                            ? java.util.Optional.of(java.time.Duration.ofMillis(n.path("last_projection_age_ms").asLong()))
+                            : java.util.Optional.empty(),
+                    n.path("last_error").asText(""), java.time.Duration.ofMillis(n.path("heartbeat_ms").asLong()),
+                    w.path("live").asBoolean(false), w.path("reason").asText(""), n.path("contracts").asLong(),
+                    n.path("failures").asLong(), pin);
+        } catch (RuntimeException e) {
+            throw new IOException("the answer is not a health report (" + e.getMessage() + "): " + abbreviate(body), e);
         }
     }
 

@@ -58,6 +58,11 @@ class ApiServerExhaustionTest {
             }
 
             @Override
+            public JsonNode health() {
+                return M.createObjectNode().put("api_version", 1);
+            }
+
+            @Override
             public JsonNode heal(boolean dryRun) {
                 return M.createObjectNode();
             }
@@ -146,7 +151,7 @@ class ApiServerExhaustionTest {
         start(b -> b.maxSseClients(64).sseQueue(2048).writeTimeout(Duration.ofMillis(500)));
         publish(1, "start");
         for (int i = 0; i < 64; i++) {
-            send(open(4096), "GET /api/events HTTP/1.1\r\nHost: kiln\r\n\r\n");
+            send(open(4096), "GET /api/events HTTP/1.1\r\nHost: " + server.url().getAuthority() + "\r\n\r\n");
         }
         assertThat(await(() -> server.sseClients() == 64)).as("64 stalled clients connected").isTrue();
         assertThat(Http.call("GET", server.url().resolve("/api/events")).statusCode())
@@ -175,7 +180,7 @@ class ApiServerExhaustionTest {
         publish(1, "start");
         for (int i = 0; i < 8; i++) {
             Socket s = open(0);
-            send(s, "GET /api/events HTTP/1.1\r\nHost: kiln\r\n\r\n");
+            send(s, "GET /api/events HTTP/1.1\r\nHost: " + server.url().getAuthority() + "\r\n\r\n");
             assertThat(statusLine(s)).isEqualTo("HTTP/1.1 200 OK");
         }
         assertThat(await(() -> server.sseClients() == 8)).isTrue();
@@ -199,7 +204,7 @@ class ApiServerExhaustionTest {
         int peak = before;
         for (int i = 0; i < 1000; i++) {
             Socket s = open(0);
-            send(s, "GET /api/state HTTP/1.1\r\nHost: kiln\r\n"); // no final CRLF: the head never ends
+            send(s, "GET /api/state HTTP/1.1\r\nHost: " + server.url().getAuthority() + "\r\n"); // no final CRLF: the head never ends
             if (i % 50 == 0) {
                 peak = Math.max(peak, threads());
             }

@@ -50,6 +50,11 @@ class ApiServerTest {
             }
 
             @Override
+            public JsonNode health() {
+                return M.createObjectNode().put("api_version", 1);
+            }
+
+            @Override
             public JsonNode heal(boolean dryRun) {
                 lastDryRun.set(dryRun);
                 return M.createObjectNode().put("dry_run", dryRun);
@@ -239,7 +244,7 @@ class ApiServerTest {
         URI uri = server.url().resolve("/api/events");
         // a raw socket that never reads: its queue (8) fills, it is dropped, publish never waits on it
         try (java.net.Socket s = new java.net.Socket(uri.getHost(), uri.getPort())) {
-            s.getOutputStream().write(("GET /api/events HTTP/1.1\r\nHost: x\r\n\r\n").getBytes());
+            s.getOutputStream().write(("GET /api/events HTTP/1.1\r\nHost: " + uri.getAuthority() + "\r\n\r\n").getBytes());
             s.getOutputStream().flush();
             long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
             while (server.sseClients() == 0 && System.nanoTime() < deadline) {

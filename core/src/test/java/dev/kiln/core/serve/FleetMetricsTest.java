@@ -207,16 +207,6 @@ class FleetMetricsTest {
     }
 
     @Test
-    void loopback_peers_read_without_a_token_others_need_it() throws Exception {
-        assertThat(ApiServer.needsToken(InetAddress.getByName("127.0.0.1"))).isFalse();
-        assertThat(ApiServer.needsToken(InetAddress.getByName("127.0.0.2"))).isFalse(); // all of 127/8 is loopback
-        assertThat(ApiServer.needsToken(InetAddress.getByName("::1"))).isFalse();
-        assertThat(ApiServer.needsToken(InetAddress.getByName("10.1.2.3"))).isTrue();
-        assertThat(ApiServer.needsToken(InetAddress.getByName("192.168.0.7"))).isTrue();
-        assertThat(ApiServer.needsToken(null)).isTrue();
-    }
-
-    @Test
     void beyond_loopback_without_the_token_is_401() throws Exception {
         Optional<InetAddress> external = Collections.list(NetworkInterface.getNetworkInterfaces()).stream()
                 .filter(i -> {
@@ -228,18 +218,36 @@ class FleetMetricsTest {
                 })
                 .flatMap(i -> Collections.list(i.getInetAddresses()).stream())
                 .filter(a -> a instanceof Inet4Address && !a.isLoopbackAddress() && !a.isLinkLocalAddress()).findFirst();
-        assumeThat(external).as("this host has no non-loopback IPv4 address; the decision itself is tested in"
-                + " loopback_peers_read_without_a_token_others_need_it").isPresent();
-        start(external.get().getHostAddress());
-        // Connecting to the host's own interface address: the peer is that address, not loopback.
+        assumeThat(external).as("this host has no non-loopback IPv4 address").isPresent();
+        // Beyond loopback the daemon serves TLS only: a self-signed keystore made with keytool, pinned by the client.
+        Path dir = layout.root().resolveSibling(layout.root().getFileName() + "-tls");
+        Files.createDirectories(dir);
+        Path pw = Files.writeString(dir.resolve("tls-password"), "s3cret-pass\n");
+        Path ks = ApiSecurityTest.Keystores.selfSigned(dir.resolve("k.p12"), "s3cret-pass", "localhost");
+        daemon = ProjectionDaemon.builder(layout)
+                .pacing(new ChangePacer.Settings(Duration.ofMillis(20), Duration.ofMillis(100), Duration.ofHours(1)))
+                .bind(external.get().getHostAddress()).tls(ks, pw).port(0).start();
+        daemon.awaitFirstProjection(PATIENCE);
+        java.net.http.HttpClient client = java.net.http.HttpClient.newBuilder()
+                .sslContext(PinnedTls.context(daemon.tlsFingerprint().orElseThrow())).build();
         URI metrics = daemon.url().resolve("metrics");
-        Http.Response denied = Http.call("GET", metrics);
+        java.util.function.Function<String, java.net.http.HttpResponse<String>> get = auth -> {
+            try {
+                java.net.http.HttpRequest.Builder r = java.net.http.HttpRequest.newBuilder(metrics).GET();
+                if (auth != null) {
+                    r.header("Authorization", auth);
+                }
+                return client.send(r.build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        };
+        java.net.http.HttpResponse<String> denied = get.apply(null);
         assertThat(denied.statusCode()).isEqualTo(401);
-        assertThat(denied.header("WWW-Authenticate")).contains("Bearer realm=\"kiln\"");
+        assertThat(denied.headers().firstValue("WWW-Authenticate").orElse("")).contains("Bearer realm=\"kiln\"");
         assertThat(denied.body()).contains("observer/api-token");
-        Http.Response wrong = Http.call("GET", metrics, "Authorization", "Bearer nope");
-        assertThat(wrong.statusCode()).isEqualTo(401);
-        Http.Response allowed = Http.call("GET", metrics, "Authorization", "Bearer " + daemon.token().value());
+        assertThat(get.apply("Bearer nope").statusCode()).isEqualTo(401);
+        java.net.http.HttpResponse<String> allowed = get.apply("Bearer " + daemon.token().value());
         assertThat(allowed.statusCode()).isEqualTo(200);
         assertThat(allowed.body()).contains("kiln_projection_ticks_total");
     }

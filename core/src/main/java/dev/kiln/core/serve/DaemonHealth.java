@@ -1,0 +1,56 @@
+package dev.kiln.core.serve;
+
+import java.net.URI;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A daemon's health as {@code GET /api/v1/health} reports it (an immutable value), with the verdict a script acts
+ * on: {@link #healthy()} or the {@link #problems()} that make it degraded.
+ *
+ * @param url the daemon's base URL
+ * @param apiVersion the API version it speaks
+ * @param revision the revision it serves (0 before its first projection)
+ * @param projections ticks it ran
+ * @param lastProjectionAt when its last tick ran (its clock), if any
+ * @param lastProjectionAge how long ago, measured by the daemon (no clock skew between hosts), if any
+ * @param lastError what failed in the last tick, empty when it did not
+ * @param heartbeat its heartbeat: a live daemon projects at least this often
+ * @param watchLive whether change events drive it (else the fixed interval)
+ * @param watchReason why the watch is degraded; empty when live
+ * @param contracts leaves of the last projection
+ * @param failures contracts and directories that failed to read in the last projection
+ * @param tlsFingerprint the SHA-256 of the certificate it served, empty over plain HTTP
+ */
+public record DaemonHealth(URI url, int apiVersion, long revision, long projections, Optional<Instant> lastProjectionAt,
+        Optional<Duration> lastProjectionAge, String lastError, Duration heartbeat, boolean watchLive,
+        String watchReason, long contracts, long failures, Optional<String> tlsFingerprint) {
+
+    /** A projection older than this many heartbeats means the loop is stuck. */
+    static final int STALE_HEARTBEATS = 3;
+
+    /** Why it is degraded; empty when it is healthy. Failing contracts are the data's problem, not the daemon's. */
+    public List<String> problems() {
+        List<String> p = new ArrayList<>();
+        if (lastProjectionAge.isEmpty()) {
+            p.add("no projection yet (it is starting)");
+        } else if (lastProjectionAge.get().compareTo(heartbeat.multipliedBy(STALE_HEARTBEATS)) > 0) {
+            p.add("the last projection is " + lastProjectionAge.get().toSeconds() + " s old, more than "
+                    + STALE_HEARTBEATS + " heartbeats (" + heartbeat.toSeconds() + " s each): its loop is stuck");
+        }
+        if (!lastError.isEmpty()) {
+            p.add("the last projection failed: " + lastError);
+        }
+        if (!watchLive) {
+            p.add("watch degraded: " + watchReason);
+        }
+        return List.copyOf(p);
+    }
+
+    public boolean healthy() {
+        return problems().isEmpty();
+    }
+}
