@@ -221,7 +221,8 @@ public final class ProjectionDaemon implements AutoCloseable {
 
     private ProjectionLoop.TickOutcome project(WakeReason reason, ChangeSet changes, boolean full) {
         WatchStatus ws = watcher.status();
-        if (metaWatch == null || ws.live() != metaWatch.live() || !ws.reason().equals(metaWatch.reason())) {
+        if (metaWatch == null || ws.live() != metaWatch.live() || !ws.reason().equals(metaWatch.reason())
+                || ws.partial() != metaWatch.partial()) {
             metaWatch = ws;
             projector.meta(Wire.watchMeta(ws));
         }
