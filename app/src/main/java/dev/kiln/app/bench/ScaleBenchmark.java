@@ -157,11 +157,11 @@ final class ScaleBenchmark {
             Path f = files.get(k++ * 7919 % files.size());
             edit(f, "scale edit " + k);
             TickResult t = p.tick(WakeReason.CHANGE, Set.of(f));
-            p.flush();
             long tickEnd = System.nanoTime();
+            p.flush(); // returns once this revision is durable in state.json
             if (i >= 0) {
                 idle[i] = t.durationMillis();
-                durable[i] = t.durationMillis() + (System.nanoTime() - tickEnd) / 1e6; // flush() returned just now
+                durable[i] = t.durationMillis() + (System.nanoTime() - tickEnd) / 1e6;
             }
             // back to back: this tick runs while the previous revision's durable write runs behind it
             Path g = files.get(k++ * 7919 % files.size());

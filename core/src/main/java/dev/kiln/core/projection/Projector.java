@@ -78,6 +78,13 @@ public final class Projector {
     /** The latest deadline among the last projection's overdue leaves, the earliest among its pending ones. */
     private Instant maxOverdueDeadline;
     private Instant minPendingDeadline;
+    /** The snapshot {@link #lastFiles} came from: consecutive snapshots say which positions they replaced. */
+    private @Nullable ContractSnapshot lastSnapshot;
+    /**
+     * Positions whose leaf may be another instance than in the last render, accumulated over the ticks since; null
+     * when unknown (a full pass, a leaf added or removed): then the renderer compares every position.
+     */
+    private @Nullable BitSet sinceRender;
     /** Positions in {@link #lastLeaves} of leaves that declare an engine: liveness is looked up every tick. */
     private final BitSet engines = new BitSet();
 
@@ -134,8 +141,10 @@ public final class Projector {
         String writeError = null;
         TickResult result = result(reason, now, nextRevision, changed, snapshot, t0, drift, null);
         if (changed) {
+            leafJson.hint(sinceRender);
             StateDocument.Rendered r = StateDocument.render(layout.root(), nextRevision, now, stable, result,
                     runtimeMeta == null ? null : runtimeMeta.get(), leafJson);
+            sinceRender = new BitSet();
             try {
                 stateFile.write(r.segments());
                 revision = nextRevision;
@@ -353,23 +362,33 @@ public final class Projector {
         List<ContractFile> prevFiles = lastFiles;
         List<LeafState> prevLeaves = lastLeaves;
         List<LeafState> leaves;
+        int[] replaced = lastSnapshot == null ? null : snapshot.replacedSince(lastSnapshot);
+        lastSnapshot = snapshot;
         if (prevFiles.size() == files.size() && !prevFiles.isEmpty() && overdueSettled(now)) {
             leaves = new ArrayList<>(prevLeaves);
-            for (int i = 0; i < files.size(); i++) {
-                ContractFile f = files.get(i);
-                if (prevFiles.get(i) != f) { // an identity check: a changed file is a new instance
-                    LeafState l = leaf(f, now);
-                    leaves.set(i, l);
-                    bound(f.contract(), l.overdue());
-                    engines.set(i, l.engine() != null);
+            BitSet touched = sinceRender;
+            if (replaced != null) {
+                // the snapshot says which positions it replaced: work follows the change, not the tree
+                for (int i : replaced) {
+                    replace(files.get(i), i, prevFiles.get(i), leaves, now, touched);
+                }
+            } else {
+                for (int i = 0; i < files.size(); i++) {
+                    replace(files.get(i), i, prevFiles.get(i), leaves, now, touched);
                 }
             }
             for (int i = engines.nextSetBit(0); i >= 0; i = engines.nextSetBit(i + 1)) {
                 if (prevFiles.get(i) == files.get(i)) {
-                    leaves.set(i, refreshed(leaves.get(i), files.get(i), now));
+                    LeafState before = leaves.get(i);
+                    LeafState after = refreshed(before, files.get(i), now);
+                    leaves.set(i, after);
+                    if (after != before && touched != null) {
+                        touched.set(i);
+                    }
                 }
             }
         } else {
+            sinceRender = null; // a full pass: the renderer compares everything once
             leaves = new ArrayList<>(files.size());
             Map<ContractFile, LeafState> moved = null; // built only when a file was added or removed before this position
             maxOverdueDeadline = null;
@@ -398,6 +417,20 @@ public final class Projector {
         lastFiles = files;
         lastLeaves = leaves;
         return leaves;
+    }
+
+    /** Position {@code i} of the fast path: a new instance of the file there is projected again. */
+    private void replace(ContractFile f, int i, ContractFile prev, List<LeafState> leaves, Instant now,
+            @Nullable BitSet touched) {
+        if (prev != f) { // an identity check: a changed file is a new instance
+            LeafState l = leaf(f, now);
+            leaves.set(i, l);
+            bound(f.contract(), l.overdue());
+            engines.set(i, l.engine() != null);
+            if (touched != null) {
+                touched.set(i);
+            }
+        }
     }
 
     /**

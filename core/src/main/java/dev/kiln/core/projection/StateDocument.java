@@ -293,8 +293,111 @@ final class StateDocument {
         record Leaves(String[] ids, String[] texts, byte[][] chunks) {
         }
 
+        /**
+         * Positions whose leaf may differ from the last render (every other one is the very instance of the last
+         * render at the same position), for the next render only; null: unknown, compare everything.
+         */
+        private java.util.@Nullable BitSet hint;
+        private String[] lastIds = new String[0];
+
+        void hint(java.util.@Nullable BitSet positions) {
+            this.hint = positions == null ? null : (java.util.BitSet) positions.clone();
+        }
+
         /** The leaves of a document, remembered for the next render. */
         Leaves render(List<LeafState> leaves) {
+            java.util.BitSet h = hint;
+            hint = null;
+            if (h != null && leaves.size() == lastLeaves.length && lastLeaves.length > 0) {
+                Leaves fast = renderChanged(leaves, h);
+                if (fast != null) {
+                    return fast;
+                }
+            }
+            return renderAll(leaves);
+        }
+
+        /**
+         * The render when only the positions in {@code changed} may hold other leaves, with the same ids (edits):
+         * the chunks keep their boundaries, the untouched ones are reused, and nothing else is visited. Null when a
+         * changed position holds another leaf id (then boundaries may move: the full render decides).
+         */
+        private @Nullable Leaves renderChanged(List<LeafState> leaves, java.util.BitSet changed) {
+            Object[] before = lastLeaves;
+            List<Integer> dirty = new ArrayList<>();
+            for (int i = changed.nextSetBit(0); i >= 0; i = changed.nextSetBit(i + 1)) {
+                if (i >= before.length) {
+                    return null;
+                }
+                LeafState l = leaves.get(i);
+                if (l != before[i]) {
+                    if (!l.leafId().equals(lastIds[i])) {
+                        return null;
+                    }
+                    dirty.add(i);
+                }
+            }
+            Object[] now = before.clone();
+            String[] texts = lastTexts.clone();
+            Chunk[] cs = lastChunks.clone();
+            int lastChunk = -1;
+            for (int i : dirty) {
+                now[i] = leaves.get(i);
+                texts[i] = json((LeafState) now[i]);
+            }
+            for (int i : dirty) {
+                int c = chunkOf(cs, i);
+                if (c == lastChunk) {
+                    continue;
+                }
+                lastChunk = c;
+                Chunk old = cs[c];
+                StringBuilder b = new StringBuilder(old.bytes().length + 256);
+                for (int k = old.start(); k < old.start() + old.count(); k++) {
+                    if (k > old.start()) {
+                        b.append(',');
+                    }
+                    b.append(texts[k]);
+                }
+                cs[c] = new Chunk(old.start(), old.count(), b.toString().getBytes(StandardCharsets.UTF_8));
+            }
+            byte[][] bytes = new byte[cs.length][];
+            for (int i = 0; i < cs.length; i++) {
+                bytes[i] = cs[i].bytes();
+            }
+            lastLeaves = now;
+            lastTexts = texts;
+            lastChunks = cs;
+            pruneValues(now, texts);
+            return new Leaves(lastIds, texts, bytes);
+        }
+
+        private static int chunkOf(Chunk[] cs, int position) {
+            int lo = 0;
+            int hi = cs.length - 1;
+            while (lo < hi) {
+                int mid = (lo + hi + 1) >>> 1;
+                if (cs[mid].start() <= position) {
+                    lo = mid;
+                } else {
+                    hi = mid - 1;
+                }
+            }
+            return lo;
+        }
+
+        private void pruneValues(Object[] now, String[] texts) {
+            int n = now.length;
+            if (byValue.size() > 2 * n + 64) {
+                // rare (after about as many changed leaves as there are leaves): hash everything once
+                byValue = new HashMap<>(n * 2);
+                for (int i = 0; i < n; i++) {
+                    byValue.put((LeafState) now[i], texts[i]);
+                }
+            }
+        }
+
+        private Leaves renderAll(List<LeafState> leaves) {
             Object[] now = leaves.toArray();
             int n = now.length;
             Object[] before = lastLeaves;
@@ -340,14 +443,9 @@ final class StateDocument {
             }
             lastLeaves = now;
             lastTexts = texts;
+            lastIds = ids;
             lastChunks = cs;
-            if (byValue.size() > 2 * n + 64) {
-                // rare (after about as many changed leaves as there are leaves): hash everything once
-                byValue = new HashMap<>(n * 2);
-                for (int i = 0; i < n; i++) {
-                    byValue.put((LeafState) now[i], texts[i]);
-                }
-            }
+            pruneValues(now, texts);
             return new Leaves(ids, texts, bytes);
         }
 
