@@ -35,12 +35,14 @@ import org.slf4j.LoggerFactory;
  * whether it is overdue) and prune drift ({@link DriftPruning}) → write {@code observer/state.json} atomically
  * if, and only if, its stable content (leaves, failures, meta) changed, advancing the revision → publish
  * {@link TickFinished}. Readers see the new document when the tick returns; its fsync follows on a background
- * thread ({@link #flush} waits for it).
+ * thread ({@link #flush} waits for it). With {@link Builder#writeBehind} (the daemon) a large document is served from
+ * memory ({@link #parts()}) when the tick returns and written behind it, coalesced.
  *
  * <p>Work follows change: a leaf whose {@link ContractFile} is the very instance of the last tick (the snapshot
  * keeps it while the file is unchanged) keeps its last projection, and only its time-derived facts (overdue,
- * engine liveness) are recomputed; an unchanged leaf keeps its rendered JSON too, and runs of unchanged leaves are
- * copied into the new document from the last one in one piece.
+ * engine liveness) are recomputed; an unchanged leaf keeps its rendered JSON too, and chunks of unchanged leaves
+ * are shared with the last document. When the snapshot names the positions it replaced
+ * ({@link ContractSnapshot#replacedSince}), only those are visited, by the projection and by the renderer.
  *
  * <p>Time-only fields ({@code generated_at}, the tick's counters) never advance the revision by themselves;
  * time-derived facts (overdue, engine liveness) do when they flip. The revision continues from an existing
