@@ -19,9 +19,7 @@ import dev.kiln.core.watch.ChangeWatcher;
 import dev.kiln.core.watch.WatchStatus;
 import dev.kiln.core.workspace.FileTrees;
 import dev.kiln.core.workspace.WorkspaceLayout;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.net.HttpURLConnection;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -318,19 +316,38 @@ final class ScaleBenchmark {
             t.start();
         }
 
+        /**
+         * Reads the stream byte by byte: a snapshot's data line is the whole document (tens of megabytes at 100,000
+         * leaves) and is skipped without being held, so the client does not weigh on the heap it shares with the
+         * daemon it measures.
+         */
         private void read() {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(c.getInputStream(), StandardCharsets.UTF_8))) {
+            try (java.io.InputStream in = new java.io.BufferedInputStream(c.getInputStream(), 1 << 16)) {
+                java.io.ByteArrayOutputStream line = new java.io.ByteArrayOutputStream();
                 StringBuilder data = new StringBuilder();
                 String event = "";
-                for (String line = r.readLine(); line != null; line = r.readLine()) {
-                    if (line.startsWith("event: ")) {
-                        event = line.substring(7);
-                    } else if (line.startsWith("data: ") && !event.equals("snapshot")) {
-                        data.append(line, 6, line.length());
-                    } else if (line.isEmpty() && event.equals("snapshot")) {
+                boolean skipping = false;
+                for (int b = in.read(); b >= 0; b = in.read()) {
+                    if (b != '\n') {
+                        if (!skipping) {
+                            line.write(b);
+                            if (line.size() == 6 && event.equals("snapshot") && line.toString(StandardCharsets.UTF_8).equals("data: ")) {
+                                skipping = true;
+                            }
+                        }
+                        continue;
+                    }
+                    String l = skipping ? "data: " : line.toString(StandardCharsets.UTF_8);
+                    skipping = false;
+                    line.reset();
+                    if (l.startsWith("event: ")) {
+                        event = l.substring(7);
+                    } else if (l.startsWith("data: ") && !event.equals("snapshot")) {
+                        data.append(l, 6, l.length());
+                    } else if (l.isEmpty() && event.equals("snapshot")) {
                         events.add(MAPPER.createObjectNode()); // the whole document: not parsed, it is not measured
                         event = "";
-                    } else if (line.isEmpty() && data.length() > 0) {
+                    } else if (l.isEmpty() && data.length() > 0) {
                         events.add(MAPPER.readTree(data.toString()));
                         data.setLength(0);
                         event = "";
