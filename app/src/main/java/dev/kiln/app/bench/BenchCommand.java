@@ -16,14 +16,14 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * {@code kiln bench projection|watch|archive|seed|probe|metrics}: the shipped benchmarks. Each sub-command holds only its
+ * {@code kiln bench projection|watch|scale|archive|seed|probe|metrics|doctor}: the shipped benchmarks. Each sub-command holds only its
  * options and prints; the measuring is in the {@code XxxBenchmark} of the same name. Each prints one JSON object
  * with ratios against a baseline measured in the same run (indented, or compact with {@code --json}).
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = "Run a shipped benchmark; each prints JSON measured against a baseline in the same run.",
         subcommands = {BenchCommand.Projection.class, BenchCommand.Archive.class, BenchCommand.Seed.class,
-            BenchCommand.Probe.class, BenchCommand.Watch.class, BenchCommand.Doctor.class, BenchCommand.Metrics.class, CommandLine.HelpCommand.class})
+            BenchCommand.Probe.class, BenchCommand.Watch.class, BenchCommand.Scale.class, BenchCommand.Doctor.class, BenchCommand.Metrics.class, CommandLine.HelpCommand.class})
 public final class BenchCommand implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -124,6 +124,42 @@ public final class BenchCommand implements Runnable {
                 throw new CliException("every count must be positive (contracts at least 10)");
             }
             print(spec, json, WatchBenchmark.run(contracts, bigContracts, Duration.ofSeconds(idleSeconds), edits, burst, rounds));
+            return 0;
+        }
+    }
+
+    @Command(name = "scale", mixinStandardHelpOptions = true,
+            header = "One host at scale: floor, ticks, write behind, latency, heap, watch start.",
+            description = {"Write a demo workspace of N contracts and measure the stat-walk floor, the unchanged and the",
+                "incremental tick (with and without the durable write behind it), heap after GC, the time to start watching",
+                "and change-to-state through a real daemon; the same at N/10, with the growth per 10x. Run it with",
+                "KILN_JAVA_OPTS=-Xmx512m to check the memory budget. Prints one JSON object."})
+    static final class Scale implements Callable<Integer> {
+        @Option(names = "--contracts", paramLabel = "N", description = "Contracts (default: ${DEFAULT-VALUE}).")
+        int contracts = 100_000;
+
+        @Option(names = "--compare", paramLabel = "N", description = "A smaller size for the growth ratios (default: N/10; 0: none).")
+        Integer compare;
+
+        @Option(names = "--rounds", paramLabel = "R", description = "Measured rounds per tick figure (default: ${DEFAULT-VALUE}).")
+        int rounds = 9;
+
+        @Option(names = "--edits", paramLabel = "N", description = "Timed edits through the daemon (default: ${DEFAULT-VALUE}).")
+        int edits = 15;
+
+        @Mixin
+        JsonOption json;
+
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() throws Exception {
+            int small = compare == null ? contracts / 10 : compare;
+            if (contracts < 10 || small < 0 || small >= contracts || rounds < 1 || edits < 1) {
+                throw new CliException("--contracts must be at least 10, --compare below it (0: none), rounds and edits positive");
+            }
+            print(spec, json, ScaleBenchmark.run(contracts, small < 10 ? 0 : small, rounds, edits));
             return 0;
         }
     }

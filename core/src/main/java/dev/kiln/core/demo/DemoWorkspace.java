@@ -111,15 +111,16 @@ public final class DemoWorkspace {
         List<String> overdue = new ArrayList<>();
         String malformed = null;
         String engine = null;
+        Writes writes = new Writes(count);
+        try {
         for (int i = 0; i < count; i++) {
             String leaf = leaves.get(i);
             Path file = layout.tasksDir().resolve(leaf).resolve("contract.json");
-            Files.createDirectories(file.getParent());
             String rel = layout.root().relativize(file).toString().replace('\\', '/');
             if (i == malformedAt) {
                 malformed = rel;
-                Files.writeString(file, "{\n  \"leaf_id\": \"" + leaf + "\",\n  \"title\": \"Half-written contract\",\n  \"status\": \n",
-                        StandardCharsets.UTF_8);
+                writes.submit(file, ("{\n  \"leaf_id\": \"" + leaf + "\",\n  \"title\": \"Half-written contract\",\n  \"status\": \n")
+                        .getBytes(StandardCharsets.UTF_8));
                 continue;
             }
             boolean isLegacy = i % Math.max(1, count / legacyCount) == 1 && legacy.size() < legacyCount;
@@ -134,7 +135,10 @@ public final class DemoWorkspace {
             if (Instant.parse(c.get("deadline").asText()).isBefore(EPOCH)) {
                 overdue.add(rel);
             }
-            write(file, c);
+            writes.submit(file, (writer.writeValueAsString(c) + "\n").getBytes(StandardCharsets.UTF_8));
+        }
+        } finally {
+            writes.finish();
         }
 
         Path target = layout.targetsDir().resolve("demo");
@@ -195,6 +199,59 @@ public final class DemoWorkspace {
             c.putObject("x_owner").put("team", AREAS[r.nextInt(AREAS.length)]).put("oncall", "pager-" + r.nextInt(9));
         }
         return c;
+    }
+
+    /**
+     * The contract files' writes, on a few threads: at 100,000 contracts the demo is mkdir + create + write per file,
+     * bound by file-system latency, not CPU. The bytes are made in order on the caller's thread (the tree stays
+     * byte-identical for a seed); only the writes overlap, at most a bounded number queued.
+     */
+    private static final class Writes {
+        private final java.util.concurrent.ThreadPoolExecutor pool;
+        private final java.util.concurrent.atomic.AtomicReference<IOException> failure = new java.util.concurrent.atomic.AtomicReference<>();
+
+        Writes(int count) {
+            int threads = count < 2_000 ? 1 : 4;
+            pool = new java.util.concurrent.ThreadPoolExecutor(threads, threads, 0, java.util.concurrent.TimeUnit.SECONDS,
+                    new java.util.concurrent.ArrayBlockingQueue<>(1_024), r -> {
+                        Thread t = new Thread(r, "kiln-demo-write");
+                        t.setDaemon(true);
+                        return t;
+                    }, new java.util.concurrent.ThreadPoolExecutor.CallerRunsPolicy());
+        }
+
+        void submit(Path file, byte[] bytes) throws IOException {
+            IOException f = failure.get();
+            if (f != null) {
+                throw f;
+            }
+            pool.execute(() -> {
+                try {
+                    Files.createDirectories(file.getParent());
+                    Files.write(file, bytes);
+                } catch (IOException e) {
+                    failure.compareAndSet(null, e);
+                }
+            });
+        }
+
+        /** Waits for every write; throws the first failure. */
+        void finish() throws IOException {
+            pool.shutdown();
+            try {
+                if (!pool.awaitTermination(1, java.util.concurrent.TimeUnit.HOURS)) {
+                    throw new IOException("the demo's writes did not finish within an hour");
+                }
+            } catch (InterruptedException e) {
+                pool.shutdownNow();
+                Thread.currentThread().interrupt();
+                throw new java.io.InterruptedIOException("interrupted while writing the demo");
+            }
+            IOException f = failure.get();
+            if (f != null) {
+                throw f;
+            }
+        }
     }
 
     private void write(Path file, ObjectNode node) throws IOException {

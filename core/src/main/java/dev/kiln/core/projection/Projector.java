@@ -11,6 +11,8 @@ import dev.kiln.core.telemetry.EventSink;
 import dev.kiln.core.telemetry.Ticker;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
@@ -33,12 +35,14 @@ import org.slf4j.LoggerFactory;
  * whether it is overdue) and prune drift ({@link DriftPruning}) → write {@code observer/state.json} atomically
  * if, and only if, its stable content (leaves, failures, meta) changed, advancing the revision → publish
  * {@link TickFinished}. Readers see the new document when the tick returns; its fsync follows on a background
- * thread ({@link #flush} waits for it).
+ * thread ({@link #flush} waits for it). With {@link Builder#writeBehind} (the daemon) a large document is served from
+ * memory ({@link #parts()}) when the tick returns and written behind it, coalesced.
  *
  * <p>Work follows change: a leaf whose {@link ContractFile} is the very instance of the last tick (the snapshot
  * keeps it while the file is unchanged) keeps its last projection, and only its time-derived facts (overdue,
- * engine liveness) are recomputed; an unchanged leaf keeps its rendered JSON too, and runs of unchanged leaves are
- * copied into the new document from the last one in one piece.
+ * engine liveness) are recomputed; an unchanged leaf keeps its rendered JSON too, and chunks of unchanged leaves
+ * are shared with the last document. When the snapshot names the positions it replaced
+ * ({@link ContractSnapshot#replacedSince}), only those are visited, by the projection and by the renderer.
  *
  * <p>Time-only fields ({@code generated_at}, the tick's counters) never advance the revision by themselves;
  * time-derived facts (overdue, engine liveness) do when they flip. The revision continues from an existing
@@ -68,7 +72,6 @@ public final class Projector {
     private boolean loadedPrevious;
     private JsonNode meta = StateDocument.MAPPER.createObjectNode();
     private volatile TickResult lastTick;
-    private volatile byte[] document;
     private volatile DocumentParts parts;
     private final StateDocument.LeafJsonCache leafJson = new StateDocument.LeafJsonCache();
     /** The last tick's contracts and their projections, position for position: what an unchanged file reuses. */
@@ -77,6 +80,13 @@ public final class Projector {
     /** The latest deadline among the last projection's overdue leaves, the earliest among its pending ones. */
     private Instant maxOverdueDeadline;
     private Instant minPendingDeadline;
+    /** The snapshot {@link #lastFiles} came from: consecutive snapshots say which positions they replaced. */
+    private @Nullable ContractSnapshot lastSnapshot;
+    /**
+     * Positions whose leaf may be another instance than in the last render, accumulated over the ticks since; null
+     * when unknown (a full pass, a leaf added or removed): then the renderer compares every position.
+     */
+    private @Nullable BitSet sinceRender;
     /** Positions in {@link #lastLeaves} of leaves that declare an engine: liveness is looked up every tick. */
     private final BitSet engines = new BitSet();
 
@@ -88,7 +98,8 @@ public final class Projector {
         this.parseCache = b.parseCache;
         this.snapshots = new SnapshotBuilder(layout.tasksDir(), b.maxContractBytes);
         this.runtimeMeta = b.runtimeMeta;
-        this.stateFile = new StateFile(layout.stateFile());
+        this.stateFile = b.writeBehindAbove < 0 ? new StateFile(layout.stateFile())
+                : StateFile.writtenBehind(layout.stateFile(), b.writeBehindAbove, b.writeSpacing);
         this.readOnly = b.readOnly;
     }
 
@@ -127,20 +138,20 @@ public final class Projector {
         drift.problems().forEach(p -> LOG.warn("Drift pruning in {}: {}", layout.driftDir(), p));
 
         StateDocument.Stable stable = new StateDocument.Stable(project(snapshot, now), snapshot.failures(), meta);
-        boolean changed = !stable.equals(lastStable) && !sameAsPrevious(stable);
+        boolean changed = !stable.equals(lastStable) && !sameAsPrevious(stable, now, snapshot, t0, drift, reason);
         long nextRevision = changed ? revision + 1 : revision;
         String writeError = null;
         TickResult result = result(reason, now, nextRevision, changed, snapshot, t0, drift, null);
         if (changed) {
+            leafJson.hint(sinceRender);
             StateDocument.Rendered r = StateDocument.render(layout.root(), nextRevision, now, stable, result,
                     runtimeMeta == null ? null : runtimeMeta.get(), leafJson);
-            byte[] bytes = r.bytes();
+            sinceRender = new BitSet();
             try {
-                stateFile.write(bytes);
+                stateFile.write(r.segments());
                 revision = nextRevision;
                 lastStable = stable;
-                document = bytes;
-                parts = new DocumentParts(nextRevision, r.leafIds(), r.leafJson(), r.failures(), r.meta());
+                parts = new DocumentParts(nextRevision, r.segments(), r.leafIds(), r.leafJson(), r.failures(), r.meta());
             } catch (IOException e) {
                 writeError = e.getClass().getSimpleName() + ": " + e.getMessage();
                 LOG.error("Could not write {}: {}. The projection stays at revision {}; the next tick tries again.",
@@ -148,6 +159,9 @@ public final class Projector {
             }
         } else {
             lastStable = stable;
+        }
+        if (writeError == null) {
+            writeError = stateFile.behindFailure(); // the file trails the projection while this lasts
         }
         result = result(reason, now, revision, changed && writeError == null, snapshot, t0, drift, writeError);
         lastTick = result;
@@ -229,8 +243,8 @@ public final class Projector {
      * startup), or {@code null} before the first tick or after a failed first write.
      */
     public byte @Nullable [] document() {
-        byte[] d = document;
-        return d == null ? null : d.clone();
+        DocumentParts p = parts;
+        return p == null ? null : p.bytes();
     }
 
     /**
@@ -240,17 +254,20 @@ public final class Projector {
      */
     public static final class DocumentParts {
         private final long revision;
+        private final StateDocument.Segments segments;
         private final List<String> leafIds;
         private final List<String> leafJson;
         private final String failures;
         private final String meta;
         private volatile Map<String, String> leaves;
 
-        DocumentParts(long revision, List<String> leafIds, List<String> leafJson, String failures, String meta) {
+        DocumentParts(long revision, StateDocument.Segments segments, List<String> leafIds, List<String> leafJson,
+                String failures, String meta) {
             if (leafIds.size() != leafJson.size()) {
                 throw new IllegalArgumentException("one JSON object per leaf id");
             }
             this.revision = revision;
+            this.segments = segments;
             this.leafIds = leafIds;
             this.leafJson = leafJson;
             this.failures = failures;
@@ -260,6 +277,19 @@ public final class Projector {
         /** The document's revision. */
         public long revision() {
             return revision;
+        }
+
+        /**
+         * The whole document, UTF-8 JSON, as a new array (assembled on each call from chunks shared between
+         * revisions: a consumer that needs the bytes of a revision pays for them, the tick never does).
+         */
+        public byte[] bytes() {
+            return segments.bytes();
+        }
+
+        /** The document's size in bytes. */
+        public long length() {
+            return segments.length();
         }
 
         /** Leaf ids in document order. */
@@ -325,6 +355,20 @@ public final class Projector {
         return new StateSyncs(stateFile.syncs(), stateFile.syncNanos() / 1e6);
     }
 
+    /**
+     * The documents written behind the tick so far (see {@link Builder#writeBehind}).
+     *
+     * @param writes documents written (coalesced revisions count once)
+     * @param totalMillis time spent writing, syncing and renaming them, off the ticks
+     * @param failure the last write's failure while the file trails the projection because of it, else null
+     */
+    public record BehindWrites(long writes, double totalMillis, @Nullable String failure) {
+    }
+
+    public BehindWrites behindWrites() {
+        return new BehindWrites(stateFile.behindWrites(), stateFile.behindNanos() / 1e6, stateFile.behindFailure());
+    }
+
     public WorkspaceLayout layout() {
         return layout;
     }
@@ -342,23 +386,33 @@ public final class Projector {
         List<ContractFile> prevFiles = lastFiles;
         List<LeafState> prevLeaves = lastLeaves;
         List<LeafState> leaves;
+        int[] replaced = lastSnapshot == null ? null : snapshot.replacedSince(lastSnapshot);
+        lastSnapshot = snapshot;
         if (prevFiles.size() == files.size() && !prevFiles.isEmpty() && overdueSettled(now)) {
             leaves = new ArrayList<>(prevLeaves);
-            for (int i = 0; i < files.size(); i++) {
-                ContractFile f = files.get(i);
-                if (prevFiles.get(i) != f) { // an identity check: a changed file is a new instance
-                    LeafState l = leaf(f, now);
-                    leaves.set(i, l);
-                    bound(f.contract(), l.overdue());
-                    engines.set(i, l.engine() != null);
+            BitSet touched = sinceRender;
+            if (replaced != null) {
+                // the snapshot says which positions it replaced: work follows the change, not the tree
+                for (int i : replaced) {
+                    replace(files.get(i), i, prevFiles.get(i), leaves, now, touched);
+                }
+            } else {
+                for (int i = 0; i < files.size(); i++) {
+                    replace(files.get(i), i, prevFiles.get(i), leaves, now, touched);
                 }
             }
             for (int i = engines.nextSetBit(0); i >= 0; i = engines.nextSetBit(i + 1)) {
                 if (prevFiles.get(i) == files.get(i)) {
-                    leaves.set(i, refreshed(leaves.get(i), files.get(i), now));
+                    LeafState before = leaves.get(i);
+                    LeafState after = refreshed(before, files.get(i), now);
+                    leaves.set(i, after);
+                    if (after != before && touched != null) {
+                        touched.set(i);
+                    }
                 }
             }
         } else {
+            sinceRender = null; // a full pass: the renderer compares everything once
             leaves = new ArrayList<>(files.size());
             Map<ContractFile, LeafState> moved = null; // built only when a file was added or removed before this position
             maxOverdueDeadline = null;
@@ -387,6 +441,20 @@ public final class Projector {
         lastFiles = files;
         lastLeaves = leaves;
         return leaves;
+    }
+
+    /** Position {@code i} of the fast path: a new instance of the file there is projected again. */
+    private void replace(ContractFile f, int i, ContractFile prev, List<LeafState> leaves, Instant now,
+            @Nullable BitSet touched) {
+        if (prev != f) { // an identity check: a changed file is a new instance
+            LeafState l = leaf(f, now);
+            leaves.set(i, l);
+            bound(f.contract(), l.overdue());
+            engines.set(i, l.engine() != null);
+            if (touched != null) {
+                touched.set(i);
+            }
+        }
     }
 
     /**
@@ -447,26 +515,36 @@ public final class Projector {
 
     /**
      * On the first tick only: continue from an existing state.json — its revision, and whether its stable
-     * content already says what this tick would write (then nothing is written).
+     * content already says what this tick would write (then nothing is written and the document on disk is the
+     * current one). Compares bytes against the rendered leaves (no tree of the old document is built), so it costs
+     * about one read of the file at 100,000 leaves.
      */
-    private boolean sameAsPrevious(StateDocument.Stable stable) {
+    private boolean sameAsPrevious(StateDocument.Stable stable, Instant now, ContractSnapshot snapshot, long t0,
+            DriftPruning drift, WakeReason reason) {
         if (loadedPrevious) {
             return false;
         }
         loadedPrevious = true;
-        StateDocument.Existing previous;
+        byte[] previous;
         try {
-            previous = StateDocument.readExisting(layout.stateFile());
+            previous = Files.readAllBytes(layout.stateFile());
+        } catch (NoSuchFileException e) {
+            return false;
         } catch (IOException e) {
             LOG.warn("Cannot read the previous {} ({}); starting a new revision sequence", layout.stateFile(), e.getMessage());
             return false;
         }
-        if (previous == null) {
+        long onDisk = StateDocument.revisionOf(previous);
+        if (onDisk < 0) {
             return false;
         }
-        revision = Math.max(revision, previous.tree().path("revision").asLong(0));
-        if (StateDocument.stableTree(previous.tree()).equals(StateDocument.stableTree(stable))) {
-            document = previous.bytes();
+        revision = Math.max(revision, onDisk);
+        TickResult result = result(reason, now, revision, false, snapshot, t0, drift, null);
+        StateDocument.Rendered r = StateDocument.render(layout.root(), revision, now, stable, result,
+                runtimeMeta == null ? null : runtimeMeta.get(), leafJson);
+        if (StateDocument.sameStable(previous, r, stable)) {
+            parts = new DocumentParts(revision, StateDocument.Segments.of(previous), r.leafIds(), r.leafJson(),
+                    r.failures(), r.meta());
             return true;
         }
         return false;
@@ -488,6 +566,8 @@ public final class Projector {
         private boolean parseCache = true;
         private Supplier<? extends JsonNode> runtimeMeta;
         private boolean readOnly;
+        private long writeBehindAbove = -1;
+        private java.time.Duration writeSpacing = java.time.Duration.ZERO;
 
         private Builder(WorkspaceLayout layout) {
             this.layout = Objects.requireNonNull(layout, "layout");
@@ -539,6 +619,26 @@ public final class Projector {
          */
         public Builder readOnly() {
             this.readOnly = true;
+            return this;
+        }
+
+        /**
+         * Writes state documents larger than {@code aboveBytes} behind the tick instead of in it (the daemon's
+         * mode): the tick returns once the new revision is in memory ({@link #parts()}, what the API serves), and
+         * a background thread writes the newest revision durably (temp file, fsync, rename, fsync of the
+         * directory), at most once per {@code spacing}; revisions in between are coalesced (the latest wins).
+         * {@code observer/state.json} then trails the projection by at most one write plus {@code spacing}.
+         * Smaller documents are written in the tick, as by default. {@link Projector#flush()} waits for the newest.
+         */
+        public Builder writeBehind(long aboveBytes, java.time.Duration spacing) {
+            if (aboveBytes < 0) {
+                throw new IllegalArgumentException("the write-behind threshold must not be negative, got " + aboveBytes);
+            }
+            if (spacing.isNegative()) {
+                throw new IllegalArgumentException("the write spacing must not be negative, got " + spacing);
+            }
+            this.writeBehindAbove = aboveBytes;
+            this.writeSpacing = spacing;
             return this;
         }
 

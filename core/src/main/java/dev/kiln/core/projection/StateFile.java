@@ -23,6 +23,7 @@ import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,12 +42,22 @@ import org.slf4j.LoggerFactory;
  * <p>Replacing a file of megabytes also frees its blocks inside {@code rename}; a hard link to the old version,
  * made just before, moves that cost to the background too.
  *
- * <p>Crash leftovers ({@code .state.json.*.tmp} and {@code .state.json.*.old}) are removed on the first write: at
- * once when the pid in their name is of a process that is gone, else when older than a minute.
+ * <p><b>Written behind</b> ({@link #writtenBehind}, the daemon's mode): a document larger than a threshold is not
+ * written in the tick at all. The tick hands the immutable {@link StateDocument.Segments} over and returns; the
+ * process-wide {@code kiln-state-write} thread writes the newest handed-over document to a temp file, syncs it,
+ * renames it over state.json and syncs the directory, at most once per {@code spacing}. Documents handed over
+ * while one is being written are coalesced: the latest revision wins, the ones in between are never written. The
+ * file then trails the in-memory document (what the API serves) by at most one write plus {@code spacing}. A
+ * smaller document is written in the tick as above, after dropping any older one still waiting; a sequence number
+ * checked under {@code renameLock} keeps an older background write from renaming over a newer document.
+ *
+ * <p>Either way a reader opens the old or the new document, whole (temp file + atomic rename), and a killed
+ * process leaves one of them. Crash leftovers ({@code .state.json.*.tmp} and {@code .state.json.*.old}) are removed on
+ * the first write: at once when the pid in their name is of a process that is gone, else when older than a minute.
  *
  * <p>Concurrency: {@link #write} and {@link #flush} are called by the projector (under its monitor); the fsync
- * runs on the process-wide {@code kiln-state-sync} thread. The fields marked "guarded by this" are shared between
- * the two, and {@link #flush} waits on this monitor for the scheduled sync to end.
+ * runs on the process-wide {@code kiln-state-sync} thread, a written-behind document on {@code kiln-state-write}.
+ * The fields marked "guarded by this" are shared between them, and {@link #flush} waits on this monitor.
  */
 final class StateFile {
     private static final Logger LOG = LoggerFactory.getLogger(StateFile.class);
@@ -58,10 +69,33 @@ final class StateFile {
         return t;
     });
 
+    /** One thread for every written-behind state file of the process: latest document first, one at a time. */
+    private static final ExecutorService WRITE = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "kiln-state-write");
+        t.setDaemon(true);
+        return t;
+    });
+
     private final Path target;
     private final Path dir;
     private final String name;
-    private boolean cleaned;
+    /** Documents above this size are written behind the tick; {@code Long.MAX_VALUE}: never. */
+    private final long behindAbove;
+    private final long spacingNanos;
+    private volatile boolean cleaned;
+    /** Serializes renames into place, so the newest document always wins. */
+    private final Object renameLock = new Object();
+    // guarded by renameLock
+    private long renamedSeq;
+    // guarded by this (the written-behind state)
+    private long submittedSeq;
+    private StateDocument.@Nullable Segments pending;
+    private long pendingSeq;
+    private boolean writerScheduled;
+    private long lastBehindStart = Long.MIN_VALUE / 2;
+    private @Nullable String behindFailure;
+    private long behindWrites;
+    private long behindNanos;
 
     // guarded by this
     private FileChannel unsynced;
@@ -71,10 +105,28 @@ final class StateFile {
     private long syncs;
     private long syncNanos;
 
+    /** A state file written in the tick (fsync behind it). */
     StateFile(Path target) {
+        this(target, Long.MAX_VALUE, Duration.ZERO);
+    }
+
+    private StateFile(Path target, long behindAbove, Duration spacing) {
         this.target = target.toAbsolutePath();
         this.dir = this.target.getParent();
         this.name = this.target.getFileName().toString();
+        this.behindAbove = behindAbove;
+        this.spacingNanos = spacing.toNanos();
+    }
+
+    /**
+     * A state file whose documents larger than {@code aboveBytes} are written behind the tick, coalesced, at most
+     * one write per {@code spacing} (see the class comment).
+     */
+    static StateFile writtenBehind(Path target, long aboveBytes, Duration spacing) {
+        if (aboveBytes < 0 || spacing.isNegative()) {
+            throw new IllegalArgumentException("threshold and spacing must not be negative, got " + aboveBytes + ", " + spacing);
+        }
+        return new StateFile(target, aboveBytes, spacing);
     }
 
     /**
@@ -82,32 +134,49 @@ final class StateFile {
      * document in place) when the bytes cannot be written or renamed into place.
      */
     void write(byte[] bytes) throws IOException {
-        try {
-            Files.createDirectories(dir);
-        } catch (FileAlreadyExistsException e) {
-            throw new IOException(dir + " exists and is not a directory; cannot write " + name + " into it", e);
+        write(StateDocument.Segments.of(bytes));
+    }
+
+    /**
+     * Replaces the file with {@code doc}: at once (readers see it when this returns), or — above the written-behind
+     * threshold — by handing it to the background writer, which returns at once. Throws (and leaves the old
+     * document in place) when a document written at once cannot be written or renamed into place.
+     *
+     * @return whether the document is in place when this returns
+     */
+    boolean write(StateDocument.Segments doc) throws IOException {
+        long seq;
+        synchronized (this) {
+            seq = ++submittedSeq;
+            if (doc.length() > behindAbove) {
+                pending = doc;
+                pendingSeq = seq;
+                if (!writerScheduled) {
+                    writerScheduled = true;
+                    WRITE.execute(this::writeBehind);
+                }
+                return false;
+            }
+            pending = null; // older than this one: never to be written now
         }
-        if (!cleaned) {
-            cleaned = true;
-            removeLeftovers();
-        }
+        prepareDirectory();
         Set<PosixFilePermission> mode = AtomicWrite.existingMode(target);
         Path tmp = dir.resolve(sibling("tmp"));
         Path old = null;
         FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
         try {
-            ByteBuffer buf = ByteBuffer.wrap(bytes);
-            while (buf.hasRemaining()) {
-                ch.write(buf);
-            }
+            writeAll(ch, doc);
             if (mode != null) {
                 Files.setPosixFilePermissions(tmp, mode);
             }
-            old = linkOldVersion();
-            try {
-                Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            } catch (AtomicMoveNotSupportedException e) {
-                throw new IOException("cannot replace " + target + " atomically on this file system", e);
+            synchronized (renameLock) {
+                old = linkOldVersion();
+                try {
+                    Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                } catch (AtomicMoveNotSupportedException e) {
+                    throw new IOException("cannot replace " + target + " atomically on this file system", e);
+                }
+                renamedSeq = seq;
             }
         } catch (IOException | RuntimeException e) {
             closeQuietly(ch);
@@ -118,6 +187,133 @@ final class StateFile {
             throw e;
         }
         schedule(ch, old);
+        return true;
+    }
+
+    private void prepareDirectory() throws IOException {
+        try {
+            Files.createDirectories(dir);
+        } catch (FileAlreadyExistsException e) {
+            throw new IOException(dir + " exists and is not a directory; cannot write " + name + " into it", e);
+        }
+        if (!cleaned) {
+            cleaned = true;
+            removeLeftovers();
+        }
+    }
+
+    private static void writeAll(FileChannel ch, StateDocument.Segments doc) throws IOException {
+        ByteBuffer[] bufs = doc.buffers();
+        long left = doc.length();
+        while (left > 0) {
+            left -= ch.write(bufs);
+        }
+    }
+
+    /** The background writer: the newest pending document, written whole, synced, renamed; then the next. */
+    private void writeBehind() {
+        while (true) {
+            StateDocument.Segments doc;
+            long seq;
+            synchronized (this) {
+                if (pending == null) {
+                    writerScheduled = false;
+                    notifyAll();
+                    return;
+                }
+                long wait = lastBehindStart + spacingNanos - System.nanoTime();
+                if (wait > 0) {
+                    try {
+                        TimeUnit.NANOSECONDS.timedWait(this, wait); // more revisions may arrive: the latest wins
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        writerScheduled = false;
+                        notifyAll();
+                        return;
+                    }
+                    continue;
+                }
+                doc = pending;
+                seq = pendingSeq;
+                pending = null;
+                lastBehindStart = System.nanoTime();
+            }
+            long t0 = System.nanoTime();
+            String failure = null;
+            try {
+                writeDurably(doc, seq);
+            } catch (IOException | RuntimeException e) {
+                failure = e.getClass().getSimpleName() + ": " + e.getMessage();
+            }
+            synchronized (this) {
+                behindWrites++;
+                behindNanos += System.nanoTime() - t0;
+                if (failure != null) {
+                    if (behindFailure == null) {
+                        LOG.error("Could not write {}: {}. The API serves the projection from memory; the file keeps the"
+                                + " last document written and is retried with the next revision.", target, failure);
+                    }
+                    behindFailure = failure;
+                    if (pending == null) {
+                        pending = doc; // retried after the spacing (at least a second) unless a newer one comes
+                        pendingSeq = seq;
+                        lastBehindStart = System.nanoTime() + Math.max(0, TimeUnit.SECONDS.toNanos(1) - spacingNanos);
+                    }
+                } else {
+                    behindFailure = null;
+                }
+                notifyAll();
+            }
+        }
+    }
+
+    /** Temp file, fsync, rename (unless a newer document is already in place), fsync of the directory. */
+    private void writeDurably(StateDocument.Segments doc, long seq) throws IOException {
+        prepareDirectory();
+        Set<PosixFilePermission> mode = AtomicWrite.existingMode(target);
+        Path tmp = dir.resolve(sibling("tmp"));
+        boolean renamed = false;
+        try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            writeAll(ch, doc);
+            if (mode != null) {
+                Files.setPosixFilePermissions(tmp, mode);
+            }
+            ch.force(true); // off the tick, so durable before it is visible
+            synchronized (renameLock) {
+                if (seq > renamedSeq) {
+                    try {
+                        Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                    } catch (AtomicMoveNotSupportedException e) {
+                        throw new IOException("cannot replace " + target + " atomically on this file system", e);
+                    }
+                    renamedSeq = seq;
+                    renamed = true;
+                }
+            }
+        } finally {
+            if (!renamed) {
+                Files.deleteIfExists(tmp);
+            }
+        }
+        try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
+            d.force(true);
+        } catch (IOException | RuntimeException e) {
+            // not every platform can open a directory; the rename itself is atomic either way
+        }
+    }
+
+    /** The last background write's failure, or null when the newest written-behind document is in place. */
+    synchronized @Nullable String behindFailure() {
+        return behindFailure;
+    }
+
+    /** Documents written behind the tick so far, and their total time (write + fsync + rename). */
+    synchronized long behindWrites() {
+        return behindWrites;
+    }
+
+    synchronized long behindNanos() {
+        return behindNanos;
     }
 
     /**
@@ -129,8 +325,11 @@ final class StateFile {
     void flush() throws IOException {
         synchronized (this) {
             try {
-                while (syncScheduled) {
+                while (syncScheduled || (writerScheduled && behindFailure == null)) {
                     wait();
+                }
+                if (behindFailure != null) {
+                    throw new IOException("could not write " + target + ": " + behindFailure);
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

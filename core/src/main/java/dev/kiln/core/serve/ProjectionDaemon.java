@@ -53,6 +53,13 @@ import org.slf4j.LoggerFactory;
  */
 public final class ProjectionDaemon implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ProjectionDaemon.class);
+    /**
+     * State documents above this size (about 3,000 leaves) are written behind the tick: the API and SSE serve the
+     * revision from memory at once, and {@code observer/state.json} follows, coalesced, within about
+     * {@link #WRITE_SPACING} plus one write. Smaller ones are written in the tick, so the file is never behind.
+     */
+    static final long WRITE_BEHIND_ABOVE = 1 << 20;
+    static final Duration WRITE_SPACING = Duration.ofMillis(250);
 
     private final WorkspaceLayout layout;
     private final Clock clock;
@@ -85,7 +92,8 @@ public final class ProjectionDaemon implements AutoCloseable {
         ChangeWatcher w = null;
         try {
             this.token = ApiToken.writeNew(layout.apiTokenFile());
-            this.projector = Projector.builder(layout).clock(clock).events(b.events).runtimeMeta(this::runtimeMeta).build();
+            this.projector = Projector.builder(layout).clock(clock).events(b.events).runtimeMeta(this::runtimeMeta)
+                    .writeBehind(WRITE_BEHIND_ABOVE, WRITE_SPACING).build();
             this.fleet = new FleetMetrics(layout, clock, new MetricsSource(b.archiveStats));
             this.pacing = b.pacing;
             this.loop = new ProjectionLoop(b.ticker, clock, b.pacing, b.reconcile, this::project, fleet::onTick);
@@ -237,7 +245,8 @@ public final class ProjectionDaemon implements AutoCloseable {
 
     private ProjectionLoop.TickOutcome project(WakeReason reason, ChangeSet changes, boolean full) {
         WatchStatus ws = watcher.status();
-        if (metaWatch == null || ws.live() != metaWatch.live() || !ws.reason().equals(metaWatch.reason())) {
+        if (metaWatch == null || ws.live() != metaWatch.live() || !ws.reason().equals(metaWatch.reason())
+                || ws.partial() != metaWatch.partial()) {
             metaWatch = ws;
             projector.meta(Wire.watchMeta(ws));
         }
@@ -245,13 +254,10 @@ public final class ProjectionDaemon implements AutoCloseable {
         TickResult r = full ? projector.tick(reason)
                 : projector.tick(reason, changes.paths(ChangeDomain.CONTRACTS));
         Published p = published;
-        // the document is megabytes at 10,000 leaves: copied only for a new revision, not on every tick
-        byte[] doc = p == null || r.revision() > p.revision() ? projector.document() : null;
-        if (doc != null) {
-            Projector.DocumentParts parts = projector.parts();
-            Published next = parts != null && parts.revision() == r.revision()
-                    ? new Published(r.revision(), doc, parts.leafIds(), parts.leafJson(), parts.failures(), parts.meta())
-                    : new Published(r.revision(), doc);
+        // a new revision goes out from memory, exact; its bytes are assembled only if a client asks for them whole
+        Projector.DocumentParts parts = projector.parts();
+        if (parts != null && (p == null || parts.revision() > p.revision())) {
+            Published next = new Published(parts);
             boolean first = p == null;
             published = next;
             api.publish(next);

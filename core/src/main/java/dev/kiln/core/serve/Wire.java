@@ -298,6 +298,10 @@ final class Wire {
         if (!ws.live()) {
             watch.put("reason", ws.reason());
         }
+        if (ws.partial()) {
+            watch.put("partial", true); // part of tasks/ is stat-walked: the note says how much and the sysctl
+            watch.put("note", ws.note());
+        }
         watch.put("since", ws.since().toString());
         return meta;
     }
@@ -337,6 +341,8 @@ final class Wire {
         watch.put("since", ws.since().toString());
         watch.put("watched_directories", ws.watchedDirectories());
         watch.put("inotify_limit", ws.inotifyLimit());
+        watch.put("polled_directories", ws.polledDirectories());
+        watch.put("note", ws.note());
         ArrayNode roots = watch.putArray("roots");
         ws.roots().forEach(r -> roots.add(root.relativize(r).toString()));
         o.putObject("sse").put("clients", sseClients).put("dropped", droppedSseClients);

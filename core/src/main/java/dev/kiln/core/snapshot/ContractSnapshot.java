@@ -22,12 +22,35 @@ public final class ContractSnapshot {
     private final List<SnapshotFailure> failures;
     private final SnapshotStats stats;
     private volatile Map<String, ContractFile> byLeafId;
+    private static final java.util.concurrent.atomic.AtomicLong SEQ = new java.util.concurrent.atomic.AtomicLong();
+    private final long seq = SEQ.incrementAndGet();
+    /** The snapshot this one was made from by replacing contracts in place, or 0. */
+    private final long parentSeq;
+    /** Positions replaced relative to the parent (sorted), or null. */
+    private final int @org.jspecify.annotations.Nullable [] replaced;
 
     ContractSnapshot(Path tasksDir, List<ContractFile> contracts, List<SnapshotFailure> failures, SnapshotStats stats) {
+        this(tasksDir, contracts, failures, stats, null, null);
+    }
+
+    ContractSnapshot(Path tasksDir, List<ContractFile> contracts, List<SnapshotFailure> failures, SnapshotStats stats,
+            @org.jspecify.annotations.Nullable ContractSnapshot parent, int @org.jspecify.annotations.Nullable [] replaced) {
         this.tasksDir = tasksDir;
         this.contracts = Collections.unmodifiableList(contracts);
         this.failures = Collections.unmodifiableList(failures);
         this.stats = stats;
+        this.parentSeq = parent == null || replaced == null ? 0 : parent.seq;
+        this.replaced = parent == null ? null : replaced;
+    }
+
+    /**
+     * When this snapshot was made from {@code previous} by replacing contracts in place (an incremental step that saw
+     * only edits: the same files in the same order), the positions that may hold another instance, sorted; every
+     * other position holds the very instance of {@code previous}. Otherwise null: compare everything. Lets a
+     * consumer of consecutive snapshots do work in proportion to the change, not to the tree.
+     */
+    public int @org.jspecify.annotations.Nullable [] replacedSince(ContractSnapshot previous) {
+        return replaced != null && previous.seq == parentSeq ? replaced.clone() : null;
     }
 
     /** The {@code tasks/} directory this snapshot is of. */

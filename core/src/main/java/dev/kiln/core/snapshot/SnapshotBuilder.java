@@ -7,6 +7,7 @@ import dev.kiln.core.contract.ContractStore;
 import dev.kiln.core.contract.LeafIds;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
@@ -129,18 +130,26 @@ public final class SnapshotBuilder {
         }
         List<ContractFile> contracts = null;
         List<SnapshotFailure> failures = null;
+        int[] replaced = null;
         if (b.failures.isEmpty() && removedEntries[0] == removed.size() && sameFiles(b.contracts, removed)) {
             // the common case, edits only: the same files in the same order, so the last list with the edited
             // contracts swapped in, rather than a walk of the whole index
             contracts = new ArrayList<>(current.contracts());
             failures = new ArrayList<>(current.failures()); // small; a copy keeps wrappers from nesting
+            replaced = new int[b.contracts.size()];
+            int k = 0;
             for (ContractFile c : b.contracts) {
                 int at = Collections.binarySearch(contracts, c, BY_FILE);
                 if (at < 0) {
                     contracts = null; // not where the order says: take the long way
+                    replaced = null;
                     break;
                 }
                 contracts.set(at, c);
+                replaced[k++] = at;
+            }
+            if (replaced != null) {
+                Arrays.sort(replaced);
             }
         }
         if (contracts == null) {
@@ -156,7 +165,7 @@ public final class SnapshotBuilder {
         }
         SnapshotStats stats = new SnapshotStats(b.enumerated, b.parsed, b.reused, failures.size(),
                 removed.size() - b.seenOld, System.nanoTime() - t0);
-        ContractSnapshot s = new ContractSnapshot(tasksDir, contracts, failures, stats);
+        ContractSnapshot s = new ContractSnapshot(tasksDir, contracts, failures, stats, current, replaced);
         current = s;
         return s;
     }

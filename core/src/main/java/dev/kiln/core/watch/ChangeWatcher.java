@@ -42,6 +42,13 @@ import org.slf4j.LoggerFactory;
  * enumeration, because inotify has no replay. The root set is re-derived every {@code rederiveEvery} (and at
  * once when a root directory appears), so a root created after start gets watched.
  *
+ * <p>When the inotify watch limit is below the directories to watch, it does not degrade everything: a
+ * {@link WatchPlan} watches as much of {@code tasks/} as the limit allows (whole subtrees first), a
+ * {@link StatPoller} stat-walks the rest every {@code pollEvery} and reports its changed contracts like events, and
+ * the status says so ({@link WatchStatus#partial()}, with the exact {@code sysctl} that would cover everything).
+ * If the kernel refuses watches anyway (other processes hold some of the user's), the next attempt plans within
+ * half the budget.
+ *
  * <p>Concurrency: establishing, failing and retrying all run on one supervisor thread, so they never interleave;
  * the library's event loop runs on its own thread per watch generation and only forwards events of the current
  * generation. {@link #status()} may be read from any thread.
@@ -72,6 +79,12 @@ public final class ChangeWatcher implements AutoCloseable {
     private final Duration maxBackoff;
     private final Duration rederiveEvery;
     private final long watchLimit;
+    private final Duration pollEvery;
+    /** Watches the kernel was seen to allow at most (halved on each refusal); 0 while none was refused. */
+    private long refusedCap;
+    private volatile WatchPlan plan;
+    private StatPoller poller;
+    private ScheduledFuture<?> polling;
     private final ScheduledExecutorService supervisor;
     private final AtomicInteger watched = new AtomicInteger();
 
@@ -95,6 +108,7 @@ public final class ChangeWatcher implements AutoCloseable {
         this.maxBackoff = b.maxBackoff;
         this.rederiveEvery = b.rederiveEvery;
         this.watchLimit = b.watchLimit > 0 ? b.watchLimit : readInotifyLimit();
+        this.pollEvery = b.pollEvery;
         this.backoff = initialBackoff;
         this.status = WatchStatus.degraded("not started", clock.instant(), watchLimit);
         this.supervisor = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -129,7 +143,8 @@ public final class ChangeWatcher implements AutoCloseable {
     /** The current status: live, or degraded with the reason and since when. */
     public WatchStatus status() {
         WatchStatus s = status;
-        return s.live() ? new WatchStatus(true, "", s.since(), s.roots(), watched.get(), s.inotifyLimit()) : s;
+        return s.live() ? new WatchStatus(true, "", s.since(), s.roots(), watched.get(), s.inotifyLimit(),
+                s.polledDirectories(), s.note()) : s;
     }
 
     /** Stops watching: closes the library watcher and the supervisor. No callback runs afterwards. */
@@ -160,6 +175,7 @@ public final class ChangeWatcher implements AutoCloseable {
             boolean firstFailure = before.live() || before.reason().equals("not started");
             Duration wait = backoff;
             backoff = backoff.multipliedBy(2).compareTo(maxBackoff) > 0 ? maxBackoff : backoff.multipliedBy(2);
+            noteRefusal(f.getMessage());
             status = WatchStatus.degraded(f.getMessage(), firstFailure ? clock.instant() : before.since(), watchLimit);
             if (firstFailure) {
                 LOG.error("Cannot watch {}: {}. Projecting on the fixed interval; retrying in {} ms.", layout.root(),
@@ -186,10 +202,24 @@ public final class ChangeWatcher implements AutoCloseable {
         if (!found.contains(layout.tasksDir())) {
             throw new WatchFailure(layout.tasksDir() + " does not exist; create it (or a demo: kiln demo DIR)", null);
         }
-        int dirs = 1 + countDirectories(found);
-        if (watchLimit > 0 && dirs > watchLimit) {
-            throw new WatchFailure(limitReason(dirs), null);
+        List<Path> others = new ArrayList<>(found);
+        others.remove(layout.tasksDir());
+        int otherDirs = 1 + countDirectories(others); // the workspace directory itself, drift, targets
+        int taskDirs = countDirectories(List.of(layout.tasksDir()));
+        int dirs = otherDirs + taskDirs;
+        long limit = refusedCap > 0 && (watchLimit <= 0 || refusedCap < watchLimit) ? refusedCap : watchLimit;
+        WatchPlan partial = null;
+        if (limit > 0 && dirs > limit) {
+            if (limit - otherDirs < 1) {
+                throw new WatchFailure(limitReason(dirs), null);
+            }
+            try {
+                partial = WatchPlan.of(layout.tasksDir(), (int) Math.min(Integer.MAX_VALUE, limit - otherDirs));
+            } catch (IOException e) {
+                throw new WatchFailure("cannot list " + layout.tasksDir() + ": " + e.getMessage(), e);
+            }
         }
+        plan = partial;
         List<Path> paths = new ArrayList<>();
         paths.add(layout.root());
         paths.addAll(found);
@@ -218,13 +248,61 @@ public final class ChangeWatcher implements AutoCloseable {
         }
         current = w;
         roots = found;
-        watched.set(dirs);
         running.whenComplete((v, t) -> {
             if (!closed && gen == generation) {
                 fail(gen, t == null ? "the watch ended: its directories were removed" : describe(t, watched.get()), t);
             }
         });
-        status = new WatchStatus(true, "", clock.instant(), found, dirs, watchLimit);
+        if (partial == null) {
+            watched.set(dirs);
+            status = new WatchStatus(true, "", clock.instant(), found, dirs, watchLimit);
+            return;
+        }
+        StatPoller p = new StatPoller(layout.tasksDir(), partial);
+        p.baseline();
+        poller = p;
+        polling = supervisor.scheduleWithFixedDelay(() -> poll(gen, p), pollEvery.toNanos(), pollEvery.toNanos(),
+                TimeUnit.NANOSECONDS);
+        int watches = otherDirs + partial.watches;
+        watched.set(watches);
+        String note = partialNote(limit, dirs, watches, partial.polled);
+        LOG.warn("Watching {} in part: {}", layout.root(), note);
+        status = new WatchStatus(true, "", clock.instant(), found, watches, watchLimit, partial.polled, note);
+    }
+
+    /** One stat walk of the unwatched part; its changes go to the listener like events. Supervisor thread. */
+    private void poll(int gen, StatPoller p) {
+        if (closed || gen != generation) {
+            return;
+        }
+        for (Path path : p.poll()) {
+            rules.classify(path, false).ifPresent(domain -> {
+                try {
+                    listener.onChange(domain, path);
+                } catch (RuntimeException e) {
+                    LOG.warn("A watch listener failed on {}; the watcher goes on", path, e);
+                }
+            });
+        }
+    }
+
+    private String partialNote(long limit, int dirs, int watches, int polled) {
+        return "the inotify watch limit (" + limit + (limit == watchLimit ? "" : ", after the kernel refused more")
+                + ") is below the " + dirs + " directories to watch: " + watches + " are watched, " + polled
+                + " are stat-walked every " + pollEvery.toMillis() + " ms instead. To watch everything, raise it: "
+                + sysctl(dirs);
+    }
+
+    private static String sysctl(int dirs) {
+        return "sysctl fs.inotify.max_user_watches=" + Math.max(524_288, dirs * 2L);
+    }
+
+    /** After the kernel refused a watch: plan within half of what was tried next time. */
+    private void noteRefusal(String reason) {
+        if (reason != null && reason.contains("[") && reason.startsWith("inotify watch limit reached")) {
+            long tried = refusedCap > 0 ? refusedCap : Math.max(2, watched.get());
+            refusedCap = Math.max(1, tried / 2);
+        }
     }
 
     private void rederive() {
@@ -272,6 +350,7 @@ public final class ChangeWatcher implements AutoCloseable {
                 }
                 closeCurrent();
                 generation++;
+                noteRefusal(reason);
                 status = WatchStatus.degraded(reason, clock.instant(), watchLimit);
                 backoff = initialBackoff;
                 LOG.error("Watching {} failed: {}. Projecting on the fixed interval until the watch is re-established"
@@ -302,7 +381,9 @@ public final class ChangeWatcher implements AutoCloseable {
                 fail(gen, EVENTS_LOST, null);
                 return;
             }
-            boolean inRoot = roots.stream().anyMatch(path::startsWith);
+            WatchPlan pl = plan;
+            boolean inRoot = roots.stream().anyMatch(path::startsWith)
+                    && (pl == null || !path.startsWith(layout.tasksDir()) || pl.inFull(path));
             if (inRoot && event.isDirectory() && type == DirectoryChangeEvent.EventType.CREATE) {
                 watched.incrementAndGet();
             } else if (inRoot && event.isDirectory() && type == DirectoryChangeEvent.EventType.DELETE) {
@@ -361,7 +442,7 @@ public final class ChangeWatcher implements AutoCloseable {
 
     private String limitReason(int dirs) {
         return "inotify watch limit reached: " + dirs + " directories to watch, max_user_watches is " + watchLimit
-                + " (raise it: sysctl fs.inotify.max_user_watches=" + Math.max(524_288, dirs * 2L) + ")";
+                + " (raise it: " + sysctl(dirs) + ")";
     }
 
     private String describe(Throwable t, int dirs) {
@@ -387,6 +468,12 @@ public final class ChangeWatcher implements AutoCloseable {
     }
 
     private void closeCurrent() {
+        ScheduledFuture<?> f = polling;
+        polling = null;
+        poller = null;
+        if (f != null) {
+            f.cancel(false);
+        }
         DirectoryWatcher w = current;
         current = null;
         if (w != null) {
@@ -459,6 +546,17 @@ public final class ChangeWatcher implements AutoCloseable {
             if (!underRoot || layout.root().relativize(s).toString().contains("/.") || PathRules.isIgnoredDirectory(s)) {
                 return;
             }
+            WatchPlan pl = plan;
+            if (pl != null && s.startsWith(layout.tasksDir()) && !pl.inFull(s)) {
+                List<Path> planned = pl.spine.get(s);
+                if (planned != null) { // watched alone; its planned children as planned; the rest is polled
+                    onDirectory.call(s);
+                    for (Path c : planned) {
+                        recursiveVisitFiles(c, onDirectory, onFile);
+                    }
+                }
+                return;
+            }
             if (Files.isDirectory(s)) {
                 walk(s, onDirectory, onFile);
             }
@@ -483,6 +581,7 @@ public final class ChangeWatcher implements AutoCloseable {
         private Duration maxBackoff = Duration.ofSeconds(30);
         private Duration rederiveEvery = Duration.ofSeconds(30);
         private long watchLimit = -1;
+        private Duration pollEvery = Duration.ofSeconds(2);
 
         private Builder(WorkspaceLayout layout) {
             this.layout = Objects.requireNonNull(layout, "layout");
@@ -531,6 +630,18 @@ public final class ChangeWatcher implements AutoCloseable {
                 throw new IllegalArgumentException("watch limit must be at least 1, got " + limit);
             }
             this.watchLimit = limit;
+            return this;
+        }
+
+        /**
+         * How often the part of {@code tasks/} a partial watch leaves unwatched is stat-walked (default 2 s). Only
+         * used when the watch limit is below the directories to watch.
+         */
+        public Builder pollEvery(Duration d) {
+            if (d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException("poll period must be positive, got " + d);
+            }
+            this.pollEvery = d;
             return this;
         }
 

@@ -96,6 +96,55 @@ class IncrementalProjectionTest {
         return JSON.readTree(p.parts().leaves().get(leaf)).get("overdue").asBoolean();
     }
 
+    /**
+     * Over many chunks of the document (1,500 leaves, ~6 chunks) and the daemon's write-behind policy, random edits,
+     * creates and deletes applied incrementally give, after every step, the document a fresh full projection gives;
+     * the file written behind the ticks is, once flushed, byte for byte the revision served from memory.
+     */
+    @Test
+    void tick_randomChangesOverManyChunksWrittenBehind_sameAsFreshAndTheFileIsTheServedRevision() throws Exception {
+        java.util.Random rnd = new java.util.Random(23);
+        List<String> leaves = new java.util.ArrayList<>();
+        for (int i = 0; i < 1_500; i++) {
+            String leaf = "area-" + (i % 7) + "/p-" + (i % 13) + "/leaf-" + i;
+            leaves.add(leaf);
+            contract(leaf, "running", T0.plus(Duration.ofDays(30)), null);
+        }
+        WorkspaceLayout ws = WorkspaceLayout.of(root.resolve("ws"));
+        Projector p = Projector.builder(ws).clock(clock).writeBehind(0, Duration.ZERO).build();
+        p.tick(WakeReason.STARTUP);
+        for (int step = 0; step < 24; step++) {
+            java.util.Set<Path> changed = new java.util.HashSet<>();
+            for (int k = 0; k < 1 + rnd.nextInt(3); k++) {
+                int op = rnd.nextInt(3);
+                if (op == 0 || leaves.size() < 10) {
+                    String leaf = "area-" + rnd.nextInt(9) + "/new-" + step + "-" + k;
+                    leaves.add(leaf);
+                    changed.add(contract(leaf, "pending", T0.plus(Duration.ofDays(3)), null));
+                } else if (op == 1) {
+                    String leaf = leaves.get(rnd.nextInt(leaves.size()));
+                    Path f = tasks().resolve(leaf).resolve("contract.json");
+                    stepPastTimestampGranularity(f);
+                    changed.add(contract(leaf, "step-" + step, T0.plus(Duration.ofDays(30)), null));
+                } else {
+                    String leaf = leaves.remove(rnd.nextInt(leaves.size()));
+                    Path f = tasks().resolve(leaf).resolve("contract.json");
+                    Files.delete(f);
+                    changed.add(f);
+                }
+            }
+            TickResult t = p.tick(WakeReason.CHANGE, changed);
+            assertThat(t.changed()).as("step %d changed something", step).isTrue();
+            assertThat(p.parts().leafIds()).as("step %d", step).hasSize(leaves.size());
+            if (step % 6 == 5) {
+                assertSameAsFresh(p);
+            }
+        }
+        p.flush();
+        assertThat(Files.readAllBytes(ws.stateFile())).as("the file written behind is the revision served")
+                .isEqualTo(p.document());
+    }
+
     @Test
     void tick_deadlinePassesBetweenIncrementalTicks_flipsOverdueAndAdvancesTheRevisionLikeAFullTick() throws Exception {
         for (int i = 0; i < 40; i++) {

@@ -239,6 +239,44 @@ class ProjectionDaemonTest {
         return code == 0;
     }
 
+    /**
+     * Above the write-behind threshold (~3,000 leaves; 5,000 here) the API serves each revision from memory, exactly, while
+     * state.json follows behind the tick; once the daemon closes, the file is the last revision served.
+     */
+    @Test
+    void apiState_largeWorkspace_servesTheRevisionFromMemoryAndTheFileFollows() throws Exception {
+        Path last = null;
+        for (int i = 0; i < 5_000; i++) {
+            last = TestTrees.contract(layout.tasksDir(), "bulk/area-" + (i % 20) + "/leaf-" + i, "running");
+        }
+        start();
+        long rev = daemon.current().revision();
+        assertThat(daemon.current().document().length).as("a document above the threshold")
+                .isGreaterThan((int) ProjectionDaemon.WRITE_BEHIND_ABOVE);
+        retitle(last, "edited at scale");
+        await("the edit is served", () -> daemon.current().revision() > rev);
+        Http.Response r = Http.call("GET", daemon.url().resolve("api/state"));
+        JsonNode served = M.readTree(r.body());
+        long servedRev = served.path("revision").asLong();
+        assertThat(servedRev).isGreaterThan(rev);
+        String leaf = layout.tasksDir().relativize(last.getParent()).toString();
+        assertThat(served.path("leaves")).filteredOn(l -> l.path("leaf_id").asText().equals(leaf))
+                .singleElement().satisfies(l -> assertThat(l.path("title").asText()).isEqualTo("edited at scale"));
+        assertThat(served.path("leaves")).hasSize(5_002);
+        await("state.json follows behind the tick", () -> {
+            try {
+                return M.readTree(layout.stateFile().toFile()).path("revision").asLong() >= servedRev;
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        daemon.close();
+        long finalRev = M.readTree(layout.stateFile().toFile()).path("revision").asLong();
+        daemon = null;
+        assertThat(finalRev).as("closing waits for the newest revision to be written").isGreaterThanOrEqualTo(servedRev);
+        assertThat(M.readTree(layout.stateFile().toFile()).path("leaves")).hasSize(5_002);
+    }
+
     @Test
     void close_thenStartAgain_lockReleasedTokenRemovedRevisionContinues() throws Exception {
         start();

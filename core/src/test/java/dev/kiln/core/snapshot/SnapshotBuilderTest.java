@@ -52,6 +52,33 @@ class SnapshotBuilderTest {
         assertThat(third.byLeafId().get("area-2/project-2/leaf-17").contract().status()).isEqualTo("done");
     }
 
+    /** An edit-only step names the positions it replaced; a step that adds a file, or a full build, names none. */
+    @Test
+    void apply_editsOnly_namesReplacedPositionsElseNone() throws Exception {
+        List<Path> files = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            files.add(contract(tasks(), "t/leaf-" + (char) ('a' + i), "running"));
+        }
+        SnapshotBuilder b = new SnapshotBuilder(tasks());
+        ContractSnapshot full = b.build();
+        stepPastTimestampGranularity(files.get(3));
+        contract(tasks(), "t/leaf-p", "done"); // position 15
+        contract(tasks(), "t/leaf-d", "done"); // position 3
+        ContractSnapshot edited = b.apply(List.of(files.get(15), files.get(3)));
+
+        assertThat(edited.replacedSince(full)).containsExactly(3, 15);
+        for (int i = 0; i < 20; i++) {
+            if (i != 3 && i != 15) {
+                assertThat(edited.contracts().get(i)).isSameAs(full.contracts().get(i));
+            }
+        }
+        assertThat(edited.replacedSince(edited)).as("only relative to the snapshot it was made from").isNull();
+        Path added = contract(tasks(), "t/leaf-zz", "running");
+        ContractSnapshot grown = b.apply(List.of(added));
+        assertThat(grown.replacedSince(edited)).as("a new file shifts positions: compare everything").isNull();
+        assertThat(b.build().replacedSince(grown)).isNull();
+    }
+
     @Test
     void build_unchangedFile_reusesTheVeryInstance() throws Exception {
         contracts(3);

@@ -183,7 +183,8 @@ class ChangeWatcherTest {
         assertThat(down.reason()).contains("tasks");
         assertThat(recorder.degraded).hasSize(1);
         Files.createDirectories(layout.tasksDir().resolve("ingest/crawl"));
-        await("live again", () -> watcher.status().live());
+        // the status turns live just before the listener hears of it: wait for the listener
+        await("live again", () -> watcher.status().live() && recorder.live.size() >= 2);
         assertThat(recorder.live).hasSize(2);
         Path contract = layout.tasksDir().resolve("ingest/crawl/contract.json");
         Files.writeString(contract, "{}");
@@ -208,12 +209,58 @@ class ChangeWatcherTest {
     }
 
     @Test
-    void start_moreDirectoriesThanTheInotifyLimit_degradedWithThatReason() {
-        start(ChangeWatcher.builder(layout).watchLimit(3));
+    void start_limitBelowEvenTheWorkspaceRoots_degradedWithThatReason() {
+        start(ChangeWatcher.builder(layout).watchLimit(1));
         WatchStatus s = watcher.status();
         assertThat(s.live()).isFalse();
-        assertThat(s.reason()).contains("inotify watch limit reached").contains("5 directories").contains("max_user_watches is 3");
+        assertThat(s.reason()).contains("inotify watch limit reached").contains("5 directories").contains("max_user_watches is 1")
+                .contains("sysctl fs.inotify.max_user_watches=");
         assertThat(recorder.degraded).hasSize(1);
+    }
+
+    /**
+     * A limit below the tree: what fits is watched with real inotify, the rest is stat-walked, and changes on both
+     * sides arrive as contract changes; the status says so, with the sysctl that would cover everything.
+     */
+    @Test
+    void start_moreDirectoriesThanTheLimit_watchesWhatFitsAndPollsTheRest() throws Exception {
+        List<Path> contracts = new java.util.ArrayList<>();
+        for (String area : List.of("a", "b", "c", "d")) {
+            for (int i = 0; i < 4; i++) {
+                Path f = layout.tasksDir().resolve(area + "/leaf-" + i + "/contract.json");
+                Files.createDirectories(f.getParent());
+                Files.writeString(f, "{}");
+                contracts.add(f);
+            }
+        }
+        // workspace root + tasks + payments/refunds/retry (3) + 4 areas × (1 + 4 leaves) = 25 directories
+        start(ChangeWatcher.builder(layout).watchLimit(12).pollEvery(Duration.ofMillis(50)));
+        WatchStatus s = watcher.status();
+        assertThat(s.live()).as("a low limit is no reason to degrade everything").isTrue();
+        assertThat(s.partial()).isTrue();
+        assertThat(s.watchedDirectories()).isLessThanOrEqualTo(12).isGreaterThan(1);
+        assertThat(s.watchedDirectories() + s.polledDirectories()).isEqualTo(25);
+        assertThat(s.note()).contains("25 directories").contains("stat-walked every 50 ms")
+                .contains("sysctl fs.inotify.max_user_watches=524288");
+        assertThat(s.toString()).contains("partial");
+
+        // the first area is planned first (walk order): watched; the last is beyond the budget: polled
+        Path watchedOne = contracts.get(0);
+        Path polledOne = contracts.get(contracts.size() - 1);
+        Files.writeString(watchedOne, "{\"title\":\"w\"}");
+        Files.writeString(polledOne, "{\"title\":\"p\"}");
+        Path created = layout.tasksDir().resolve("d/leaf-new/contract.json");
+        Files.createDirectories(created.getParent());
+        Files.writeString(created, "{}");
+        await("the watched edit, the polled edit and the polled create are reported",
+                () -> recorder.saw(watchedOne) && recorder.saw(polledOne) && recorder.saw(created));
+        assertThat(recorder.changes).filteredOn(c -> c.path().equals(polledOne))
+                .allMatch(c -> c.domain() == ChangeDomain.CONTRACTS);
+        Path untouched = contracts.get(contracts.size() - 2); // polled too, and never reported so far
+        assertThat(recorder.saw(untouched)).isFalse();
+        Files.delete(untouched);
+        await("a polled delete is reported", () -> recorder.saw(untouched));
+        assertThat(recorder.degraded).isEmpty();
     }
 
     @Test
