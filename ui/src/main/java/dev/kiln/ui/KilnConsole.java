@@ -1,6 +1,5 @@
 package dev.kiln.ui;
 
-import atlantafx.base.theme.PrimerDark;
 import dev.kiln.core.Kiln;
 import dev.kiln.core.telemetry.EventBus;
 import dev.kiln.core.workspace.WorkspaceLayout;
@@ -21,6 +20,7 @@ import javafx.stage.Stage;
 public final class KilnConsole extends Application {
     private static volatile WorkspaceLayout startWorkspace;
     private static volatile String startPage = "";
+    private static volatile Path settingsFile;
     private FxBackground background;
 
     /**
@@ -28,8 +28,17 @@ public final class KilnConsole extends Application {
      * empty for the default), and returns when it is closed.
      */
     public static void open(Path workspace, String page) {
+        open(workspace, page, null);
+    }
+
+    /**
+     * As {@link #open(Path, String)}, remembering window bounds, theme and recent workspaces in {@code settings}
+     * (a properties file; {@code null} remembers nothing).
+     */
+    public static void open(Path workspace, String page, Path settings) {
         startWorkspace = WorkspaceLayout.of(workspace);
         startPage = page == null ? "" : page;
+        settingsFile = settings;
         Application.launch(KilnConsole.class);
     }
 
@@ -41,7 +50,36 @@ public final class KilnConsole extends Application {
     @Override
     public void start(Stage stage) {
         background = new FxBackground();
-        MainViewModel model = show(stage, Objects.requireNonNull(startWorkspace, "no workspace: start through KilnConsole.open"), background);
+        WorkspaceLayout ws = Objects.requireNonNull(startWorkspace, "no workspace: start through KilnConsole.open");
+        Path file = settingsFile;
+        dev.kiln.ui.shell.ConsoleSettings remembered = file == null ? dev.kiln.ui.shell.ConsoleSettings.empty()
+                : dev.kiln.ui.shell.ConsoleSettings.read(file);
+        dev.kiln.ui.shell.Theme theme = remembered.theme()
+                .orElseGet(() -> dev.kiln.ui.shell.Theme.fromDesktop(System.getenv(), dev.kiln.ui.shell.Theme::askGsettings));
+        remembered.bounds().ifPresent(b -> {
+            stage.setX(b.x());
+            stage.setY(b.y());
+            stage.setWidth(b.width());
+            stage.setHeight(b.height());
+        });
+        MainViewModel model = show(stage, ws, background, true, theme);
+        if (file != null) {
+            // Saved when the window closes: the theme only if the user chose one, so a desktop change is still followed.
+            javafx.event.EventHandler<javafx.stage.WindowEvent> onHidden = stage.getOnHidden();
+            stage.setOnHidden(e -> {
+                dev.kiln.ui.shell.ConsoleSettings now = remembered.withRecent(ws.root())
+                        .withBounds(new dev.kiln.ui.shell.ConsoleSettings.Bounds(stage.getX(), stage.getY(), stage.getWidth(), stage.getHeight()));
+                if (remembered.theme().isPresent() || model.themeProperty().get() != theme) {
+                    now = now.withTheme(model.themeProperty().get());
+                }
+                try {
+                    now.write(file);
+                } catch (IOException ex) {
+                    System.err.println("kiln: could not remember the console's settings in " + file + ": " + ex.getMessage());
+                }
+                onHidden.handle(e);
+            });
+        }
         for (dev.kiln.ui.shell.Page p : dev.kiln.ui.shell.Page.values()) {
             if (p.title().equalsIgnoreCase(startPage)) {
                 model.navigate(p);
@@ -60,8 +98,20 @@ public final class KilnConsole extends Application {
 
     /** As {@link #show(Stage, WorkspaceLayout, dev.kiln.ui.util.Background)}; {@code live} false ticks only on demand. */
     public static MainViewModel show(Stage stage, WorkspaceLayout workspace, dev.kiln.ui.util.Background background, boolean live) {
-        Application.setUserAgentStylesheet(new PrimerDark().getUserAgentStylesheet());
+        return show(stage, workspace, background, live, dev.kiln.ui.shell.Theme.DARK);
+    }
+
+    /** As {@link #show(Stage, WorkspaceLayout, dev.kiln.ui.util.Background, boolean)}, starting in {@code theme}. */
+    public static MainViewModel show(Stage stage, WorkspaceLayout workspace, dev.kiln.ui.util.Background background, boolean live,
+            dev.kiln.ui.shell.Theme theme) {
+        return show(stage, workspace, background, live, theme, 1180, 740);
+    }
+
+    /** As above, with the scene sized {@code width × height} (screenshots). */
+    public static MainViewModel show(Stage stage, WorkspaceLayout workspace, dev.kiln.ui.util.Background background, boolean live,
+            dev.kiln.ui.shell.Theme theme, double width, double height) {
         MainViewModel model = new MainViewModel(workspace);
+        model.setTheme(theme);
         Kiln kiln = Kiln.open(workspace.root(), new EventBus(), Clock.systemUTC());
         MainWindow window = new MainWindow(model, background, kiln);
         stage.setOnHidden(e -> {
@@ -76,7 +126,7 @@ public final class KilnConsole extends Application {
                 // An icon is decoration; a window without one still works.
             }
         }
-        stage.setScene(window.scene());
+        stage.setScene(window.scene(width, height));
         stage.show();
         window.startProjection(live);
         return model;

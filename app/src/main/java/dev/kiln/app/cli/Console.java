@@ -12,6 +12,7 @@ final class Console {
         if (!page.isEmpty() && !dev.kiln.ui.KilnConsole.pageNames().contains(page.toLowerCase(java.util.Locale.ROOT))) {
             throw new CliException("no page '" + page + "'; pages are " + String.join(", ", dev.kiln.ui.KilnConsole.pageNames()));
         }
-        dev.kiln.ui.KilnConsole.open(workspace.toAbsolutePath().normalize(), page);
+        dev.kiln.ui.KilnConsole.open(workspace.toAbsolutePath().normalize(), page,
+                dev.kiln.app.UserDirs.consoleSettings(System.getenv()));
     }
 }

@@ -11,6 +11,7 @@ public final class MainViewModel {
     private final WorkspaceLayout workspace;
     private final ReadOnlyObjectWrapper<Page> page = new ReadOnlyObjectWrapper<>(Page.CONTRACTS);
     private final ReadOnlyStringWrapper status = new ReadOnlyStringWrapper("");
+    private final ReadOnlyObjectWrapper<Theme> theme = new ReadOnlyObjectWrapper<>(Theme.DARK);
 
     public MainViewModel(WorkspaceLayout workspace) {
         this.workspace = workspace;
@@ -31,6 +32,25 @@ public final class MainViewModel {
 
     public ReadOnlyObjectProperty<Page> pageProperty() {
         return page.getReadOnlyProperty();
+    }
+
+    public ReadOnlyObjectProperty<Theme> themeProperty() {
+        return theme.getReadOnlyProperty();
+    }
+
+    public void setTheme(Theme t) {
+        theme.set(java.util.Objects.requireNonNull(t));
+    }
+
+    /** Light to dark and back (the sidebar's switch, Ctrl+T). */
+    public void toggleTheme() {
+        theme.set(theme.get().other());
+    }
+
+    /** The page that {@code Ctrl+<digit>} shows: 1 is the first sidebar entry; empty past the last. */
+    public static java.util.Optional<Page> pageForDigit(int digit) {
+        Page[] all = Page.values();
+        return digit >= 1 && digit <= all.length ? java.util.Optional.of(all[digit - 1]) : java.util.Optional.empty();
     }
 
     public void setStatus(String text) {

@@ -22,9 +22,13 @@ import java.util.Map;
 import javafx.geometry.Insets;
 import javafx.scene.Node;
 import javafx.scene.Scene;
+import javafx.scene.control.Button;
 import javafx.scene.control.Label;
 import javafx.scene.control.ToggleButton;
 import javafx.scene.control.ToggleGroup;
+import javafx.scene.input.KeyCode;
+import javafx.scene.input.KeyCodeCombination;
+import javafx.scene.input.KeyCombination;
 import javafx.scene.layout.BorderPane;
 import javafx.scene.layout.HBox;
 import javafx.scene.layout.Priority;
@@ -46,6 +50,7 @@ public final class MainWindow implements AutoCloseable {
     private final Map<Page, Node> pages = new EnumMap<>(Page.class);
     private final StackPane content = new StackPane();
     private final BorderPane root = new BorderPane();
+    private static final javafx.css.PseudoClass DARK = javafx.css.PseudoClass.getPseudoClass("dark");
 
     public MainWindow(MainViewModel model, Background background, Kiln kiln) {
         this.model = model;
@@ -65,6 +70,8 @@ public final class MainWindow implements AutoCloseable {
         content.getStyleClass().add("kiln-content");
         content.setPadding(new Insets(20, 24, 16, 24));
         model.pageProperty().addListener((obs, old, now) -> show(now));
+        model.themeProperty().addListener((obs, old, now) -> apply(now));
+        apply(model.themeProperty().get());
         show(model.pageProperty().get());
     }
 
@@ -89,9 +96,27 @@ public final class MainWindow implements AutoCloseable {
     }
 
     public Scene scene() {
-        Scene scene = new Scene(root, 1180, 740);
+        return scene(1180, 740);
+    }
+
+    /** The window's scene at {@code width × height}, with the page shortcuts: Ctrl+1… pages, Ctrl+T theme. */
+    public Scene scene(double width, double height) {
+        Scene scene = new Scene(root, width, height);
         scene.getStylesheets().add(MainWindow.class.getResource("kiln.css").toExternalForm());
+        for (int d = 1; d <= 9; d++) {
+            int digit = d;
+            MainViewModel.pageForDigit(d).ifPresent(p -> scene.getAccelerators().put(
+                    new KeyCodeCombination(KeyCode.getKeyCode(Integer.toString(digit)), KeyCombination.SHORTCUT_DOWN),
+                    () -> model.navigate(p)));
+        }
+        scene.getAccelerators().put(new KeyCodeCombination(KeyCode.T, KeyCombination.SHORTCUT_DOWN), model::toggleTheme);
         return scene;
+    }
+
+    /** Applies {@code theme}: AtlantaFX's stylesheet for the whole app, {@code :dark} on the root for Kiln's CSS. */
+    private void apply(Theme theme) {
+        javafx.application.Application.setUserAgentStylesheet(theme.userAgentStylesheet());
+        root.pseudoClassStateChanged(DARK, theme == Theme.DARK);
     }
 
     @Override
@@ -113,6 +138,7 @@ public final class MainWindow implements AutoCloseable {
         ToggleGroup group = new ToggleGroup();
         for (Page p : Page.values()) {
             ToggleButton b = new ToggleButton(p.title());
+            b.setTooltip(new javafx.scene.control.Tooltip(p.description() + "  (Ctrl+" + (p.ordinal() + 1) + ")"));
             b.setId(p.navId());
             b.setToggleGroup(group);
             b.setMaxWidth(Double.MAX_VALUE);
@@ -125,6 +151,17 @@ public final class MainWindow implements AutoCloseable {
             model.pageProperty().addListener((obs, old, now) -> b.setSelected(now == p));
             bar.getChildren().add(b);
         }
+        Region push = new Region();
+        VBox.setVgrow(push, Priority.ALWAYS);
+        Button theme = new Button();
+        theme.setId("theme-toggle");
+        theme.getStyleClass().addAll("kiln-nav", "kiln-theme-toggle");
+        theme.setMaxWidth(Double.MAX_VALUE);
+        theme.textProperty().bind(javafx.beans.binding.Bindings.createStringBinding(
+                () -> model.themeProperty().get() == Theme.DARK ? "☀  Light theme" : "☾  Dark theme", model.themeProperty()));
+        theme.setTooltip(new javafx.scene.control.Tooltip("Switch between the light and the dark theme (Ctrl+T)"));
+        theme.setOnAction(e -> model.toggleTheme());
+        bar.getChildren().addAll(push, theme);
         bar.setPrefWidth(196);
         bar.setMinWidth(196);
         return bar;
