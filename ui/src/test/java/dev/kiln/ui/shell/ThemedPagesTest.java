@@ -56,6 +56,7 @@ class ThemedPagesTest {
         @SuppressWarnings("unchecked")
         TableView<Object> table = robot.lookup("#contracts-table").queryAs(TableView.class);
         WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> !table.getItems().isEmpty());
+        robot.interact(() -> table.getSelectionModel().select(6)); // the details pane is part of the page
         double[] luminance = new double[Theme.values().length];
         for (Theme theme : Theme.values()) {
             robot.interact(() -> model.setTheme(theme));
