@@ -76,7 +76,7 @@ public final class ProjectionCharts extends VBox {
         for (WakeReason r : WakeReason.values()) {
             reasons.put(r.jsonName(), b -> b.reason(r));
         }
-        grid.add(stacked("Wake reasons (ticks)", "chart-reasons", reasons), 0, 1);
+        grid.add(line("Wake reasons (ticks)", "chart-reasons", reasons), 0, 1);
         grid.add(area("Revision changes", "chart-revisions", Map.of("revisions", ChartSeries.Bucket::revisions)), 1, 1);
         getChildren().addAll(head, grid);
 

@@ -11,6 +11,7 @@ public final class MainViewModel {
     private final WorkspaceLayout workspace;
     private final ReadOnlyObjectWrapper<Page> page = new ReadOnlyObjectWrapper<>(Page.CONTRACTS);
     private final ReadOnlyStringWrapper status = new ReadOnlyStringWrapper("");
+    private final ReadOnlyObjectWrapper<Notices.Notice> lastNotice = new ReadOnlyObjectWrapper<>();
     private final ReadOnlyObjectWrapper<Theme> theme = new ReadOnlyObjectWrapper<>(Theme.DARK);
 
     public MainViewModel(WorkspaceLayout workspace) {
@@ -51,6 +52,17 @@ public final class MainViewModel {
     public static java.util.Optional<Page> pageForDigit(int digit) {
         Page[] all = Page.values();
         return digit >= 1 && digit <= all.length ? java.util.Optional.of(all[digit - 1]) : java.util.Optional.empty();
+    }
+
+    /** Records {@code n} as the newest notification (the window pops it up) and puts it in the status line. */
+    public void notify(Notices.Notice n) {
+        lastNotice.set(n);
+        status.set(n.title() + ": " + n.text());
+    }
+
+    /** The newest notification, or {@code null}. */
+    public ReadOnlyObjectProperty<Notices.Notice> lastNoticeProperty() {
+        return lastNotice.getReadOnlyProperty();
     }
 
     public void setStatus(String text) {

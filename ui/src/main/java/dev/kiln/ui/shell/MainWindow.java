@@ -47,6 +47,7 @@ public final class MainWindow implements AutoCloseable {
     private final SeedsViewModel seeds;
     private final StartupViewModel startup;
     private final FxEventPump pump;
+    private final Notices notices = new Notices();
     private final Map<Page, Node> pages = new EnumMap<>(Page.class);
     private final StackPane content = new StackPane();
     private final BorderPane root = new BorderPane();
@@ -92,6 +93,32 @@ public final class MainWindow implements AutoCloseable {
         startup.accept(batch);
         if (batch.stream().anyMatch(e -> e instanceof TickFinished)) {
             contracts.showLatest();
+        }
+        for (Notices.Notice n : notices.accept(batch)) {
+            model.notify(n);
+            popUp(n);
+        }
+    }
+
+    /** A ControlsFX notification in the window's corner; decoration only, so a failure to show it is ignored. */
+    private void popUp(Notices.Notice n) {
+        if (root.getScene() == null || root.getScene().getWindow() == null || !root.getScene().getWindow().isShowing()) {
+            return;
+        }
+        try {
+            org.controlsfx.control.Notifications note = org.controlsfx.control.Notifications.create()
+                    .owner(root.getScene().getWindow()).title(n.title()).text(n.text())
+                    .position(javafx.geometry.Pos.BOTTOM_RIGHT).hideAfter(javafx.util.Duration.seconds(n.kind() == Notices.Kind.FAILED ? 10 : 5));
+            if (model.themeProperty().get() == Theme.DARK) {
+                note = note.darkStyle();
+            }
+            if (n.kind() == Notices.Kind.FAILED) {
+                note.showError();
+            } else {
+                note.showInformation();
+            }
+        } catch (RuntimeException e) {
+            org.slf4j.LoggerFactory.getLogger(MainWindow.class).debug("Notification not shown: {}", n, e);
         }
     }
 

@@ -55,11 +55,13 @@ class ProjectionPageTest {
         Files.move(tasks, away);
         WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, banner::isVisible);
         assertThat(banner.getText()).startsWith("Watch degraded").contains("since ");
+        assertThat(model.lastNoticeProperty().get().title()).isEqualTo("Watch degraded"); // and a notification
 
         Files.move(away, tasks);
         WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> !banner.isVisible());
         assertThat(banner.getText()).isEmpty();
         assertThat(watch.getText()).startsWith("Watch: live on");
+        assertThat(model.lastNoticeProperty().get().title()).isEqualTo("Watch live again");
     }
 
     @Test
