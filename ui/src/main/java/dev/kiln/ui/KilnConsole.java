@@ -21,6 +21,12 @@ public final class KilnConsole extends Application {
     private static volatile WorkspaceLayout startWorkspace;
     private static volatile String startPage = "";
     private static volatile Path settingsFile;
+    private static volatile Shot shot;
+    private static volatile String shotError;
+
+    /** A headless picture to take instead of opening a window. */
+    private record Shot(Path file, dev.kiln.ui.shell.Theme theme, int width, int height, double settleSeconds) {
+    }
     private FxBackground background;
 
     /**
@@ -42,6 +48,42 @@ public final class KilnConsole extends Application {
         Application.launch(KilnConsole.class);
     }
 
+    /**
+     * Renders {@code page} of the console on {@code workspace} in {@code theme} at {@code width × height} to the PNG
+     * {@code out}, headless (Monocle), after letting the page settle for {@code settleSeconds}; returns when written.
+     * Must be called before anything else starts JavaFX in this process: it chooses the headless platform.
+     *
+     * @throws IllegalStateException when Monocle is not on the runtime, or the picture could not be written
+     */
+    public static void screenshot(Path workspace, String page, dev.kiln.ui.shell.Theme theme, int width, int height, Path out,
+            double settleSeconds) {
+        // Glass reads these once, when the toolkit starts: set before launch, never after.
+        System.setProperty("glass.platform", "Monocle");
+        System.setProperty("monocle.platform", "Headless");
+        System.setProperty("prism.order", "sw");
+        System.setProperty("prism.text", "t2k");
+        System.setProperty("java.awt.headless", "true");
+        try {
+            Class.forName("com.sun.glass.ui.monocle.MonoclePlatformFactory", false, KilnConsole.class.getClassLoader());
+        } catch (ClassNotFoundException | LinkageError e) {
+            try {
+                Class.forName("com.sun.glass.ui.monocle.MonoclePlatformFactory", false, javafx.application.Platform.class.getClassLoader());
+            } catch (ClassNotFoundException | LinkageError e2) {
+                throw new IllegalStateException("headless rendering needs Monocle (openjfx-monocle) patched into javafx.graphics;"
+                        + " run through ./kiln, which adds it");
+            }
+        }
+        startWorkspace = WorkspaceLayout.of(workspace);
+        startPage = page == null ? "" : page;
+        settingsFile = null;
+        shot = new Shot(out.toAbsolutePath(), theme, width, height, settleSeconds);
+        shotError = null;
+        Application.launch(KilnConsole.class);
+        if (shotError != null) {
+            throw new IllegalStateException(shotError);
+        }
+    }
+
     /** The page titles {@link #open} accepts. */
     public static java.util.List<String> pageNames() {
         return java.util.Arrays.stream(dev.kiln.ui.shell.Page.values()).map(p -> p.title().toLowerCase(java.util.Locale.ROOT)).toList();
@@ -51,6 +93,13 @@ public final class KilnConsole extends Application {
     public void start(Stage stage) {
         background = new FxBackground();
         WorkspaceLayout ws = Objects.requireNonNull(startWorkspace, "no workspace: start through KilnConsole.open");
+        Shot picture = shot;
+        if (picture != null) {
+            MainViewModel model = show(stage, ws, background, true, picture.theme(), picture.width(), picture.height());
+            navigate(model, startPage);
+            screenshotAndExit(stage, picture.file(), picture.settleSeconds());
+            return;
+        }
         Path file = settingsFile;
         dev.kiln.ui.shell.ConsoleSettings remembered = file == null ? dev.kiln.ui.shell.ConsoleSettings.empty()
                 : dev.kiln.ui.shell.ConsoleSettings.read(file);
@@ -80,14 +129,18 @@ public final class KilnConsole extends Application {
                 onHidden.handle(e);
             });
         }
+        navigate(model, startPage);
+        String legacyShot = System.getProperty("kiln.screenshot", "");
+        if (!legacyShot.isEmpty()) {
+            screenshotAndExit(stage, Path.of(legacyShot), Double.parseDouble(System.getProperty("kiln.screenshot.delay", "3")));
+        }
+    }
+
+    private static void navigate(MainViewModel model, String page) {
         for (dev.kiln.ui.shell.Page p : dev.kiln.ui.shell.Page.values()) {
-            if (p.title().equalsIgnoreCase(startPage)) {
+            if (p.title().equalsIgnoreCase(page)) {
                 model.navigate(p);
             }
-        }
-        String shot = System.getProperty("kiln.screenshot", "");
-        if (!shot.isEmpty()) {
-            screenshotAndExit(stage, Path.of(shot), Double.parseDouble(System.getProperty("kiln.screenshot.delay", "3")));
         }
     }
 
@@ -140,7 +193,8 @@ public final class KilnConsole extends Application {
                 dev.kiln.ui.util.PngSnapshot.write(stage.getScene(), file);
                 System.err.println("kiln: screenshot written to " + file);
             } catch (IOException ex) {
-                System.err.println("kiln: could not write screenshot " + file + ": " + ex.getMessage());
+                shotError = "could not write screenshot " + file + ": " + ex.getMessage();
+                System.err.println("kiln: " + shotError);
             }
             javafx.application.Platform.exit();
         });

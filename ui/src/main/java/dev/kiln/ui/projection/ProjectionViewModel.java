@@ -44,7 +44,7 @@ public final class ProjectionViewModel {
     private final ChartSeries series = new ChartSeries();
     private final javafx.beans.property.ObjectProperty<ChartWindow> chartWindow =
             new javafx.beans.property.SimpleObjectProperty<>(ChartWindow.ONE_MINUTE);
-    private final ReadOnlyStringWrapper age = new ReadOnlyStringWrapper("no projection yet");
+    private final ReadOnlyStringWrapper age = new ReadOnlyStringWrapper("not yet");
     private final ReadOnlyStringWrapper degraded = new ReadOnlyStringWrapper("");
     private dev.kiln.core.watch.WatchStatus degradedWatch; // null while live
     /** Whether this console watches (and so takes a workspace over when its owner stops). */
@@ -120,7 +120,7 @@ public final class ProjectionViewModel {
     public void refreshClock() {
         java.time.Instant now = kiln.clock().instant();
         TickResult r = last.get();
-        age.set(r == null ? "no projection yet" : ageText(java.time.Duration.between(r.at(), now)));
+        age.set(r == null ? "not yet" : ageText(java.time.Duration.between(r.at(), now)));
         dev.kiln.core.watch.WatchStatus w = degradedWatch;
         degraded.set(w == null ? "" : "Watch degraded " + ageText(java.time.Duration.between(w.since(), now)) + " (since "
                 + SINCE.format(w.since()) + "): " + w.reason()

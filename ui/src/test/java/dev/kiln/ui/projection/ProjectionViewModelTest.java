@@ -49,7 +49,7 @@ class ProjectionViewModelTest {
         dev.kiln.testkit.MutableClock clock = new dev.kiln.testkit.MutableClock(java.time.Instant.parse("2026-12-01T10:00:00Z"));
         Kiln kiln = Kiln.open(tmp, bus, clock);
         ProjectionViewModel vm = new ProjectionViewModel(kiln, Background.inline());
-        assertThat(vm.ageProperty().get()).isEqualTo("no projection yet");
+        assertThat(vm.ageProperty().get()).isEqualTo("not yet");
 
         kiln.projector().tick(WakeReason.STARTUP);
         vm.accept(seen);
