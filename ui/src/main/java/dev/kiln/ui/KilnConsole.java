@@ -111,28 +111,81 @@ public final class KilnConsole extends Application {
             stage.setWidth(b.width());
             stage.setHeight(b.height());
         });
-        MainViewModel model = show(stage, ws, background, true, theme);
+        Window session = new Window(stage, background, theme, remembered);
+        session.open(ws);
+        MainViewModel model = session.model();
         if (file != null) {
             // Saved when the window closes: the theme only if the user chose one, so a desktop change is still followed.
-            javafx.event.EventHandler<javafx.stage.WindowEvent> onHidden = stage.getOnHidden();
-            stage.setOnHidden(e -> {
-                dev.kiln.ui.shell.ConsoleSettings now = remembered.withRecent(ws.root())
+            stage.addEventHandler(javafx.stage.WindowEvent.WINDOW_HIDDEN, e -> {
+                dev.kiln.ui.shell.ConsoleSettings now = session.memory()
                         .withBounds(new dev.kiln.ui.shell.ConsoleSettings.Bounds(stage.getX(), stage.getY(), stage.getWidth(), stage.getHeight()));
-                if (remembered.theme().isPresent() || model.themeProperty().get() != theme) {
-                    now = now.withTheme(model.themeProperty().get());
+                dev.kiln.ui.shell.Theme chosen = session.model().themeProperty().get();
+                if (remembered.theme().isPresent() || chosen != theme) {
+                    now = now.withTheme(chosen);
                 }
                 try {
                     now.write(file);
                 } catch (IOException ex) {
                     System.err.println("kiln: could not remember the console's settings in " + file + ": " + ex.getMessage());
                 }
-                onHidden.handle(e);
             });
         }
         navigate(model, startPage);
         String legacyShot = System.getProperty("kiln.screenshot", "");
         if (!legacyShot.isEmpty()) {
             screenshotAndExit(stage, Path.of(legacyShot), Double.parseDouble(System.getProperty("kiln.screenshot.delay", "3")));
+        }
+    }
+
+    private static final String SESSION = "kiln.session.close";
+
+    /**
+     * One console window that can switch workspace: the menu's open and recent items close the shown workspace's
+     * session (watcher, projector, event pump) and show the new one in the same stage, keeping theme and size.
+     */
+    public static final class Window {
+        private final Stage stage;
+        private final dev.kiln.ui.util.Background background;
+        private final dev.kiln.ui.shell.Theme theme;
+        private dev.kiln.ui.shell.ConsoleSettings memory;
+        private MainViewModel model;
+
+        public Window(Stage stage, dev.kiln.ui.util.Background background, dev.kiln.ui.shell.Theme theme,
+                dev.kiln.ui.shell.ConsoleSettings remembered) {
+            this.stage = stage;
+            this.background = background;
+            this.theme = theme;
+            this.memory = remembered;
+        }
+
+        /** Shows {@code w} in the window, ending the workspace shown before. */
+        public void open(WorkspaceLayout w) {
+            dev.kiln.ui.shell.Theme t = model == null ? theme : model.themeProperty().get();
+            double width = model == null ? 1180 : stage.getScene().getWidth();
+            double height = model == null ? 740 : stage.getScene().getHeight();
+            memory = memory.withRecent(w.root());
+            MainViewModel m = show(stage, w, background, true, t, width, height);
+            m.recent().setAll(memory.recent().stream().filter(p -> !p.equals(w.root())).toList());
+            m.setOpener(p -> open(WorkspaceLayout.of(p)));
+            model = m;
+        }
+
+        /** The model of the workspace shown now. */
+        public MainViewModel model() {
+            return model;
+        }
+
+        /** What to remember: recent workspaces as opened in this window. */
+        public dev.kiln.ui.shell.ConsoleSettings memory() {
+            return memory;
+        }
+    }
+
+    /** Ends the workspace session shown in {@code stage}, if any: its event pump, watcher and projector. */
+    private static void closeSession(Stage stage) {
+        Object close = stage.getProperties().remove(SESSION);
+        if (close instanceof Runnable r) {
+            r.run();
         }
     }
 
@@ -167,10 +220,13 @@ public final class KilnConsole extends Application {
         model.setTheme(theme);
         Kiln kiln = Kiln.open(workspace.root(), new EventBus(), Clock.systemUTC());
         MainWindow window = new MainWindow(model, background, kiln);
-        stage.setOnHidden(e -> {
+        closeSession(stage); // a window shows one workspace at a time
+        Runnable close = () -> {
             window.close();
             kiln.close();
-        });
+        };
+        stage.getProperties().put(SESSION, close);
+        stage.setOnHidden(e -> closeSession(stage));
         stage.setTitle(model.windowTitle());
         for (int size : Icons.SIZES) {
             try (InputStream in = Icons.appIconPng(size)) {

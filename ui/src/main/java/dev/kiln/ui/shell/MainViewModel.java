@@ -14,8 +14,38 @@ public final class MainViewModel {
     private final ReadOnlyObjectWrapper<Notices.Notice> lastNotice = new ReadOnlyObjectWrapper<>();
     private final ReadOnlyObjectWrapper<Theme> theme = new ReadOnlyObjectWrapper<>(Theme.DARK);
 
+    private final javafx.collections.ObservableList<java.nio.file.Path> recent = javafx.collections.FXCollections.observableArrayList();
+    private java.util.function.Consumer<java.nio.file.Path> opener = p -> { };
+
     public MainViewModel(WorkspaceLayout workspace) {
         this.workspace = workspace;
+    }
+
+    /** Recent workspaces for the menu, newest first, without the one shown. */
+    public javafx.collections.ObservableList<java.nio.file.Path> recent() {
+        return recent;
+    }
+
+    /** Who opens another workspace in this window (the application; tests record the call). */
+    public void setOpener(java.util.function.Consumer<java.nio.file.Path> opener) {
+        this.opener = java.util.Objects.requireNonNull(opener);
+    }
+
+    /**
+     * Opens {@code dir} in this window if it is a Kiln workspace; otherwise says why in a notification and keeps
+     * the current one.
+     */
+    public void openWorkspace(java.nio.file.Path dir) {
+        WorkspaceLayout w = WorkspaceLayout.of(dir);
+        if (!w.isWorkspace()) {
+            notify(new Notices.Notice(Notices.Kind.FAILED, "Not a Kiln workspace", w.root()
+                    + " has neither kiln.json nor tasks/; pick a workspace directory, or use Create demo workspace…"));
+            return;
+        }
+        if (w.equals(workspace)) {
+            return;
+        }
+        opener.accept(w.root());
     }
 
     public WorkspaceLayout workspace() {

@@ -48,6 +48,7 @@ public final class MainWindow implements AutoCloseable {
     private final StartupViewModel startup;
     private final FxEventPump pump;
     private final Notices notices = new Notices();
+    private final Background background;
     private final Map<Page, Node> pages = new EnumMap<>(Page.class);
     private final StackPane content = new StackPane();
     private final BorderPane root = new BorderPane();
@@ -55,6 +56,7 @@ public final class MainWindow implements AutoCloseable {
 
     public MainWindow(MainViewModel model, Background background, Kiln kiln) {
         this.model = model;
+        this.background = background;
         this.kiln = kiln;
         this.projection = new ProjectionViewModel(kiln, background);
         this.contracts = new ContractsViewModel(kiln, background);
@@ -157,9 +159,7 @@ public final class MainWindow implements AutoCloseable {
         bar.setPadding(new Insets(16, 10, 16, 10));
         Label brand = new Label("Kiln");
         brand.getStyleClass().add("kiln-brand");
-        Label ws = new Label(model.workspace().name());
-        ws.getStyleClass().add("kiln-brand-sub");
-        VBox head = new VBox(2, brand, ws);
+        VBox head = new VBox(2, brand, workspaceMenu());
         head.setPadding(new Insets(0, 8, 14, 8));
         bar.getChildren().add(head);
         ToggleGroup group = new ToggleGroup();
@@ -192,6 +192,61 @@ public final class MainWindow implements AutoCloseable {
         bar.setPrefWidth(196);
         bar.setMinWidth(196);
         return bar;
+    }
+
+    /** The workspace's name as a menu: open another, create a demo one, or pick a recent one. */
+    private Node workspaceMenu() {
+        javafx.scene.control.MenuButton menu = new javafx.scene.control.MenuButton(model.workspace().name());
+        menu.setId("workspace-menu");
+        menu.getStyleClass().addAll("kiln-brand-sub", "flat");
+        menu.setMaxWidth(176);
+        javafx.scene.control.MenuItem open = new javafx.scene.control.MenuItem("Open workspace…");
+        open.setId("menu-open");
+        open.setAccelerator(new KeyCodeCombination(KeyCode.O, KeyCombination.SHORTCUT_DOWN));
+        open.setOnAction(e -> {
+            javafx.stage.DirectoryChooser chooser = new javafx.stage.DirectoryChooser();
+            chooser.setTitle("Open a Kiln workspace");
+            java.io.File dir = chooser.showDialog(root.getScene().getWindow());
+            if (dir != null) {
+                model.openWorkspace(dir.toPath());
+            }
+        });
+        javafx.scene.control.MenuItem demo = new javafx.scene.control.MenuItem("Create demo workspace…");
+        demo.setId("menu-demo");
+        demo.setOnAction(e -> {
+            javafx.stage.DirectoryChooser chooser = new javafx.stage.DirectoryChooser();
+            chooser.setTitle("An empty directory for the demo workspace");
+            java.io.File dir = chooser.showDialog(root.getScene().getWindow());
+            if (dir != null) {
+                createDemo(dir.toPath());
+            }
+        });
+        Runnable fill = () -> {
+            menu.getItems().setAll(open, demo);
+            if (!model.recent().isEmpty()) {
+                menu.getItems().add(new javafx.scene.control.SeparatorMenuItem());
+                for (java.nio.file.Path p : model.recent()) {
+                    javafx.scene.control.MenuItem item = new javafx.scene.control.MenuItem(p.toString());
+                    item.setOnAction(e -> model.openWorkspace(p));
+                    menu.getItems().add(item);
+                }
+            }
+        };
+        model.recent().addListener((javafx.collections.ListChangeListener<java.nio.file.Path>) c -> fill.run());
+        fill.run();
+        return menu;
+    }
+
+    /** Writes a demo workspace into {@code dir} off the FX thread, then opens it; a failure becomes a notification. */
+    private void createDemo(java.nio.file.Path dir) {
+        background.run(() -> {
+            new dev.kiln.core.demo.DemoWorkspace().write(dir, dev.kiln.core.demo.DemoWorkspace.DEFAULT_CONTRACTS, 7, false);
+            return dir;
+        }, model::openWorkspace, e -> {
+            Notices.Notice n = new Notices.Notice(Notices.Kind.FAILED, "Demo workspace not created", String.valueOf(e.getMessage()));
+            model.notify(n);
+            popUp(n);
+        });
     }
 
     private Node statusBar() {
