@@ -27,7 +27,7 @@ public final class KilnCommand implements Callable<Integer> {
     Path workspace;
 
     @picocli.CommandLine.Option(names = "--page", paramLabel = "PAGE",
-            description = "Page to open the console on: projection, contracts, caches, seeds, startup or events.")
+            description = "Page to open the console on: projection, contracts, caches, seeds, startup or events (Ctrl+1… switch pages).")
     String page = "";
 
     /** The configured command line, with Kiln's error handling. */
