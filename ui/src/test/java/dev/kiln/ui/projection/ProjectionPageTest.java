@@ -54,11 +54,13 @@ class ProjectionPageTest {
         Path away = Files.createTempDirectory("kiln-ui-away").resolve("tasks");
         Files.move(tasks, away);
         WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, banner::isVisible);
+        WaitForAsyncUtils.waitForFxEvents(); // the rest of that frame's dispatch (the notification) runs first
         assertThat(banner.getText()).startsWith("Watch degraded").contains("since ");
         assertThat(model.lastNoticeProperty().get().title()).isEqualTo("Watch degraded"); // and a notification
 
         Files.move(away, tasks);
         WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> !banner.isVisible());
+        WaitForAsyncUtils.waitForFxEvents();
         assertThat(banner.getText()).isEmpty();
         assertThat(watch.getText()).startsWith("Watch: live on");
         assertThat(model.lastNoticeProperty().get().title()).isEqualTo("Watch live again");
