@@ -96,6 +96,18 @@ class ThemedPagesTest {
         assertThat(model.themeProperty().get()).isEqualTo(before);
     }
 
+    /** The search fields are clearable: typing shows ControlsFX's ✕, and clicking it empties the filter. */
+    @Test
+    void contractsFilter_clearButton_emptiesTheFilter(FxRobot robot) {
+        robot.interact(() -> model.navigate(Page.CONTRACTS));
+        robot.clickOn("#contracts-filter").write("billing");
+        javafx.scene.control.TextField filter = robot.lookup("#contracts-filter").queryAs(javafx.scene.control.TextField.class);
+        assertThat(filter.getText()).isEqualTo("billing");
+        robot.clickOn(robot.lookup("#contracts-filter .clear-button").queryAs(javafx.scene.Node.class));
+        WaitForAsyncUtils.waitForFxEvents();
+        assertThat(filter.getText()).isEmpty();
+    }
+
     private static int colours(WritableImage image) {
         Set<Integer> seen = new HashSet<>();
         PixelReader p = image.getPixelReader();
