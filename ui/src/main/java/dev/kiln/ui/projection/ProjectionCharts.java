@@ -149,8 +149,8 @@ public final class ProjectionCharts extends VBox {
         chart.setVerticalGridLinesVisible(false);
         chart.setVerticalZeroLineVisible(false);
         chart.setLegendSide(javafx.geometry.Side.RIGHT);
-        chart.setPrefHeight(165);
-        chart.setMinHeight(120);
+        chart.setPrefHeight(138);
+        chart.setMinHeight(100);
         chart.getStyleClass().add("kiln-chart");
         Map<String, List<XYChart.Data<Number, Number>>> points = new java.util.LinkedHashMap<>();
         for (String name : series.keySet()) {

@@ -72,6 +72,7 @@ public final class ProjectionView extends VBox {
         degraded.getStyleClass().add("kiln-banner-danger");
         degraded.setWrapText(true);
         degraded.setMaxWidth(Double.MAX_VALUE);
+        degraded.setMinHeight(Region.USE_PREF_SIZE); // wrap rather than cut the reason
         degraded.textProperty().bind(vm.degradedProperty());
         degraded.managedProperty().bind(vm.degradedProperty().isNotEmpty());
         degraded.visibleProperty().bind(degraded.managedProperty());
@@ -92,7 +93,7 @@ public final class ProjectionView extends VBox {
                 : !r.driftPruned().isEmpty() ? "pruned drift: " + String.join(", ", r.driftPruned()) : ""));
         table.setPlaceholder(new Label("No ticks yet"));
         VBox.setVgrow(table, Priority.ALWAYS);
-        table.setMinHeight(110);
+        table.setMinHeight(100);
 
         getChildren().addAll(header, degraded, cards, watch, api, reasons, error, new ProjectionCharts(vm), table);
     }

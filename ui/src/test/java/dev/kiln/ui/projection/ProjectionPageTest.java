@@ -57,6 +57,17 @@ class ProjectionPageTest {
         WaitForAsyncUtils.waitForFxEvents(); // the rest of that frame's dispatch (the notification) runs first
         assertThat(banner.getText()).startsWith("Watch degraded").contains("since ");
         assertThat(model.lastNoticeProperty().get().title()).isEqualTo("Watch degraded"); // and a notification
+        for (Theme t : Theme.values()) { // pictures of the banner in both themes, for a person to look at
+            robot.interact(() -> {
+                model.setTheme(t);
+                try {
+                    Path dir = Files.createDirectories(Path.of(System.getProperty("kiln.shots", "target/shots")));
+                    dev.kiln.ui.util.PngSnapshot.write(banner.getScene(), dir.resolve("projection-degraded-" + t.key() + ".png"));
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+        }
 
         Files.move(away, tasks);
         WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> !banner.isVisible());
