@@ -18,6 +18,16 @@ public final class UserDirs {
         return base(env, "XDG_STATE_HOME", ".local/state").resolve("kiln");
     }
 
+    /** {@code $XDG_CONFIG_HOME/kiln}, else {@code $HOME/.config/kiln}. */
+    public static Path config(Map<String, String> env) {
+        return base(env, "XDG_CONFIG_HOME", ".config").resolve("kiln");
+    }
+
+    /** Where the console remembers its window, theme and recent workspaces. */
+    public static Path consoleSettings(Map<String, String> env) {
+        return config(env).resolve("console.properties");
+    }
+
     /** Where {@code ./kiln} with no arguments puts the demo workspace. */
     public static Path demoWorkspace(Map<String, String> env) {
         return data(env).resolve("demo");

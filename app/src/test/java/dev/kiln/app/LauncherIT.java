@@ -57,6 +57,22 @@ class LauncherIT {
     }
 
     @Test
+    void screenshot_rendersAPageToPngWithNoDisplay() throws Exception {
+        kiln("demo", tmp.resolve("ws").toString(), "--contracts", "40");
+        Path png = tmp.resolve("shot.png");
+
+        Result r = kiln("screenshot", "--page", "contracts", "--theme", "light", "--size", "1024x640", "--settle", "1",
+                "--out", png.toString(), tmp.resolve("ws").toString());
+
+        assertThat(r.code()).as(r.err()).isZero();
+        byte[] bytes = Files.readAllBytes(png);
+        assertThat(bytes).startsWith(0x89, 'P', 'N', 'G');
+        java.nio.ByteBuffer ihdr = java.nio.ByteBuffer.wrap(bytes, 16, 8);
+        assertThat(ihdr.getInt()).isEqualTo(1024);
+        assertThat(ihdr.getInt()).isEqualTo(640);
+    }
+
+    @Test
     void help_listsSubcommands() throws Exception {
         Result r = kiln("--help");
 

@@ -26,6 +26,13 @@ class UserDirsTest {
                 .isEqualTo(Path.of("/x/state/kiln"));
     }
 
+    @Test
+    void consoleSettings_xdgConfigHomeFirst_thenHomeDotConfig() {
+        assertThat(UserDirs.consoleSettings(Map.of("HOME", "/h"))).isEqualTo(Path.of("/h/.config/kiln/console.properties"));
+        assertThat(UserDirs.consoleSettings(Map.of("HOME", "/h", "XDG_CONFIG_HOME", "/x/cfg")))
+                .isEqualTo(Path.of("/x/cfg/kiln/console.properties"));
+    }
+
     /** A real kiln process whose state dir cannot be written: one line on stderr, then the command runs. */
     @Test
     void main_stateDirNotWritable_printsOneLineAndCarriesOn() throws Exception {

@@ -1,6 +1,5 @@
 package dev.kiln.ui;
 
-import atlantafx.base.theme.PrimerDark;
 import dev.kiln.core.Kiln;
 import dev.kiln.core.telemetry.EventBus;
 import dev.kiln.core.workspace.WorkspaceLayout;
@@ -21,6 +20,13 @@ import javafx.stage.Stage;
 public final class KilnConsole extends Application {
     private static volatile WorkspaceLayout startWorkspace;
     private static volatile String startPage = "";
+    private static volatile Path settingsFile;
+    private static volatile Shot shot;
+    private static volatile String shotError;
+
+    /** A headless picture to take instead of opening a window. */
+    private record Shot(Path file, dev.kiln.ui.shell.Theme theme, int width, int height, double settleSeconds) {
+    }
     private FxBackground background;
 
     /**
@@ -28,9 +34,54 @@ public final class KilnConsole extends Application {
      * empty for the default), and returns when it is closed.
      */
     public static void open(Path workspace, String page) {
+        open(workspace, page, null);
+    }
+
+    /**
+     * As {@link #open(Path, String)}, remembering window bounds, theme and recent workspaces in {@code settings}
+     * (a properties file; {@code null} remembers nothing).
+     */
+    public static void open(Path workspace, String page, Path settings) {
         startWorkspace = WorkspaceLayout.of(workspace);
         startPage = page == null ? "" : page;
+        settingsFile = settings;
         Application.launch(KilnConsole.class);
+    }
+
+    /**
+     * Renders {@code page} of the console on {@code workspace} in {@code theme} at {@code width × height} to the PNG
+     * {@code out}, headless (Monocle), after letting the page settle for {@code settleSeconds}; returns when written.
+     * Must be called before anything else starts JavaFX in this process: it chooses the headless platform.
+     *
+     * @throws IllegalStateException when Monocle is not on the runtime, or the picture could not be written
+     */
+    public static void screenshot(Path workspace, String page, dev.kiln.ui.shell.Theme theme, int width, int height, Path out,
+            double settleSeconds) {
+        // Glass reads these once, when the toolkit starts: set before launch, never after.
+        System.setProperty("glass.platform", "Monocle");
+        System.setProperty("monocle.platform", "Headless");
+        System.setProperty("prism.order", "sw");
+        System.setProperty("prism.text", "t2k");
+        System.setProperty("java.awt.headless", "true");
+        try {
+            Class.forName("com.sun.glass.ui.monocle.MonoclePlatformFactory", false, KilnConsole.class.getClassLoader());
+        } catch (ClassNotFoundException | LinkageError e) {
+            try {
+                Class.forName("com.sun.glass.ui.monocle.MonoclePlatformFactory", false, javafx.application.Platform.class.getClassLoader());
+            } catch (ClassNotFoundException | LinkageError e2) {
+                throw new IllegalStateException("headless rendering needs Monocle (openjfx-monocle) patched into javafx.graphics;"
+                        + " run through ./kiln, which adds it");
+            }
+        }
+        startWorkspace = WorkspaceLayout.of(workspace);
+        startPage = page == null ? "" : page;
+        settingsFile = null;
+        shot = new Shot(out.toAbsolutePath(), theme, width, height, settleSeconds);
+        shotError = null;
+        Application.launch(KilnConsole.class);
+        if (shotError != null) {
+            throw new IllegalStateException(shotError);
+        }
     }
 
     /** The page titles {@link #open} accepts. */
@@ -41,15 +92,108 @@ public final class KilnConsole extends Application {
     @Override
     public void start(Stage stage) {
         background = new FxBackground();
-        MainViewModel model = show(stage, Objects.requireNonNull(startWorkspace, "no workspace: start through KilnConsole.open"), background);
+        WorkspaceLayout ws = Objects.requireNonNull(startWorkspace, "no workspace: start through KilnConsole.open");
+        Shot picture = shot;
+        if (picture != null) {
+            MainViewModel model = show(stage, ws, background, true, picture.theme(), picture.width(), picture.height());
+            navigate(model, startPage);
+            screenshotAndExit(stage, picture.file(), picture.settleSeconds());
+            return;
+        }
+        Path file = settingsFile;
+        dev.kiln.ui.shell.ConsoleSettings remembered = file == null ? dev.kiln.ui.shell.ConsoleSettings.empty()
+                : dev.kiln.ui.shell.ConsoleSettings.read(file);
+        dev.kiln.ui.shell.Theme theme = remembered.theme()
+                .orElseGet(() -> dev.kiln.ui.shell.Theme.fromDesktop(System.getenv(), dev.kiln.ui.shell.Theme::askGsettings));
+        remembered.bounds().ifPresent(b -> {
+            stage.setX(b.x());
+            stage.setY(b.y());
+            stage.setWidth(b.width());
+            stage.setHeight(b.height());
+        });
+        Window session = new Window(stage, background, theme, remembered);
+        session.open(ws);
+        MainViewModel model = session.model();
+        if (file != null) {
+            // Saved when the window closes: the theme only if the user chose one, so a desktop change is still followed.
+            stage.addEventHandler(javafx.stage.WindowEvent.WINDOW_HIDDEN, e -> {
+                dev.kiln.ui.shell.ConsoleSettings now = session.memory()
+                        .withBounds(new dev.kiln.ui.shell.ConsoleSettings.Bounds(stage.getX(), stage.getY(), stage.getWidth(), stage.getHeight()));
+                dev.kiln.ui.shell.Theme chosen = session.model().themeProperty().get();
+                if (remembered.theme().isPresent() || chosen != theme) {
+                    now = now.withTheme(chosen);
+                }
+                try {
+                    now.write(file);
+                } catch (IOException ex) {
+                    System.err.println("kiln: could not remember the console's settings in " + file + ": " + ex.getMessage());
+                }
+            });
+        }
+        navigate(model, startPage);
+        String legacyShot = System.getProperty("kiln.screenshot", "");
+        if (!legacyShot.isEmpty()) {
+            screenshotAndExit(stage, Path.of(legacyShot), Double.parseDouble(System.getProperty("kiln.screenshot.delay", "3")));
+        }
+    }
+
+    private static final String SESSION = "kiln.session.close";
+
+    /**
+     * One console window that can switch workspace: the menu's open and recent items close the shown workspace's
+     * session (watcher, projector, event pump) and show the new one in the same stage, keeping theme and size.
+     */
+    public static final class Window {
+        private final Stage stage;
+        private final dev.kiln.ui.util.Background background;
+        private final dev.kiln.ui.shell.Theme theme;
+        private dev.kiln.ui.shell.ConsoleSettings memory;
+        private MainViewModel model;
+
+        public Window(Stage stage, dev.kiln.ui.util.Background background, dev.kiln.ui.shell.Theme theme,
+                dev.kiln.ui.shell.ConsoleSettings remembered) {
+            this.stage = stage;
+            this.background = background;
+            this.theme = theme;
+            this.memory = remembered;
+        }
+
+        /** Shows {@code w} in the window, ending the workspace shown before. */
+        public void open(WorkspaceLayout w) {
+            dev.kiln.ui.shell.Theme t = model == null ? theme : model.themeProperty().get();
+            double width = model == null ? 1180 : stage.getScene().getWidth();
+            double height = model == null ? 740 : stage.getScene().getHeight();
+            memory = memory.withRecent(w.root());
+            MainViewModel m = show(stage, w, background, true, t, width, height);
+            m.recent().setAll(memory.recent().stream().filter(p -> !p.equals(w.root())).toList());
+            m.setOpener(p -> open(WorkspaceLayout.of(p)));
+            model = m;
+        }
+
+        /** The model of the workspace shown now. */
+        public MainViewModel model() {
+            return model;
+        }
+
+        /** What to remember: recent workspaces as opened in this window. */
+        public dev.kiln.ui.shell.ConsoleSettings memory() {
+            return memory;
+        }
+    }
+
+    /** Ends the workspace session shown in {@code stage}, if any: its event pump, watcher and projector. */
+    private static void closeSession(Stage stage) {
+        Object close = stage.getProperties().remove(SESSION);
+        if (close instanceof Runnable r) {
+            r.run();
+        }
+    }
+
+    private static void navigate(MainViewModel model, String page) {
         for (dev.kiln.ui.shell.Page p : dev.kiln.ui.shell.Page.values()) {
-            if (p.title().equalsIgnoreCase(startPage)) {
+            if (p.title().equalsIgnoreCase(page)) {
                 model.navigate(p);
             }
-        }
-        String shot = System.getProperty("kiln.screenshot", "");
-        if (!shot.isEmpty()) {
-            screenshotAndExit(stage, Path.of(shot), Double.parseDouble(System.getProperty("kiln.screenshot.delay", "3")));
         }
     }
 
@@ -60,14 +204,29 @@ public final class KilnConsole extends Application {
 
     /** As {@link #show(Stage, WorkspaceLayout, dev.kiln.ui.util.Background)}; {@code live} false ticks only on demand. */
     public static MainViewModel show(Stage stage, WorkspaceLayout workspace, dev.kiln.ui.util.Background background, boolean live) {
-        Application.setUserAgentStylesheet(new PrimerDark().getUserAgentStylesheet());
+        return show(stage, workspace, background, live, dev.kiln.ui.shell.Theme.DARK);
+    }
+
+    /** As {@link #show(Stage, WorkspaceLayout, dev.kiln.ui.util.Background, boolean)}, starting in {@code theme}. */
+    public static MainViewModel show(Stage stage, WorkspaceLayout workspace, dev.kiln.ui.util.Background background, boolean live,
+            dev.kiln.ui.shell.Theme theme) {
+        return show(stage, workspace, background, live, theme, 1180, 740);
+    }
+
+    /** As above, with the scene sized {@code width × height} (screenshots). */
+    public static MainViewModel show(Stage stage, WorkspaceLayout workspace, dev.kiln.ui.util.Background background, boolean live,
+            dev.kiln.ui.shell.Theme theme, double width, double height) {
         MainViewModel model = new MainViewModel(workspace);
+        model.setTheme(theme);
         Kiln kiln = Kiln.open(workspace.root(), new EventBus(), Clock.systemUTC());
         MainWindow window = new MainWindow(model, background, kiln);
-        stage.setOnHidden(e -> {
+        closeSession(stage); // a window shows one workspace at a time
+        Runnable close = () -> {
             window.close();
             kiln.close();
-        });
+        };
+        stage.getProperties().put(SESSION, close);
+        stage.setOnHidden(e -> closeSession(stage));
         stage.setTitle(model.windowTitle());
         for (int size : Icons.SIZES) {
             try (InputStream in = Icons.appIconPng(size)) {
@@ -76,7 +235,7 @@ public final class KilnConsole extends Application {
                 // An icon is decoration; a window without one still works.
             }
         }
-        stage.setScene(window.scene());
+        stage.setScene(window.scene(width, height));
         stage.show();
         window.startProjection(live);
         return model;
@@ -90,7 +249,8 @@ public final class KilnConsole extends Application {
                 dev.kiln.ui.util.PngSnapshot.write(stage.getScene(), file);
                 System.err.println("kiln: screenshot written to " + file);
             } catch (IOException ex) {
-                System.err.println("kiln: could not write screenshot " + file + ": " + ex.getMessage());
+                shotError = "could not write screenshot " + file + ": " + ex.getMessage();
+                System.err.println("kiln: " + shotError);
             }
             javafx.application.Platform.exit();
         });

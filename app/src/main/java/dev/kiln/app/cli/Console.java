@@ -12,6 +12,20 @@ final class Console {
         if (!page.isEmpty() && !dev.kiln.ui.KilnConsole.pageNames().contains(page.toLowerCase(java.util.Locale.ROOT))) {
             throw new CliException("no page '" + page + "'; pages are " + String.join(", ", dev.kiln.ui.KilnConsole.pageNames()));
         }
-        dev.kiln.ui.KilnConsole.open(workspace.toAbsolutePath().normalize(), page);
+        dev.kiln.ui.KilnConsole.open(workspace.toAbsolutePath().normalize(), page,
+                dev.kiln.app.UserDirs.consoleSettings(System.getenv()));
+    }
+
+    /** {@code kiln screenshot}: one page to PNG, headless; {@code theme} is {@code light} or {@code dark}. */
+    static void screenshot(Path workspace, String page, String theme, int width, int height, Path out, double settle) {
+        if (!dev.kiln.ui.KilnConsole.pageNames().contains(page.toLowerCase(java.util.Locale.ROOT))) {
+            throw new CliException("no page '" + page + "'; pages are " + String.join(", ", dev.kiln.ui.KilnConsole.pageNames()));
+        }
+        try {
+            dev.kiln.ui.KilnConsole.screenshot(workspace.toAbsolutePath().normalize(), page,
+                    dev.kiln.ui.shell.Theme.parse(theme).orElseThrow(), width, height, out, settle);
+        } catch (IllegalStateException e) {
+            throw new CliException(e.getMessage());
+        }
     }
 }

@@ -19,6 +19,7 @@ import picocli.CommandLine.Parameters;
             "With no sub-command, opens the console on WORKSPACE (default: the built-in demo workspace)."},
         subcommands = {DemoCommand.class, ProjectCommand.class, DoctorCommand.class, HealCommand.class, ServeCommand.class, StatusCommand.class, ArchiveCommand.class,
             WarmCommand.class, SeedCommand.class, ProbeCommand.class, BytecodeCommand.class, BenchCommand.class,
+            ScreenshotCommand.class,
             CommandLine.HelpCommand.class})
 public final class KilnCommand implements Callable<Integer> {
 
@@ -26,7 +27,7 @@ public final class KilnCommand implements Callable<Integer> {
     Path workspace;
 
     @picocli.CommandLine.Option(names = "--page", paramLabel = "PAGE",
-            description = "Page to open the console on: projection, contracts, caches, seeds, startup or events.")
+            description = "Page to open the console on: projection, contracts, caches, seeds, startup or events (Ctrl+1… switch pages).")
     String page = "";
 
     /** The configured command line, with Kiln's error handling. */

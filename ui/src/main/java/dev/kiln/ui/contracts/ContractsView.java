@@ -11,6 +11,7 @@ import javafx.scene.control.ListView;
 import javafx.scene.control.ProgressIndicator;
 import javafx.scene.control.TableCell;
 import javafx.scene.control.TableColumn;
+import javafx.scene.control.TableRow;
 import javafx.scene.control.TableView;
 import javafx.scene.control.TextField;
 import javafx.scene.layout.HBox;
@@ -34,7 +35,9 @@ public final class ContractsView extends VBox {
         summary.textProperty().bind(vm.summaryProperty());
         VBox heading = new VBox(2, title, summary);
 
-        TextField filter = new TextField();
+        // ControlsFX's clearable field: a ✕ inside the field empties the filter.
+        TextField filter = org.controlsfx.control.textfield.TextFields.createClearableTextField();
+        filter.setId("contracts-filter");
         filter.setPromptText("Filter by path, id, state, status…");
         filter.setPrefColumnCount(22);
         filter.textProperty().bindBidirectional(vm.filterProperty());
@@ -68,20 +71,88 @@ public final class ContractsView extends VBox {
         table.getStyleClass().addAll("dense", "striped");
         table.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_FLEX_LAST_COLUMN);
         table.getColumns().add(column("Leaf id", 250, ContractRow::canonicalId));
-        TableColumn<ContractRow, String> state = column("Id state", 105, ContractRow::state);
+        TableColumn<ContractRow, String> state = column("Id state", 110, ContractRow::state);
         state.setCellFactory(c -> new StateCell());
+        state.setMinWidth(110); // "misplaced id" whole
         table.getColumns().add(state);
-        table.getColumns().add(column("Status", 90, ContractRow::status));
+        TableColumn<ContractRow, String> status = column("Status", 100, ContractRow::status);
+        status.setMinWidth(100); // "pending", "running", "blocked" whole
+        table.getColumns().add(status);
         table.getColumns().add(column("Title", 170, ContractRow::title));
-        TableColumn<ContractRow, String> deadline = column("Deadline", 165, ContractRow::deadline);
+        TableColumn<ContractRow, String> deadline = column("Deadline", 215, ContractRow::deadline);
         deadline.setCellFactory(c -> new StateCell());
-        deadline.setMinWidth(170);
+        deadline.setMinWidth(215); // "2025-12-04 · overdue" in bold, whole
         table.getColumns().add(deadline);
-        table.getColumns().add(column("Problem", 240, ContractRow::problem));
+        table.getColumns().add(column("Problem", 200, ContractRow::problem));
+        table.setRowFactory(t -> new TableRow<>() {
+            @Override
+            protected void updateItem(ContractRow row, boolean empty) {
+                super.updateItem(row, empty);
+                pseudoClassStateChanged(CHANGED, !empty && row != null && row.changed());
+            }
+        });
+        table.getSelectionModel().selectedItemProperty().addListener((o, a, row) -> {
+            if (row != null) {
+                vm.select(row);
+            }
+        });
+        // Changed rows glow for a moment after a tick, then settle.
+        javafx.animation.PauseTransition settle = new javafx.animation.PauseTransition(javafx.util.Duration.seconds(2.5));
+        settle.setOnFinished(e -> vm.settleChanges());
+        vm.changedCountProperty().addListener((o, a, n) -> {
+            if (n.intValue() > 0) {
+                settle.playFromStart();
+            }
+        });
         table.setPlaceholder(new Label("No contract files under tasks/"));
         VBox.setVgrow(table, Priority.ALWAYS);
 
-        getChildren().addAll(header, error, notice, healPanel(vm), table);
+        getChildren().addAll(header, error, notice, healPanel(vm), table, details(vm, table));
+    }
+
+    private static final javafx.css.PseudoClass CHANGED = javafx.css.PseudoClass.getPseudoClass("changed");
+
+    /** The selected contract: its file, how the last tick got it, and its JSON as on disk. */
+    private static VBox details(ContractsViewModel vm, TableView<ContractRow> table) {
+        Label file = new Label();
+        file.setId("contract-details-file");
+        file.getStyleClass().add("text-bold");
+        Label parse = new Label();
+        parse.setId("contract-details-parse");
+        Button close = new Button("Close");
+        close.getStyleClass().add("flat");
+        close.setOnAction(e -> {
+            table.getSelectionModel().clearSelection();
+            vm.select(null);
+        });
+        Region grow = new Region();
+        HBox.setHgrow(grow, Priority.ALWAYS);
+        HBox head = new HBox(12, file, parse, grow, close);
+        head.setAlignment(Pos.CENTER_LEFT);
+        javafx.scene.control.TextArea json = new javafx.scene.control.TextArea();
+        json.setId("contract-details-json");
+        json.setEditable(false);
+        json.getStyleClass().add("kiln-code");
+        json.textProperty().bind(vm.detailsProperty());
+        json.setPrefRowCount(8);
+        VBox pane = new VBox(6, head, json);
+        pane.setId("contract-details");
+        pane.getStyleClass().add("metric-card");
+        pane.setPrefHeight(230);
+        pane.setMinHeight(150);
+        vm.selectedProperty().addListener((o, a, row) -> {
+            parse.getStyleClass().removeAll("state-ok", "state-warn", "state-bad");
+            if (row == null) {
+                return;
+            }
+            file.setText("tasks/" + row.file());
+            parse.setText(row.parse());
+            parse.getStyleClass().add(row.parse().startsWith("failed") ? "state-bad"
+                    : row.parse().startsWith("re-parsed") ? "state-warn" : "state-ok");
+        });
+        pane.managedProperty().bind(vm.selectedProperty().isNotNull());
+        pane.visibleProperty().bind(pane.managedProperty());
+        return pane;
     }
 
     /** The dry run's plan, shown before anything is written; Apply writes exactly this kind of change. */

@@ -45,6 +45,12 @@ public final class ContractsViewModel {
     private final ReadOnlyBooleanWrapper loading = new ReadOnlyBooleanWrapper(false);
     private final ReadOnlyObjectWrapper<HealReport> healPreview = new ReadOnlyObjectWrapper<>();
     private ContractSnapshot shownSnapshot;
+    /** Characters of a contract file the details pane shows at most. */
+    public static final int DETAILS_LIMIT = 64 * 1024;
+    private final javafx.beans.property.ReadOnlyIntegerWrapper changedCount = new javafx.beans.property.ReadOnlyIntegerWrapper(0);
+    private final ReadOnlyObjectWrapper<ContractRow> selected = new ReadOnlyObjectWrapper<>();
+    private final ReadOnlyStringWrapper details = new ReadOnlyStringWrapper("");
+    private long detailsGeneration;
 
     public ContractsViewModel(Kiln kiln, Background background) {
         this.kiln = kiln;
@@ -74,6 +80,7 @@ public final class ContractsViewModel {
     }
 
     private void show(ContractSnapshot snapshot) {
+        ContractSnapshot previous = shownSnapshot;
         shownSnapshot = snapshot;
         loading.set(false);
         error.set("");
@@ -84,15 +91,30 @@ public final class ContractsViewModel {
         }
         Instant now = kiln.clock().instant();
         List<ContractRow> rows = new ArrayList<>(snapshot.contracts().size() + snapshot.failures().size());
+        // The snapshot builder hands out the very same ContractFile for a cached parse, so identity says "cached".
+        java.util.Map<String, ContractFile> before = new java.util.HashMap<>();
+        java.util.Set<String> failedBefore = new java.util.HashSet<>();
+        if (previous != null) {
+            previous.contracts().forEach(f -> before.put(f.file(), f));
+            previous.failures().forEach(f -> failedBefore.add(f.path() + "\n" + f.reason()));
+        }
         for (ContractFile f : snapshot.contracts()) {
-            rows.add(row(f, now));
+            boolean cached = before.get(f.file()) == f;
+            String parse = previous == null ? "parsed" : cached ? "cached" : "re-parsed this tick";
+            rows.add(row(f, now, parse, previous != null && !cached));
         }
         for (SnapshotFailure f : snapshot.failures()) {
+            String why = f.kind().name().toLowerCase(Locale.ROOT).replace('_', ' ') + ": " + f.reason();
             rows.add(new ContractRow(f.path(), "", f.isDirectory() ? "" : parentOf(f.path()), "unreadable", "", "", "",
-                    f.kind().name().toLowerCase(Locale.ROOT).replace('_', ' ') + ": " + f.reason()));
+                    why, "failed: " + f.reason(), previous != null && !failedBefore.contains(f.path() + "\n" + f.reason())));
         }
         rows.sort(java.util.Comparator.comparing(ContractRow::file));
         all.setAll(rows);
+        changedCount.set((int) rows.stream().filter(ContractRow::changed).count());
+        ContractRow sel = selected.get();
+        if (sel != null) {
+            rows.stream().filter(r -> r.file().equals(sel.file())).findFirst().ifPresentOrElse(this::select, () -> select(null));
+        }
         long legacy = rows.stream().filter(r -> r.state().equals("legacy id")).count();
         long misplaced = rows.stream().filter(r -> r.state().equals("misplaced id")).count();
         long unreadable = rows.stream().filter(r -> r.state().equals("unreadable")).count();
@@ -102,7 +124,7 @@ public final class ContractsViewModel {
                 + unreadable + " unreadable · " + overdue + " overdue");
     }
 
-    private static ContractRow row(ContractFile f, Instant now) {
+    private static ContractRow row(ContractFile f, Instant now, String parse, boolean changed) {
         Contract c = f.contract();
         String declared = c.leafId() == null ? "" : c.leafId();
         String state = switch (f.idShape()) {
@@ -118,7 +140,7 @@ public final class ContractsViewModel {
             default -> "";
         };
         String deadline = c.deadline() == null ? "" : DAY.format(c.deadline()) + (c.deadline().isBefore(now) ? " · overdue" : "");
-        return new ContractRow(f.file(), declared, f.leafId(), state, nz(c.status()), nz(c.title()), deadline, problem);
+        return new ContractRow(f.file(), declared, f.leafId(), state, nz(c.status()), nz(c.title()), deadline, problem, parse, changed);
     }
 
     private static String nz(String s) {
@@ -128,6 +150,59 @@ public final class ContractsViewModel {
     private static String parentOf(String file) {
         int i = file.lastIndexOf('/');
         return i < 0 ? "" : file.substring(0, i);
+    }
+
+    /** Turns the last tick's change highlights off (the page calls it a moment after they appear). */
+    public void settleChanges() {
+        if (changedCount.get() == 0) {
+            return;
+        }
+        all.replaceAll(ContractRow::settled);
+        changedCount.set(0);
+    }
+
+    /** Rows that changed in the last tick shown (highlighted until {@link #settleChanges()}). */
+    public javafx.beans.property.ReadOnlyIntegerProperty changedCountProperty() {
+        return changedCount.getReadOnlyProperty();
+    }
+
+    /**
+     * Shows {@code row} in the details pane: its parse state at once, its file's text read in the background (at
+     * most {@link #DETAILS_LIMIT} characters: a huge file must not stall the page). {@code null} clears it.
+     */
+    public void select(ContractRow row) {
+        selected.set(row);
+        if (row == null || shownSnapshot == null) {
+            details.set("");
+            return;
+        }
+        java.nio.file.Path file = shownSnapshot.tasksDir().resolve(row.file());
+        long generation = ++detailsGeneration;
+        background.run(() -> {
+            if (java.nio.file.Files.isDirectory(file)) {
+                return "(a directory: " + row.problem() + ")";
+            }
+            String text = java.nio.file.Files.readString(file, java.nio.charset.StandardCharsets.UTF_8);
+            return text.length() > DETAILS_LIMIT ? text.substring(0, DETAILS_LIMIT) + "\n… (" + text.length() + " characters, cut)" : text;
+        }, text -> {
+            if (generation == detailsGeneration) {
+                details.set(text);
+            }
+        }, e -> {
+            if (generation == detailsGeneration) {
+                details.set("(cannot read " + row.file() + ": " + e.getMessage() + ")");
+            }
+        });
+    }
+
+    /** The row in the details pane, or {@code null}. */
+    public ReadOnlyObjectProperty<ContractRow> selectedProperty() {
+        return selected.getReadOnlyProperty();
+    }
+
+    /** The selected contract's file as it is on disk (its JSON, or what failed to parse). */
+    public ReadOnlyStringProperty detailsProperty() {
+        return details.getReadOnlyProperty();
     }
 
     /** Plans a heal (a dry run: nothing is written) and shows what it would change. */

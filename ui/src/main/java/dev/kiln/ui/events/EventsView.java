@@ -32,7 +32,7 @@ public final class EventsView extends VBox {
                 + EventsViewModel.CAPACITY + " kept"));
         VBox heading = new VBox(2, title, count);
 
-        TextField filter = new TextField();
+        TextField filter = org.controlsfx.control.textfield.TextFields.createClearableTextField(); // a ✕ empties the filter
         filter.setPromptText("Filter by kind or text…");
         filter.setPrefColumnCount(24);
         filter.textProperty().bindBidirectional(vm.filterProperty());

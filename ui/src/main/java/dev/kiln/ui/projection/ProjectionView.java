@@ -40,6 +40,7 @@ public final class ProjectionView extends VBox {
         header.setAlignment(Pos.CENTER_LEFT);
 
         HBox cards = new HBox(12,
+                Cards.card("Last projected", vm.ageProperty(), "projection-age"),
                 Cards.card("Revision", Bindings.createStringBinding(() -> text(vm, r -> Long.toString(r.revision())), vm.lastProperty()), "projection-revision"),
                 Cards.card("Contracts", Bindings.createStringBinding(() -> text(vm, r -> Integer.toString(r.leaves())), vm.lastProperty()), null),
                 Cards.card("Last tick", Bindings.createStringBinding(() -> text(vm, r -> String.format("%.1f ms", r.durationMillis())), vm.lastProperty()), null),
@@ -66,6 +67,16 @@ public final class ProjectionView extends VBox {
         error.managedProperty().bind(error.textProperty().isNotEmpty());
         error.visibleProperty().bind(error.managedProperty());
 
+        Label degraded = new Label();
+        degraded.setId("projection-degraded");
+        degraded.getStyleClass().add("kiln-banner-danger");
+        degraded.setWrapText(true);
+        degraded.setMaxWidth(Double.MAX_VALUE);
+        degraded.setMinHeight(Region.USE_PREF_SIZE); // wrap rather than cut the reason
+        degraded.textProperty().bind(vm.degradedProperty());
+        degraded.managedProperty().bind(vm.degradedProperty().isNotEmpty());
+        degraded.visibleProperty().bind(degraded.managedProperty());
+
         TableView<TickResult> table = new TableView<>(vm.history());
         table.setId("projection-ticks");
         table.getStyleClass().addAll("dense", "striped");
@@ -74,7 +85,7 @@ public final class ProjectionView extends VBox {
         table.getColumns().add(column("Woke for", 100, r -> r.reason().jsonName()));
         table.getColumns().add(column("Revision", 80, r -> r.revision() + (r.changed() ? " ▲" : "")));
         table.getColumns().add(column("Duration", 90, r -> String.format("%.1f ms", r.durationMillis())));
-        table.getColumns().add(column("Enumerated", 90, r -> Integer.toString(r.stats().enumerated())));
+        table.getColumns().add(column("Enumerated", 110, r -> Integer.toString(r.stats().enumerated())));
         table.getColumns().add(column("Parsed", 70, r -> Integer.toString(r.stats().parsed())));
         table.getColumns().add(column("Reused", 70, r -> Integer.toString(r.stats().reused())));
         table.getColumns().add(column("Failed", 60, r -> Integer.toString(r.failures())));
@@ -82,8 +93,10 @@ public final class ProjectionView extends VBox {
                 : !r.driftPruned().isEmpty() ? "pruned drift: " + String.join(", ", r.driftPruned()) : ""));
         table.setPlaceholder(new Label("No ticks yet"));
         VBox.setVgrow(table, Priority.ALWAYS);
+        table.setMinHeight(100);
 
-        getChildren().addAll(header, cards, watch, api, reasons, error, new StalenessPanel(vm.staleness()), table);
+        getChildren().addAll(header, degraded, cards, watch, api, reasons, error, new StalenessPanel(vm.staleness()),
+                new ProjectionCharts(vm), table);
     }
 
     private static String text(ProjectionViewModel vm, Function<TickResult, String> f) {

@@ -41,6 +41,12 @@ public final class ProjectionViewModel {
     private final ReadOnlyStringWrapper error = new ReadOnlyStringWrapper("");
     private final ReadOnlyStringWrapper watch = new ReadOnlyStringWrapper("starting…");
     private final ReadOnlyStringWrapper apiUrl = new ReadOnlyStringWrapper("");
+    private final ChartSeries series = new ChartSeries();
+    private final javafx.beans.property.ObjectProperty<ChartWindow> chartWindow =
+            new javafx.beans.property.SimpleObjectProperty<>(ChartWindow.ONE_MINUTE);
+    private final ReadOnlyStringWrapper age = new ReadOnlyStringWrapper("not yet");
+    private final ReadOnlyStringWrapper degraded = new ReadOnlyStringWrapper("");
+    private dev.kiln.core.watch.WatchStatus degradedWatch; // null while live
     /** Whether this console watches (and so takes a workspace over when its owner stops). */
     private boolean live;
     private final StalenessViewModel staleness;
@@ -91,6 +97,8 @@ public final class ProjectionViewModel {
                 }
             } else if (e instanceof WatchChanged w) {
                 watch.set(w.status().toString());
+                degradedWatch = w.status().live() ? null : w.status();
+                refreshClock();
             } else if (e instanceof FollowChanged f && !f.ended()) {
                 watch.set(f.text()); // connected / reconnecting; its end arrives as the VACANT ownership change
             }
@@ -99,6 +107,7 @@ public final class ProjectionViewModel {
 
     private void record(TickResult r) {
         last.set(r);
+        series.add(r);
         history.add(0, r);
         if (history.size() > HISTORY) {
             history.remove(HISTORY, history.size());
@@ -108,6 +117,64 @@ public final class ProjectionViewModel {
         reasons.set(total + " ticks: " + byReason.entrySet().stream()
                 .map(e -> e.getValue() + " " + e.getKey().jsonName()).collect(Collectors.joining(", ")));
         error.set(r.writeError() == null ? "" : "state.json was not written: " + r.writeError() + " (retried next tick)");
+        refreshClock();
+    }
+
+    /**
+     * Re-reads the clock for what ages: the last projection's age and the degraded banner's "since". The page
+     * calls it once a second while it shows; ticks and watch changes call it too.
+     */
+    public void refreshClock() {
+        java.time.Instant now = kiln.clock().instant();
+        TickResult r = last.get();
+        age.set(r == null ? "not yet" : ageText(java.time.Duration.between(r.at(), now)));
+        dev.kiln.core.watch.WatchStatus w = degradedWatch;
+        degraded.set(w == null ? "" : "Watch degraded " + ageText(java.time.Duration.between(w.since(), now)) + " (since "
+                + SINCE.format(w.since()) + "): " + w.reason()
+                + ". Projecting on the fixed interval until the watch is back; edits may show up to an interval late.");
+    }
+
+    private static final java.time.format.DateTimeFormatter SINCE =
+            java.time.format.DateTimeFormatter.ofPattern("HH:mm:ss").withZone(java.time.ZoneId.systemDefault());
+
+    /** {@code just now}, {@code 12 s ago}, {@code 3 min 4 s ago}, {@code 2 h 5 min ago}; a future instant is "just now". */
+    public static String ageText(java.time.Duration d) {
+        long s = Math.max(0, d.getSeconds());
+        if (s < 1) {
+            return "just now";
+        }
+        if (s < 60) {
+            return s + " s ago";
+        }
+        if (s < 3600) {
+            return (s / 60) + " min " + (s % 60) + " s ago";
+        }
+        return (s / 3600) + " h " + (s % 3600 / 60) + " min ago";
+    }
+
+    /** How old the last projection is, for a person ({@link #refreshClock()} keeps it current). */
+    public ReadOnlyStringProperty ageProperty() {
+        return age.getReadOnlyProperty();
+    }
+
+    /** Why and since when the watch is degraded; empty while it is live. */
+    public ReadOnlyStringProperty degradedProperty() {
+        return degraded.getReadOnlyProperty();
+    }
+
+    /** The ticks behind the charts. */
+    public ChartSeries series() {
+        return series;
+    }
+
+    /** How far back the charts look. */
+    public javafx.beans.property.ObjectProperty<ChartWindow> chartWindowProperty() {
+        return chartWindow;
+    }
+
+    /** The charts' buckets now, over the chosen window. */
+    public List<ChartSeries.Bucket> buckets() {
+        return series.buckets(chartWindow.get(), kiln.clock().instant());
     }
 
     /**

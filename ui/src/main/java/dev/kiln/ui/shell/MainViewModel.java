@@ -11,9 +11,41 @@ public final class MainViewModel {
     private final WorkspaceLayout workspace;
     private final ReadOnlyObjectWrapper<Page> page = new ReadOnlyObjectWrapper<>(Page.CONTRACTS);
     private final ReadOnlyStringWrapper status = new ReadOnlyStringWrapper("");
+    private final ReadOnlyObjectWrapper<Notices.Notice> lastNotice = new ReadOnlyObjectWrapper<>();
+    private final ReadOnlyObjectWrapper<Theme> theme = new ReadOnlyObjectWrapper<>(Theme.DARK);
+
+    private final javafx.collections.ObservableList<java.nio.file.Path> recent = javafx.collections.FXCollections.observableArrayList();
+    private java.util.function.Consumer<java.nio.file.Path> opener = p -> { };
 
     public MainViewModel(WorkspaceLayout workspace) {
         this.workspace = workspace;
+    }
+
+    /** Recent workspaces for the menu, newest first, without the one shown. */
+    public javafx.collections.ObservableList<java.nio.file.Path> recent() {
+        return recent;
+    }
+
+    /** Who opens another workspace in this window (the application; tests record the call). */
+    public void setOpener(java.util.function.Consumer<java.nio.file.Path> opener) {
+        this.opener = java.util.Objects.requireNonNull(opener);
+    }
+
+    /**
+     * Opens {@code dir} in this window if it is a Kiln workspace; otherwise says why in a notification and keeps
+     * the current one.
+     */
+    public void openWorkspace(java.nio.file.Path dir) {
+        WorkspaceLayout w = WorkspaceLayout.of(dir);
+        if (!w.isWorkspace()) {
+            notify(new Notices.Notice(Notices.Kind.FAILED, "Not a Kiln workspace", w.root()
+                    + " has neither kiln.json nor tasks/; pick a workspace directory, or use Create demo workspace…"));
+            return;
+        }
+        if (w.equals(workspace)) {
+            return;
+        }
+        opener.accept(w.root());
     }
 
     public WorkspaceLayout workspace() {
@@ -31,6 +63,36 @@ public final class MainViewModel {
 
     public ReadOnlyObjectProperty<Page> pageProperty() {
         return page.getReadOnlyProperty();
+    }
+
+    public ReadOnlyObjectProperty<Theme> themeProperty() {
+        return theme.getReadOnlyProperty();
+    }
+
+    public void setTheme(Theme t) {
+        theme.set(java.util.Objects.requireNonNull(t));
+    }
+
+    /** Light to dark and back (the sidebar's switch, Ctrl+T). */
+    public void toggleTheme() {
+        theme.set(theme.get().other());
+    }
+
+    /** The page that {@code Ctrl+<digit>} shows: 1 is the first sidebar entry; empty past the last. */
+    public static java.util.Optional<Page> pageForDigit(int digit) {
+        Page[] all = Page.values();
+        return digit >= 1 && digit <= all.length ? java.util.Optional.of(all[digit - 1]) : java.util.Optional.empty();
+    }
+
+    /** Records {@code n} as the newest notification (the window pops it up) and puts it in the status line. */
+    public void notify(Notices.Notice n) {
+        lastNotice.set(n);
+        status.set(n.title() + ": " + n.text());
+    }
+
+    /** The newest notification, or {@code null}. */
+    public ReadOnlyObjectProperty<Notices.Notice> lastNoticeProperty() {
+        return lastNotice.getReadOnlyProperty();
     }
 
     public void setStatus(String text) {

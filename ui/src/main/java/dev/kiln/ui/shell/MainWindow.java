@@ -22,9 +22,13 @@ import java.util.Map;
 import javafx.geometry.Insets;
 import javafx.scene.Node;
 import javafx.scene.Scene;
+import javafx.scene.control.Button;
 import javafx.scene.control.Label;
 import javafx.scene.control.ToggleButton;
 import javafx.scene.control.ToggleGroup;
+import javafx.scene.input.KeyCode;
+import javafx.scene.input.KeyCodeCombination;
+import javafx.scene.input.KeyCombination;
 import javafx.scene.layout.BorderPane;
 import javafx.scene.layout.HBox;
 import javafx.scene.layout.Priority;
@@ -43,12 +47,16 @@ public final class MainWindow implements AutoCloseable {
     private final SeedsViewModel seeds;
     private final StartupViewModel startup;
     private final FxEventPump pump;
+    private final Notices notices = new Notices();
+    private final Background background;
     private final Map<Page, Node> pages = new EnumMap<>(Page.class);
     private final StackPane content = new StackPane();
     private final BorderPane root = new BorderPane();
+    private static final javafx.css.PseudoClass DARK = javafx.css.PseudoClass.getPseudoClass("dark");
 
     public MainWindow(MainViewModel model, Background background, Kiln kiln) {
         this.model = model;
+        this.background = background;
         this.kiln = kiln;
         this.projection = new ProjectionViewModel(kiln, background);
         this.contracts = new ContractsViewModel(kiln, background);
@@ -65,6 +73,8 @@ public final class MainWindow implements AutoCloseable {
         content.getStyleClass().add("kiln-content");
         content.setPadding(new Insets(20, 24, 16, 24));
         model.pageProperty().addListener((obs, old, now) -> show(now));
+        model.themeProperty().addListener((obs, old, now) -> apply(now));
+        apply(model.themeProperty().get());
         show(model.pageProperty().get());
     }
 
@@ -86,12 +96,56 @@ public final class MainWindow implements AutoCloseable {
         if (batch.stream().anyMatch(e -> e instanceof TickFinished)) {
             contracts.showLatest();
         }
+        for (Notices.Notice n : notices.accept(batch)) {
+            model.notify(n);
+            popUp(n);
+        }
+    }
+
+    /** A ControlsFX notification in the window's corner; decoration only, so a failure to show it is ignored. */
+    private void popUp(Notices.Notice n) {
+        if (root.getScene() == null || root.getScene().getWindow() == null || !root.getScene().getWindow().isShowing()) {
+            return;
+        }
+        try {
+            org.controlsfx.control.Notifications note = org.controlsfx.control.Notifications.create()
+                    .owner(root.getScene().getWindow()).title(n.title()).text(n.text())
+                    .position(javafx.geometry.Pos.BOTTOM_RIGHT).hideAfter(javafx.util.Duration.seconds(n.kind() == Notices.Kind.FAILED ? 10 : 5));
+            if (model.themeProperty().get() == Theme.DARK) {
+                note = note.darkStyle();
+            }
+            if (n.kind() == Notices.Kind.FAILED) {
+                note.showError();
+            } else {
+                note.showInformation();
+            }
+        } catch (RuntimeException e) {
+            org.slf4j.LoggerFactory.getLogger(MainWindow.class).debug("Notification not shown: {}", n, e);
+        }
     }
 
     public Scene scene() {
-        Scene scene = new Scene(root, 1180, 740);
+        return scene(1180, 740);
+    }
+
+    /** The window's scene at {@code width × height}, with the page shortcuts: Ctrl+1… pages, Ctrl+T theme. */
+    public Scene scene(double width, double height) {
+        Scene scene = new Scene(root, width, height);
         scene.getStylesheets().add(MainWindow.class.getResource("kiln.css").toExternalForm());
+        for (int d = 1; d <= 9; d++) {
+            int digit = d;
+            MainViewModel.pageForDigit(d).ifPresent(p -> scene.getAccelerators().put(
+                    new KeyCodeCombination(KeyCode.getKeyCode(Integer.toString(digit)), KeyCombination.SHORTCUT_DOWN),
+                    () -> model.navigate(p)));
+        }
+        scene.getAccelerators().put(new KeyCodeCombination(KeyCode.T, KeyCombination.SHORTCUT_DOWN), model::toggleTheme);
         return scene;
+    }
+
+    /** Applies {@code theme}: AtlantaFX's stylesheet for the whole app, {@code :dark} on the root for Kiln's CSS. */
+    private void apply(Theme theme) {
+        javafx.application.Application.setUserAgentStylesheet(theme.userAgentStylesheet());
+        root.pseudoClassStateChanged(DARK, theme == Theme.DARK);
     }
 
     @Override
@@ -105,14 +159,13 @@ public final class MainWindow implements AutoCloseable {
         bar.setPadding(new Insets(16, 10, 16, 10));
         Label brand = new Label("Kiln");
         brand.getStyleClass().add("kiln-brand");
-        Label ws = new Label(model.workspace().name());
-        ws.getStyleClass().add("kiln-brand-sub");
-        VBox head = new VBox(2, brand, ws);
+        VBox head = new VBox(2, brand, workspaceMenu());
         head.setPadding(new Insets(0, 8, 14, 8));
         bar.getChildren().add(head);
         ToggleGroup group = new ToggleGroup();
         for (Page p : Page.values()) {
             ToggleButton b = new ToggleButton(p.title());
+            b.setTooltip(new javafx.scene.control.Tooltip(p.description() + "  (Ctrl+" + (p.ordinal() + 1) + ")"));
             b.setId(p.navId());
             b.setToggleGroup(group);
             b.setMaxWidth(Double.MAX_VALUE);
@@ -125,9 +178,75 @@ public final class MainWindow implements AutoCloseable {
             model.pageProperty().addListener((obs, old, now) -> b.setSelected(now == p));
             bar.getChildren().add(b);
         }
+        Region push = new Region();
+        VBox.setVgrow(push, Priority.ALWAYS);
+        Button theme = new Button();
+        theme.setId("theme-toggle");
+        theme.getStyleClass().addAll("kiln-nav", "kiln-theme-toggle");
+        theme.setMaxWidth(Double.MAX_VALUE);
+        theme.textProperty().bind(javafx.beans.binding.Bindings.createStringBinding(
+                () -> model.themeProperty().get() == Theme.DARK ? "☀  Light theme" : "☾  Dark theme", model.themeProperty()));
+        theme.setTooltip(new javafx.scene.control.Tooltip("Switch between the light and the dark theme (Ctrl+T)"));
+        theme.setOnAction(e -> model.toggleTheme());
+        bar.getChildren().addAll(push, theme);
         bar.setPrefWidth(196);
         bar.setMinWidth(196);
         return bar;
+    }
+
+    /** The workspace's name as a menu: open another, create a demo one, or pick a recent one. */
+    private Node workspaceMenu() {
+        javafx.scene.control.MenuButton menu = new javafx.scene.control.MenuButton(model.workspace().name());
+        menu.setId("workspace-menu");
+        menu.getStyleClass().addAll("kiln-brand-sub", "flat");
+        menu.setMaxWidth(176);
+        javafx.scene.control.MenuItem open = new javafx.scene.control.MenuItem("Open workspace…");
+        open.setId("menu-open");
+        open.setAccelerator(new KeyCodeCombination(KeyCode.O, KeyCombination.SHORTCUT_DOWN));
+        open.setOnAction(e -> {
+            javafx.stage.DirectoryChooser chooser = new javafx.stage.DirectoryChooser();
+            chooser.setTitle("Open a Kiln workspace");
+            java.io.File dir = chooser.showDialog(root.getScene().getWindow());
+            if (dir != null) {
+                model.openWorkspace(dir.toPath());
+            }
+        });
+        javafx.scene.control.MenuItem demo = new javafx.scene.control.MenuItem("Create demo workspace…");
+        demo.setId("menu-demo");
+        demo.setOnAction(e -> {
+            javafx.stage.DirectoryChooser chooser = new javafx.stage.DirectoryChooser();
+            chooser.setTitle("An empty directory for the demo workspace");
+            java.io.File dir = chooser.showDialog(root.getScene().getWindow());
+            if (dir != null) {
+                createDemo(dir.toPath());
+            }
+        });
+        Runnable fill = () -> {
+            menu.getItems().setAll(open, demo);
+            if (!model.recent().isEmpty()) {
+                menu.getItems().add(new javafx.scene.control.SeparatorMenuItem());
+                for (java.nio.file.Path p : model.recent()) {
+                    javafx.scene.control.MenuItem item = new javafx.scene.control.MenuItem(p.toString());
+                    item.setOnAction(e -> model.openWorkspace(p));
+                    menu.getItems().add(item);
+                }
+            }
+        };
+        model.recent().addListener((javafx.collections.ListChangeListener<java.nio.file.Path>) c -> fill.run());
+        fill.run();
+        return menu;
+    }
+
+    /** Writes a demo workspace into {@code dir} off the FX thread, then opens it; a failure becomes a notification. */
+    private void createDemo(java.nio.file.Path dir) {
+        background.run(() -> {
+            new dev.kiln.core.demo.DemoWorkspace().write(dir, dev.kiln.core.demo.DemoWorkspace.DEFAULT_CONTRACTS, 7, false);
+            return dir;
+        }, model::openWorkspace, e -> {
+            Notices.Notice n = new Notices.Notice(Notices.Kind.FAILED, "Demo workspace not created", String.valueOf(e.getMessage()));
+            model.notify(n);
+            popUp(n);
+        });
     }
 
     private Node statusBar() {

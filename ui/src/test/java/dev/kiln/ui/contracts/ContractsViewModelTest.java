@@ -119,4 +119,52 @@ class ContractsViewModelTest {
         assertThat(vm.errorProperty().get()).contains("Projection failed").contains("Permission denied");
         assertThat(vm.loadingProperty().get()).isFalse();
     }
+
+    @Test
+    void refresh_afterAnEdit_marksOnlyTheEditedRowReParsedAndChanged_settleClearsIt() throws Exception {
+        DemoSummary demo = new DemoWorkspace().write(tmp, 30, 5, false);
+        ContractsViewModel vm = open();
+        vm.refresh();
+        assertThat(vm.rows()).filteredOn(r -> !r.state().equals("unreadable")).allSatisfy(r -> assertThat(r.parse()).isEqualTo("parsed"));
+        assertThat(vm.rows()).noneMatch(ContractRow::changed);
+        assertThat(vm.rows()).filteredOn(r -> r.state().equals("unreadable")).singleElement()
+                .satisfies(r -> assertThat(r.parse()).startsWith("failed: "));
+
+        ContractRow edited = vm.rows().stream().filter(r -> r.state().equals("ok")).findFirst().orElseThrow();
+        Path file = tmp.resolve("tasks").resolve(edited.file());
+        Files.writeString(file, Files.readString(file).replaceFirst("\"status\" : \"[a-z]+\"", "\"status\" : \"edited-in-a-test\""));
+        vm.refresh();
+
+        assertThat(vm.rows()).filteredOn(ContractRow::changed).singleElement().satisfies(r -> {
+            assertThat(r.file()).isEqualTo(edited.file());
+            assertThat(r.parse()).isEqualTo("re-parsed this tick");
+            assertThat(r.status()).isEqualTo("edited-in-a-test");
+        });
+        assertThat(vm.rows()).filteredOn(r -> r.state().equals("ok") && !r.file().equals(edited.file()))
+                .allSatisfy(r -> assertThat(r.parse()).isEqualTo("cached"));
+        assertThat(vm.changedCountProperty().get()).isEqualTo(1);
+
+        vm.settleChanges();
+        assertThat(vm.rows()).noneMatch(ContractRow::changed);
+        assertThat(vm.changedCountProperty().get()).isZero();
+    }
+
+    @Test
+    void select_showsTheFilesJson_andAFailedParsesReason() {
+        DemoSummary demo = new DemoWorkspace().write(tmp, 12, 5, false);
+        ContractsViewModel vm = open();
+        vm.refresh();
+
+        ContractRow ok = vm.rows().stream().filter(r -> r.state().equals("ok")).findFirst().orElseThrow();
+        vm.select(ok);
+        assertThat(vm.detailsProperty().get()).contains("\"leaf_id\"").contains(ok.canonicalId());
+
+        ContractRow bad = vm.rows().stream().filter(r -> r.state().equals("unreadable")).findFirst().orElseThrow();
+        vm.select(bad);
+        assertThat(vm.selectedProperty().get().parse()).startsWith("failed: ").contains("not valid JSON");
+        assertThat(vm.detailsProperty().get()).isNotEmpty();
+
+        vm.select(null);
+        assertThat(vm.detailsProperty().get()).isEmpty();
+    }
 }

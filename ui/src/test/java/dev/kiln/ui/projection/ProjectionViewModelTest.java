@@ -39,4 +39,59 @@ class ProjectionViewModelTest {
         assertThat(vm.reasonsProperty().get()).isEqualTo("2 ticks: 1 startup, 1 manual");
         assertThat(vm.errorProperty().get()).isEmpty();
     }
+
+    @Test
+    void age_tracksTheInjectedClock_fromTheLastTick() {
+        new DemoWorkspace().write(tmp, 10, 2, false);
+        EventBus bus = new EventBus();
+        List<KilnEvent> seen = new ArrayList<>();
+        bus.subscribe(seen::add);
+        dev.kiln.testkit.MutableClock clock = new dev.kiln.testkit.MutableClock(java.time.Instant.parse("2026-12-01T10:00:00Z"));
+        Kiln kiln = Kiln.open(tmp, bus, clock);
+        ProjectionViewModel vm = new ProjectionViewModel(kiln, Background.inline());
+        assertThat(vm.ageProperty().get()).isEqualTo("not yet");
+
+        kiln.projector().tick(WakeReason.STARTUP);
+        vm.accept(seen);
+        assertThat(vm.ageProperty().get()).isEqualTo("just now");
+        clock.advance(java.time.Duration.ofSeconds(42));
+        vm.refreshClock();
+        assertThat(vm.ageProperty().get()).isEqualTo("42 s ago");
+        clock.advance(java.time.Duration.ofMinutes(3));
+        vm.refreshClock();
+        assertThat(vm.ageProperty().get()).isEqualTo("3 min 42 s ago");
+        assertThat(vm.buckets()).hasSize(ChartWindow.BUCKETS);
+        assertThat(vm.buckets().stream().mapToInt(ChartSeries.Bucket::ticks).sum()).isZero(); // 3 min ago: outside 1 min
+        vm.chartWindowProperty().set(ChartWindow.TEN_MINUTES);
+        assertThat(vm.buckets().stream().mapToInt(ChartSeries.Bucket::ticks).sum()).isEqualTo(1);
+    }
+
+    @Test
+    void ageText_units() {
+        assertThat(ProjectionViewModel.ageText(java.time.Duration.ofMillis(-300))).isEqualTo("just now");
+        assertThat(ProjectionViewModel.ageText(java.time.Duration.ofMillis(999))).isEqualTo("just now");
+        assertThat(ProjectionViewModel.ageText(java.time.Duration.ofSeconds(59))).isEqualTo("59 s ago");
+        assertThat(ProjectionViewModel.ageText(java.time.Duration.ofSeconds(60))).isEqualTo("1 min 0 s ago");
+        assertThat(ProjectionViewModel.ageText(java.time.Duration.ofSeconds(2 * 3600 + 5 * 60 + 9))).isEqualTo("2 h 5 min ago");
+    }
+
+    @Test
+    void degradedBanner_saysWhyAndSince_andGoesWhenTheWatchIsLive() {
+        new DemoWorkspace().write(tmp, 5, 2, false);
+        java.time.Instant t0 = java.time.Instant.parse("2026-12-01T10:00:00Z");
+        dev.kiln.testkit.MutableClock clock = new dev.kiln.testkit.MutableClock(t0);
+        Kiln kiln = Kiln.open(tmp, new EventBus(), clock);
+        ProjectionViewModel vm = new ProjectionViewModel(kiln, Background.inline());
+        String since = java.time.format.DateTimeFormatter.ofPattern("HH:mm:ss").withZone(java.time.ZoneId.systemDefault()).format(t0);
+
+        vm.accept(List.of(new dev.kiln.core.watch.WatchChanged(t0, new dev.kiln.core.watch.WatchStatus(false,
+                "watched root tasks/ was deleted", t0, List.of(), 0, 8192))));
+        clock.advance(java.time.Duration.ofSeconds(75));
+        vm.refreshClock();
+
+        assertThat(vm.degradedProperty().get()).startsWith("Watch degraded 1 min 15 s ago (since " + since + "): watched root tasks/ was deleted.");
+        vm.accept(List.of(new dev.kiln.core.watch.WatchChanged(clock.instant(), new dev.kiln.core.watch.WatchStatus(true, "",
+                clock.instant(), List.of(tmp.resolve("tasks")), 3, 8192))));
+        assertThat(vm.degradedProperty().get()).isEmpty();
+    }
 }

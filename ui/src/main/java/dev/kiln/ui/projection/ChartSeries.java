@@ -1,0 +1,107 @@
+package dev.kiln.ui.projection;
+
+import dev.kiln.core.projection.TickResult;
+import dev.kiln.core.projection.WakeReason;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The ticks behind the Projection page's charts, folded into {@link ChartWindow#BUCKETS} buckets over the chosen
+ * window. Keeps only what the longest window shows (and at most {@link #MAX_SAMPLES}), so an hour of ticks, or a
+ * burst of them, holds bounded memory.
+ *
+ * <p>Concurrency: FX thread only, like the view model that feeds it.
+ */
+public final class ChartSeries {
+    /** Samples kept at most: an hour at 10 ticks a second. */
+    public static final int MAX_SAMPLES = 36_000;
+    private static final Duration KEEP = ChartWindow.ONE_HOUR.span();
+
+    /** What a chart needs of one tick: a few numbers, not the tick's lists. */
+    private record Sample(Instant at, double millis, int parsed, int reused, WakeReason reason, boolean changed) {
+    }
+
+    /**
+     * One bucket of the window.
+     *
+     * @param secondsAgo where the bucket ends, in seconds before now (0 is the newest; the x axis)
+     * @param ticks ticks in the bucket
+     * @param maxMillis the slowest tick's duration, 0 without ticks
+     * @param parsed contracts parsed, summed over its ticks
+     * @param reused contracts reused from the parse cache, summed
+     * @param reasons ticks per wake reason
+     * @param revisions ticks that advanced the revision
+     */
+    public record Bucket(double secondsAgo, int ticks, double maxMillis, int parsed, int reused, Map<WakeReason, Integer> reasons,
+            int revisions) {
+        public Bucket {
+            reasons = Collections.unmodifiableMap(new EnumMap<>(reasons.isEmpty() ? new EnumMap<>(WakeReason.class) : reasons));
+        }
+
+        public int reason(WakeReason r) {
+            return reasons.getOrDefault(r, 0);
+        }
+    }
+
+    private final ArrayDeque<Sample> samples = new ArrayDeque<>();
+
+    /** Adds a finished tick and drops what no window shows any more. */
+    public void add(TickResult r) {
+        samples.addLast(new Sample(r.at(), r.durationMillis(), r.stats().parsed(), r.stats().reused(), r.reason(), r.changed()));
+        Instant oldest = r.at().minus(KEEP);
+        while (samples.size() > MAX_SAMPLES || (!samples.isEmpty() && samples.peekFirst().at().isBefore(oldest))) {
+            samples.removeFirst();
+        }
+    }
+
+    /** Samples held (for the memory bound). */
+    public int size() {
+        return samples.size();
+    }
+
+    /**
+     * The window ending at {@code now} as {@link ChartWindow#BUCKETS} buckets, oldest first; a tick exactly a
+     * bucket's width old falls in the older bucket, a tick after {@code now} (clock skew) in the newest.
+     */
+    public List<Bucket> buckets(ChartWindow window, Instant now) {
+        int n = ChartWindow.BUCKETS;
+        long width = window.bucket().toNanos();
+        int[] ticks = new int[n];
+        double[] max = new double[n];
+        int[] parsed = new int[n];
+        int[] reused = new int[n];
+        int[] revisions = new int[n];
+        List<Map<WakeReason, Integer>> reasons = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            reasons.add(new EnumMap<>(WakeReason.class));
+        }
+        Instant start = now.minus(window.span());
+        for (Iterator<Sample> it = samples.descendingIterator(); it.hasNext(); ) {
+            Sample s = it.next();
+            if (!s.at().isAfter(start)) {
+                break; // older than the window; samples are in tick order
+            }
+            long age = Math.max(0, Duration.between(s.at(), now).toNanos());
+            int i = n - 1 - (int) Math.min(n - 1, age / width);
+            ticks[i]++;
+            max[i] = Math.max(max[i], s.millis());
+            parsed[i] += s.parsed();
+            reused[i] += s.reused();
+            revisions[i] += s.changed() ? 1 : 0;
+            reasons.get(i).merge(s.reason(), 1, Integer::sum);
+        }
+        List<Bucket> out = new ArrayList<>(n);
+        double w = width / 1e9;
+        for (int i = 0; i < n; i++) {
+            out.add(new Bucket((n - 1 - i) * w, ticks[i], max[i], parsed[i], reused[i], reasons.get(i), revisions[i]));
+        }
+        return out;
+    }
+}

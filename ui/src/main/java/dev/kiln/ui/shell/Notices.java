@@ -1,0 +1,75 @@
+package dev.kiln.ui.shell;
+
+import dev.kiln.core.projection.TickFinished;
+import dev.kiln.core.seed.SeedEvent;
+import dev.kiln.core.startup.ProbeEvent;
+import dev.kiln.core.telemetry.KilnEvent;
+import dev.kiln.core.watch.WatchChanged;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Which engine events deserve a notification: long actions that finished (a warm, a whole probe) and failures
+ * (a degraded watch, state.json not written). Only transitions notify, so a failure that lasts does not repeat
+ * every tick.
+ *
+ * <p>Concurrency: FX thread only (fed by the shell's event pump).
+ */
+public final class Notices {
+
+    /** What a notification says. */
+    public enum Kind { DONE, FAILED }
+
+    /** One notification. */
+    public record Notice(Kind kind, String title, String text) {
+    }
+
+    private boolean watchDegraded;
+    private boolean writeFailing;
+    private int probeRuns;
+    private int probeServers;
+    private final Map<Integer, Integer> finishedPerRun = new HashMap<>();
+
+    /** The notifications one frame's events give, in order. */
+    public List<Notice> accept(List<? extends KilnEvent> batch) {
+        List<Notice> out = new ArrayList<>();
+        for (KilnEvent e : batch) {
+            if (e instanceof SeedEvent.WarmFinished w) {
+                var r = w.result();
+                out.add(r.outcome().isSuccess()
+                        ? new Notice(Kind.DONE, "Warm of " + r.target() + " " + r.outcome().label(), r.message())
+                        : new Notice(Kind.FAILED, "Warm of " + r.target() + " " + r.outcome().label(), r.message()));
+            } else if (e instanceof WatchChanged c) {
+                if (!c.status().live() && !watchDegraded) {
+                    out.add(new Notice(Kind.FAILED, "Watch degraded", c.status().reason() + " — projecting on the fixed interval"));
+                } else if (c.status().live() && watchDegraded) {
+                    out.add(new Notice(Kind.DONE, "Watch live again", "changes drive the projection again"));
+                }
+                watchDegraded = !c.status().live();
+            } else if (e instanceof TickFinished t) {
+                String err = t.result().writeError();
+                if (err != null && !writeFailing) {
+                    out.add(new Notice(Kind.FAILED, "state.json not written", err + " (retried every tick)"));
+                } else if (err == null && writeFailing) {
+                    out.add(new Notice(Kind.DONE, "state.json written again", "revision " + t.result().revision()));
+                }
+                writeFailing = err != null;
+            } else if (e instanceof ProbeEvent.RunStarted s) {
+                if (s.run() == 1) {
+                    finishedPerRun.clear();
+                }
+                probeRuns = s.runs();
+                probeServers = s.servers();
+            } else if (e instanceof ProbeEvent.Finished f) {
+                int done = finishedPerRun.merge(f.run(), 1, Integer::sum);
+                if (f.run() == probeRuns && done == probeServers) {
+                    out.add(new Notice(Kind.DONE, "Probe finished", probeServers + " server" + (probeServers == 1 ? "" : "s")
+                            + (probeRuns > 1 ? " × " + probeRuns + " runs" : "") + " — see the Startup page"));
+                }
+            }
+        }
+        return out;
+    }
+}

@@ -1,0 +1,68 @@
+package dev.kiln.ui.shell;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/** Which theme the desktop asks for, and that Kiln's own CSS leaves colours to the theme. */
+class ThemeTest {
+    @Test
+    void fromDesktop_gsettingsAnswers_itWinsOverGtkTheme() {
+        assertThat(Theme.fromDesktop(Map.of("GTK_THEME", "Adwaita:dark"), () -> Optional.of("'prefer-light'"))).isEqualTo(Theme.LIGHT);
+        assertThat(Theme.fromDesktop(Map.of(), () -> Optional.of("'prefer-dark'"))).isEqualTo(Theme.DARK);
+        assertThat(Theme.fromDesktop(Map.of(), () -> Optional.of("'default'"))).isEqualTo(Theme.LIGHT);
+    }
+
+    @Test
+    void fromDesktop_noGsettings_gtkThemeDecides() {
+        assertThat(Theme.fromDesktop(Map.of("GTK_THEME", "Adwaita:dark"), Optional::empty)).isEqualTo(Theme.DARK);
+        assertThat(Theme.fromDesktop(Map.of("GTK_THEME", "Adwaita"), Optional::empty)).isEqualTo(Theme.LIGHT);
+    }
+
+    @Test
+    void fromDesktop_nothingKnown_dark() {
+        assertThat(Theme.fromDesktop(Map.of(), Optional::empty)).isEqualTo(Theme.DARK);
+        assertThat(Theme.fromDesktop(Map.of("GTK_THEME", " "), () -> Optional.of(""))).isEqualTo(Theme.DARK);
+    }
+
+    @Test
+    void parse_keysRoundTrip_otherWordsAreNone() {
+        for (Theme t : Theme.values()) {
+            assertThat(Theme.parse(t.key())).contains(t);
+            assertThat(t.other().other()).isEqualTo(t);
+        }
+        assertThat(Theme.parse(" DARK ")).contains(Theme.DARK);
+        assertThat(Theme.parse("solarized")).isEmpty();
+        assertThat(Theme.parse(null)).isEmpty();
+    }
+
+    @Test
+    void toggle_switchesTheme_digitsPickPagesInSidebarOrder() {
+        MainViewModel vm = new MainViewModel(dev.kiln.core.workspace.WorkspaceLayout.of(java.nio.file.Path.of("/w")));
+        vm.setTheme(Theme.LIGHT);
+        vm.toggleTheme();
+        assertThat(vm.themeProperty().get()).isEqualTo(Theme.DARK);
+        assertThat(MainViewModel.pageForDigit(1)).contains(Page.values()[0]);
+        assertThat(MainViewModel.pageForDigit(Page.values().length)).contains(Page.values()[Page.values().length - 1]);
+        assertThat(MainViewModel.pageForDigit(Page.values().length + 1)).isEmpty();
+        assertThat(MainViewModel.pageForDigit(0)).isEmpty();
+    }
+
+    /** A literal colour would look right in one theme only; Kiln's CSS takes colours from theme variables. */
+    @Test
+    void kilnCss_hasNoLiteralColours() throws Exception {
+        String css;
+        try (InputStream in = MainWindow.class.getResourceAsStream("kiln.css")) {
+            css = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        String noComments = css.replaceAll("(?s)/\\*.*?\\*/", "");
+        assertThat(noComments).contains("-color-");
+        assertThat(Pattern.compile("#[0-9a-fA-F]{3,8}\\b|rgba?\\(|hsb\\(|\\b(white|black)\\b").matcher(noComments).find())
+                .as("literal colour in kiln.css").isFalse();
+    }
+}
