@@ -9,4 +9,5 @@ module dev.kiln.app {
 
     opens dev.kiln.app to info.picocli;
     opens dev.kiln.app.cli to info.picocli;
+    opens dev.kiln.app.bench to info.picocli;
 }
