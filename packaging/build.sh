@@ -3,7 +3,7 @@
 # cache (JDK 25) archive from a training run of the console, then jpackage app-images, a .deb and an .rpm.
 # `mvn -Ppackage package` runs it after app/ and packaging/watcher/ are built; packaging/README.md explains.
 #
-#   packaging/build.sh [--pom-version=0.1.0] [--app-version=X.Y.Z] [--types=app-image,deb,rpm] [--jdk=DIR]
+#   packaging/build.sh [--pom-version=0.1.0] [--app-version=X.Y.Z] [--types=app-image,deb,rpm] [--jdk=DIR] [--out=DIR]
 #
 # Output in packaging/target/:
 #   image/kiln/        app-image with CDS + AppCDS: what the installers contain
@@ -24,6 +24,7 @@ for arg in "$@"; do
     --app-version=*) app_version="${arg#*=}" ;;
     --types=*) types="${arg#*=}" ;;
     --jdk=*) jdk="${arg#*=}" ;;
+    --out=*) out="$(mkdir -p "${arg#*=}" && cd "${arg#*=}" && pwd)" ;;
     *) echo "build.sh: unknown argument '$arg' (see the header of $0)" >&2; exit 2 ;;
   esac
 done
@@ -64,15 +65,23 @@ lib="$root/app/target/lib"
 watcher="$(ls "$here"/watcher/target/modules/directory-watcher-*.jar 2>/dev/null | head -1 || true)"
 [ -f "$app_jar" ] && [ -d "$lib" ] || die "app/target has no kiln-app.jar/lib: run 'mvn -B -Ppackage -DskipTests package' from $root"
 [ -n "$watcher" ] || die "packaging/watcher/target/modules has no directory-watcher jar: run 'mvn -B -Ppackage -DskipTests package'"
-fx_graphics="$(ls "$lib"/javafx-graphics-*-linux.jar | head -1)"
+# The OS decides the JavaFX classifier, the native library names and where a runtime keeps them. Linux is
+# what this machine builds and tests; the others are for runners on those systems (packaging/README.md).
+case "$(uname -s)" in
+  Linux) os=linux; natives='*.so'; native_dir=lib; installer_types="deb rpm" ;;
+  Darwin) os=mac; natives='*.dylib'; native_dir=lib; installer_types="dmg" ;;
+  MINGW*|MSYS*|CYGWIN*) os=win; natives='*.dll'; native_dir=bin; installer_types="msi" ;;
+  *) die "unsupported OS $(uname -s)" ;;
+esac
+fx_graphics="$(ls "$lib"/javafx-graphics-*-"$os"*.jar | head -1)"
 
-rm -rf "$out/mods" "$out/runtime" "$out/image" "$out/image-plain" "$out/train" "$out"/*.deb "$out"/*.rpm
+rm -rf "$out/mods" "$out/runtime" "$out/image" "$out/image-plain" "$out/train" "$out"/*.deb "$out"/*.rpm "$out"/*.msi "$out"/*.dmg
 mkdir -p "$out/mods" "$out/train"
 cp "$app_jar" "$out/mods/"
 for jar in "$lib"/*.jar; do
   case "$(basename "$jar")" in
     directory-watcher-*) ;;                                   # replaced by the moditect'ed copy
-    javafx-*-[0-9]*.[0-9]*.[0-9]*.jar) [[ "$jar" == *-linux.jar ]] && cp "$jar" "$out/mods/" ;; # the classifier-less ones are empty
+    javafx-*-[0-9]*.[0-9]*.[0-9]*.jar) [[ "$jar" == *-"$os"*.jar ]] && cp "$jar" "$out/mods/" ;; # the classifier-less ones are empty
     *) cp "$jar" "$out/mods/" ;;
   esac
 done
@@ -95,11 +104,11 @@ modpath="$out/mods"
 [ -d "$jdk/jmods" ] && modpath="$out/mods:$jdk/jmods"
 "$jdk/bin/jlink" --module-path "$modpath" --add-modules dev.kiln.app \
   --strip-debug --no-header-files --no-man-pages \
-  --exclude-resources='glob:/javafx.graphics/lib*.so' \
+  --exclude-resources="glob:/javafx.graphics/$natives" \
   --add-options="$fx_opts" \
   --generate-cds-archive \
   --output "$out/runtime"
-unzip -q -o -j "$fx_graphics" '*.so' -d "$out/runtime/lib"
+unzip -q -o -j "$fx_graphics" "$natives" -d "$out/runtime/$native_dir"
 # The no-compressed-oops CDS archive only serves heaps over 32 GB; 11 MB the console never uses.
 rm -f "$out/runtime/lib/server/classes_nocoops.jsa"
 
@@ -107,7 +116,10 @@ rm -f "$out/runtime/lib/server/classes_nocoops.jsa"
 common=(--name kiln --app-version "$app_version" --vendor "Kiln"
   --description "Operations console for fast-starting, observable sandboxed tool runtimes"
   --copyright "Copyright the Kiln authors. Licensed under the Apache License 2.0."
-  --module dev.kiln.app/dev.kiln.app.Main --icon "$root/icons/dist/kiln-256.png")
+  --module dev.kiln.app/dev.kiln.app.Main)
+[ "$os" = linux ] && common+=(--icon "$root/icons/dist/kiln-256.png")
+[ "$os" = win ] && common+=(--icon "$root/icons/dist/kiln.ico" --add-launcher "kiln-cli=$here/windows/kiln-cli.properties")
+[ "$os" = mac ] && common+=(--icon "$root/icons/dist/kiln.icns")
 
 # The plain image: the same runtime without any archive (the JVM then runs with sharing off).
 step "jpackage app-image (plain, for the startup benchmark)"
@@ -135,14 +147,18 @@ appdir="$out/image/kiln/lib/app"
 
 # Training run: the console on a fresh demo workspace under Xvfb, exiting as soon as its first frame is
 # shown, so the archive holds what a start needs and nothing the user's session loads later.
-command -v xvfb-run >/dev/null || die "xvfb-run is missing (the training run opens the console off-screen): apt-get install --no-install-recommends xvfb xauth"
+offscreen=()
+if [ "$os" = linux ]; then
+  command -v xvfb-run >/dev/null || die "xvfb-run is missing (the training run opens the console off-screen): apt-get install --no-install-recommends xvfb xauth"
+  offscreen=(xvfb-run -a -s "-screen 0 1280x800x24")
+fi
 java="$out/image/kiln/lib/runtime/bin/java"
 train="$out/train"
 train_env=(env HOME="$train/home" XDG_DATA_HOME="$train/data" XDG_STATE_HOME="$train/state" XDG_CACHE_HOME="$train/cache")
 mkdir -p "$train/home"
 "${train_env[@]}" "$java" -m dev.kiln.app/dev.kiln.app.Main demo "$train/ws" >/dev/null
 step "training run for $archive"
-"${train_env[@]}" timeout 120 xvfb-run -a -s "-screen 0 1280x800x24" "$java" "$train_flag$appdir/$archive" \
+"${train_env[@]}" timeout 120 "${offscreen[@]}" "$java" "$train_flag$appdir/$archive" \
   -Dkiln.firstFrameFile="$train/first-frame" -Dkiln.exitAfterFirstFrame=true \
   -m dev.kiln.app/dev.kiln.app.Main "$train/ws" >"$train/train.log" 2>&1 \
   || { cat "$train/train.log" >&2; die "the training run failed"; }
@@ -181,7 +197,18 @@ for type in ${types//,/ }; do
       file="$(ls "$out"/kiln[_-]"$app_version"*."$type" 2>/dev/null | head -1 || true)"
       [ -n "$file" ] && [ -s "$file" ] || { cat "$out/jpackage-$type.log" >&2; die "jpackage made no .$type"; }
       built+=("$file") ;;
-    *) die "unknown type '$type' in --types (app-image, deb, rpm)" ;;
+    msi|dmg)
+      # Settings in packaging/windows/msi.options and packaging/macos/dmg.options; paths in them are relative
+      # to the checkout. Not built or tested on this Linux machine: for a runner on that OS.
+      [[ " $installer_types " == *" $type "* ]] || die "a .$type is built on its own OS (this is $(uname -s))"
+      step "jpackage $type"
+      opts="$here/windows/msi.options"; [ "$type" = dmg ] && opts="$here/macos/dmg.options"
+      (cd "$root" && "$jdk/bin/jpackage" @"$opts" --app-image "$out/image/kiln" --dest "$out" --app-version "$app_version") \
+        || die "jpackage --type $type failed"
+      file="$(ls "$out"/*."$type" 2>/dev/null | head -1 || true)"
+      [ -n "$file" ] && [ -s "$file" ] || die "jpackage made no .$type"
+      built+=("$file") ;;
+    *) die "unknown type '$type' in --types (app-image, deb, rpm, msi, dmg)" ;;
   esac
 done
 

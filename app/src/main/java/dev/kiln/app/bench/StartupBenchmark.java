@@ -92,24 +92,32 @@ public final class StartupBenchmark implements Callable<Integer> {
             launchers.put("image", List.of(plain.toString(), ws.toString()));
             launchers.put("archived", List.of(archived.toString(), ws.toString()));
             Map<String, double[]> times = new LinkedHashMap<>();
+            Map<String, double[]> cpu = new LinkedHashMap<>();
             for (Map.Entry<String, List<String>> l : launchers.entrySet()) {
                 launch(l.getValue(), display, scratch); // untimed: page cache, ~/.openjfx cache, ./kiln's build check
                 times.put(l.getKey(), new double[runs]);
+                cpu.put(l.getKey(), new double[runs]);
             }
             for (int i = 0; i < runs; i++) {
                 for (Map.Entry<String, List<String>> l : launchers.entrySet()) {
-                    times.get(l.getKey())[i] = launch(l.getValue(), display, scratch);
+                    double[] t = launch(l.getValue(), display, scratch);
+                    times.get(l.getKey())[i] = t[0];
+                    cpu.get(l.getKey())[i] = t[1];
                 }
             }
-            report(times, target, display.description());
+            report(times, cpu, target, display.description());
             return 0;
         } finally {
             FileTrees.delete(scratch);
         }
     }
 
-    /** One launch: millis from just before the process starts to the first frame it reports. */
-    private double launch(List<String> command, Display display, Path scratch) throws IOException, InterruptedException {
+    /**
+     * One launch: millis from just before the process starts to the first frame it reports, and the CPU millis the
+     * process (with its waited-for children, e.g. ./kiln's staleness check) had used by then. The CPU figure is
+     * what a loaded machine distorts least: wall time there is mostly waiting for a core.
+     */
+    private double[] launch(List<String> command, Display display, Path scratch) throws IOException, InterruptedException {
         Path frame = scratch.resolve("first-frame");
         Files.deleteIfExists(frame);
         Path home = scratch.resolve("home");
@@ -134,14 +142,28 @@ public final class StartupBenchmark implements Callable<Integer> {
             }
             Thread.sleep(2);
         }
+        double cpuMs = cpuMillis(p.pid());
         long shown = Long.parseLong(Files.readString(frame).trim());
         if (!p.waitFor(30, TimeUnit.SECONDS)) {
             p.destroyForcibly().waitFor();
         }
-        return shown - start;
+        return new double[] {shown - start, cpuMs};
     }
 
-    private void report(Map<String, double[]> times, Path target, String display) throws IOException {
+    /** utime + stime + cutime + cstime from /proc/PID/stat (clock ticks of 10 ms on Linux); NaN if unreadable. */
+    static double cpuMillis(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            // after "pid (comm) ": state is field 3, so utime (14) .. cstime (17) are at 11..14 here
+            long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]) + Long.parseLong(f[13]) + Long.parseLong(f[14]);
+            return ticks * 10.0;
+        } catch (IOException | RuntimeException e) {
+            return Double.NaN;
+        }
+    }
+
+    private void report(Map<String, double[]> times, Map<String, double[]> cpu, Path target, String display) throws IOException {
         Properties build = new Properties();
         Path props = target.resolve("build.properties");
         if (Files.exists(props)) {
@@ -166,7 +188,10 @@ public final class StartupBenchmark implements Callable<Integer> {
         out.put("ratio_archived_to_module_path", round(archived / mp));
         out.put("target_archived_ms", TARGET_ARCHIVED_MS);
         out.put("meets_target", archived <= TARGET_ARCHIVED_MS);
+        cpu.forEach((k, v) -> out.put("first_frame_cpu_ms_median_" + k, median(v)));
+        out.put("cpu_ratio_archived_to_image", round(median(cpu.get("archived")) / median(cpu.get("image"))));
         times.forEach((k, v) -> out.put("first_frame_ms_" + k, v));
+        out.put("load_average_1m", loadAverage());
         out.put("runtime_bytes", bytes(target.resolve("image/kiln/lib/runtime")));
         out.put("image_bytes", bytes(target.resolve("image/kiln")));
         out.put("archive_bytes", longOr(build, "archive.bytes"));
@@ -183,9 +208,20 @@ public final class StartupBenchmark implements Callable<Integer> {
             w.printf("  jlink image, no archive       %8.0f ms%n", plain);
             w.printf("  image + %-21s %8.0f ms  (x%.2f of the plain image; target <= %.0f ms)%n",
                     build.getProperty("archive", "archive"), archived, archived / plain, TARGET_ARCHIVED_MS);
+            w.printf("  CPU to first frame (medians): ./kiln %.0f ms, image %.0f ms, archived %.0f ms; load average %s%n",
+                    median(cpu.get("module_path")), median(cpu.get("image")), median(cpu.get("archived")), out.get("load_average_1m"));
             w.printf("  runtime %s bytes, .deb %s bytes, installed %s bytes%n", out.get("runtime_bytes"), out.get("deb_bytes"), out.get("deb_installed_bytes"));
         }
         w.flush();
+    }
+
+    /** The 1-minute load average when the runs ended, so a reader can tell a quiet run from a loaded one. */
+    private static Double loadAverage() {
+        try {
+            return Double.valueOf(Files.readString(Path.of("/proc/loadavg")).split(" ")[0]);
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
     }
 
     private static Path debIn(Path target) throws IOException {
