@@ -21,7 +21,8 @@ die() { echo "test-deb: $*" >&2; exit 1; }
 
 [ "$(id -u)" -eq 0 ] || die "needs root (it installs the kiln package with dpkg -i)"
 for t in dpkg fakeroot xvfb-run unshare curl runuser; do command -v "$t" >/dev/null || die "$t is missing (see the header of $0)"; done
-if dpkg-query -W -f='${Status}' kiln 2>/dev/null | grep -q "ok installed"; then
+known() { dpkg-query -W -f='${Status}' kiln 2>/dev/null | grep -qv "not-installed"; } # any state dpkg has, half-configured too
+if known; then
   [ "${CI:-}" = true ] || [ "${KILN_TEST_DEB_REPLACE:-}" = 1 ] \
     || die "the kiln package is installed here; this test would replace it: rerun with KILN_TEST_DEB_REPLACE=1"
   dpkg -P kiln >/dev/null
@@ -30,11 +31,13 @@ fi
 work="$(mktemp -d -t kiln-test-deb.XXXXXX)"
 chmod 755 "$work" # the daemon runs as the system user kiln and must reach its workspace
 cleanup() {
-  if dpkg-query -W -f='${Status}' kiln 2>/dev/null | grep -q "installed"; then dpkg -P kiln >/dev/null 2>&1 || true; fi
+  if known; then dpkg -P kiln >/dev/null 2>&1 || true; fi
   rm -f /etc/kiln/serve.d/citest.conf; rmdir /etc/kiln/serve.d /etc/kiln 2>/dev/null || true
   rm -rf "$work"
 }
 trap cleanup EXIT
+
+check "icons: every committed rendition matches its SVG (icons/render.sh --check)" icons/render.sh --check
 
 # --- two builds: the POM's version, then a higher one -----------------------------------------------------------
 say "build 1: mvn -Ppackage package (app-image, deb, rpm)"
@@ -101,6 +104,8 @@ check "the installed console showed a frame under Xvfb" test -s "$work/first-fra
 [ -s "$work/first-frame" ] || cat "$work/gui.log" >&2
 check "nothing written into /opt/kiln at run time" test -z "$(find /opt/kiln -newer "$work/before-gui" -print -quit)"
 check "JavaFX extracted nothing to ~/.openjfx (its .so are in the runtime)" test ! -e "$work/home/.openjfx"
+# An explicit module reads only what it requires: a descriptor missing one shows up as IllegalAccessError here.
+check "the console's log has no access error or failed watch" sh -c "! grep -E 'IllegalAccessError|Cannot watch|NoClassDefFoundError' '$work/gui.log'"
 
 # The daemon by its unit: systemd may not run here (containers), so run the unit's ExecStart the way systemd
 # would: as User=kiln, with the unit's Environment= and the instance's /etc/kiln/serve.d file.
@@ -128,6 +133,8 @@ for _ in $(seq 1 600); do
   sleep 0.1
 done
 check "kiln serve started by the unit's command line (as kiln): ${url:-no URL}" test -n "$url"
+sleep 2 # the watch is set up on its own thread; a failure is logged to stderr at once
+check "the daemon's watch started (no access error or failed watch on its stderr)" sh -c "! grep -E 'IllegalAccessError|Cannot watch|NoClassDefFoundError' '$work/serve.err'"
 if [ -n "$url" ]; then
   got=""
   for _ in $(seq 1 100); do # 503 until the first tick
