@@ -175,7 +175,7 @@ cp "$here/systemd/kiln-serve@.service" "$here/systemd/serve.d.README" "$out/imag
 # --resource-dir holds our overrides of jpackage's templates: kiln.desktop, the deb maintainer scripts and
 # the rpm spec (they add /usr/bin/kiln and the systemd unit; jpackage still fills its placeholders).
 linux=(--linux-package-name kiln --linux-app-release 1 --linux-app-category devel
-  --linux-shortcut --linux-menu-group "Development;Monitor;" --linux-deb-maintainer packaging@kiln.dev
+  --linux-shortcut --linux-menu-group "Development;Monitor;System;" --linux-deb-maintainer packaging@kiln.dev
   --linux-rpm-license-type "Apache-2.0" --license-file "$root/LICENSE" --resource-dir "$here/linux")
 built=()
 for type in ${types//,/ }; do

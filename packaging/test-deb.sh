@@ -91,7 +91,7 @@ check "desktop entry installed" sh -c 'ls /usr/share/applications/*kiln*.desktop
 desktop="$(ls /usr/share/applications/*kiln*.desktop 2>/dev/null | head -1)"
 check "desktop entry starts /opt/kiln/bin/kiln and has its icon" sh -c "grep -q '^Exec=/opt/kiln/bin/kiln' '$desktop' && grep -q '^Icon=/opt/kiln/lib/kiln.png' '$desktop' && test -s /opt/kiln/lib/kiln.png"
 if command -v desktop-file-validate >/dev/null; then check "desktop-file-validate" desktop-file-validate "$desktop"; fi
-check "copyright (license) installed" test -s /usr/share/doc/kiln/copyright
+check "copyright (license) installed" grep -q "Apache License" /opt/kiln/share/doc/copyright
 check "systemd unit installed, not enabled" sh -c 'test -f /lib/systemd/system/kiln-serve@.service && ! ls /etc/systemd/system/*/kiln-serve@* >/dev/null 2>&1'
 check "system user kiln exists" getent passwd kiln
 
@@ -125,9 +125,10 @@ nojdk runuser -u kiln -- env XDG_STATE_HOME="$work/varlib" XDG_CACHE_HOME="$work
   bash -c 'set -a; . /etc/kiln/serve.d/citest.conf; set +a; eval "exec ${0//\$\{KILN_WORKSPACE\}/\"\$KILN_WORKSPACE\"}"' "$exec_start" \
   >"$work/serve.out" 2>"$work/serve.err" &
 serve=$!
+touch "$work/serve.out" # the background job may not have opened it yet
 url=""
 for _ in $(seq 1 600); do
-  url="$(sed -n 's/^  state:  //p' "$work/serve.out")"
+  url="$(sed -n 's/^  state:  //p' "$work/serve.out" 2>/dev/null || true)"
   [ -n "$url" ] && break
   kill -0 "$serve" 2>/dev/null || break
   sleep 0.1
