@@ -121,8 +121,9 @@ exec_start="$(sed -n 's/^ExecStart=//p' "$unit")"
 check "ExecStart is the installed kiln serve" grep -q '^/opt/kiln/bin/kiln serve ' <<<"$exec_start"
 mkdir -p "$work/varlib/kiln" && chown kiln:kiln "$work/varlib/kiln"
 # shellcheck disable=SC2016 # expanded in the child, as systemd expands ${VAR} (one word) and $VAR (split)
-nojdk runuser -u kiln -- env XDG_STATE_HOME="$work/varlib" XDG_CACHE_HOME="$work/varlib" HOME="$work/varlib/kiln" \
-  bash -c 'set -a; . /etc/kiln/serve.d/citest.conf; set +a; eval "exec ${0//\$\{KILN_WORKSPACE\}/\"\$KILN_WORKSPACE\"}"' "$exec_start" \
+nojdk "$(command -v runuser)" -u kiln -- env XDG_STATE_HOME="$work/varlib" XDG_CACHE_HOME="$work/varlib" HOME="$work/varlib/kiln" \
+  bash -c 'while IFS== read -r k v; do export "$k=$v"; done </etc/kiln/serve.d/citest.conf # as EnvironmentFile= reads it
+    eval "exec ${0//\$\{KILN_WORKSPACE\}/\"\$KILN_WORKSPACE\"}"' "$exec_start" \
   >"$work/serve.out" 2>"$work/serve.err" &
 serve=$!
 touch "$work/serve.out" # the background job may not have opened it yet
