@@ -20,7 +20,7 @@ check() { local what="$1"; shift; if "$@"; then ok "$what"; else fail "$what"; f
 die() { echo "test-deb: $*" >&2; exit 1; }
 
 [ "$(id -u)" -eq 0 ] || die "needs root (it installs the kiln package with dpkg -i)"
-for t in dpkg fakeroot xvfb-run unshare curl runuser; do command -v "$t" >/dev/null || die "$t is missing (see the header of $0)"; done
+for t in dpkg fakeroot xvfb-run unshare curl setpriv; do command -v "$t" >/dev/null || die "$t is missing (see the header of $0)"; done
 known() { dpkg-query -W -f='${Status}' kiln 2>/dev/null | grep -qv "not-installed"; } # any state dpkg has, half-configured too
 if known; then
   [ "${CI:-}" = true ] || [ "${KILN_TEST_DEB_REPLACE:-}" = 1 ] \
@@ -120,8 +120,9 @@ printf 'KILN_WORKSPACE=%s\nKILN_SERVE_ARGS=--port 0 --heartbeat 2s\n' "$work/ws"
 exec_start="$(sed -n 's/^ExecStart=//p' "$unit")"
 check "ExecStart is the installed kiln serve" grep -q '^/opt/kiln/bin/kiln serve ' <<<"$exec_start"
 mkdir -p "$work/varlib/kiln" && chown kiln:kiln "$work/varlib/kiln"
-# shellcheck disable=SC2016 # expanded in the child, as systemd expands ${VAR} (one word) and $VAR (split)
-nojdk "$(command -v runuser)" -u kiln -- env XDG_STATE_HOME="$work/varlib" XDG_CACHE_HOME="$work/varlib" HOME="$work/varlib/kiln" \
+# setpriv, not runuser: it execs (runuser forks and, on SIGTERM, exits leaving kiln serve running), so $! is the
+# daemon itself. shellcheck disable=SC2016: expanded in the child, as systemd expands ${VAR} (one word), $VAR (split)
+nojdk setpriv --reuid=kiln --regid=kiln --init-groups env XDG_STATE_HOME="$work/varlib" XDG_CACHE_HOME="$work/varlib" HOME="$work/varlib/kiln" \
   bash -c 'while IFS== read -r k v; do export "$k=$v"; done </etc/kiln/serve.d/citest.conf # as EnvironmentFile= reads it
     eval "exec ${0//\$\{KILN_WORKSPACE\}/\"\$KILN_WORKSPACE\"}"' "$exec_start" \
   >"$work/serve.out" 2>"$work/serve.err" &
