@@ -131,6 +131,10 @@ public final class KilnConsole extends Application {
             });
         }
         navigate(model, startPage);
+        String frameFile = System.getProperty("kiln.firstFrameFile", ""); // kiln bench startup and the package test
+        if (!frameFile.isEmpty()) {
+            signalFirstFrame(stage, Path.of(frameFile), Boolean.getBoolean("kiln.exitAfterFirstFrame"));
+        }
         String legacyShot = System.getProperty("kiln.screenshot", "");
         if (!legacyShot.isEmpty()) {
             screenshotAndExit(stage, Path.of(legacyShot), Double.parseDouble(System.getProperty("kiln.screenshot.delay", "3")));
@@ -239,6 +243,33 @@ public final class KilnConsole extends Application {
         stage.show();
         window.startProjection(live);
         return model;
+    }
+
+    /**
+     * For the startup benchmark and the package test: once the first pulse has laid the scene out (its frame is
+     * then handed to the renderer), writes the wall-clock epoch millis to {@code file} (temp file + rename, so a
+     * poller never reads half a number) and optionally exits.
+     */
+    private static void signalFirstFrame(Stage stage, Path file, boolean exit) {
+        Runnable[] once = new Runnable[1];
+        once[0] = () -> {
+            stage.getScene().removePostLayoutPulseListener(once[0]);
+            javafx.application.Platform.runLater(() -> {
+                String now = Long.toString(System.currentTimeMillis());
+                try {
+                    Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+                    java.nio.file.Files.writeString(tmp, now);
+                    java.nio.file.Files.move(tmp, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                } catch (IOException e) {
+                    System.err.println("kiln: could not write first-frame file " + file + ": " + e.getMessage());
+                }
+                if (exit) {
+                    stage.hide();
+                    javafx.application.Platform.exit();
+                }
+            });
+        };
+        stage.getScene().addPostLayoutPulseListener(once[0]);
     }
 
     /** For docs and reviews: waits for the page to settle, writes what the window shows, and exits. */

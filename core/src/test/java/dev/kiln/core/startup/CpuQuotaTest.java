@@ -163,8 +163,8 @@ class CpuQuotaTest {
             assertThat(line).as("the child Kiln spawned its server").isEqualTo("spawned");
             List<Path> groups = awaitGroupDirs(kiln.pid());
             assertThat(groups).as("its group exists").hasSize(1);
-            List<Long> server = ProbeProcesses.livingWith(marker + "-server");
-            assertThat(server).hasSize(1);
+            // The server and, for a moment, the wrapper that puts it in its group before exec carry the marker.
+            assertThat(ProbeProcesses.livingWith(marker + "-server")).as("its server runs").isNotEmpty();
 
             kiln.destroyForcibly(); // SIGKILL: no shutdown hook, no cleanup
             assertThat(kiln.waitFor(30, TimeUnit.SECONDS)).isTrue();

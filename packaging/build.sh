@@ -1,0 +1,233 @@
+#!/usr/bin/env bash
+# Builds Kiln's installers from the built modules: a jlink runtime (trimmed, CDS), an AppCDS (JDK 17) or AOT
+# cache (JDK 25) archive from a training run of the console, then jpackage app-images, a .deb and an .rpm.
+# `mvn -Ppackage package` runs it after app/ and packaging/watcher/ are built; packaging/README.md explains.
+#
+#   packaging/build.sh [--pom-version=0.1.0] [--app-version=X.Y.Z] [--types=app-image,deb,rpm] [--jdk=DIR] [--out=DIR]
+#
+# Output in packaging/target/:
+#   image/kiln/        app-image with CDS + AppCDS: what the installers contain
+#   image-plain/kiln/  the same jlink runtime without any archive (only for `kiln bench startup`)
+#   kiln_VERSION_amd64.deb, kiln-VERSION-1.x86_64.rpm, build.properties (what was built, sizes, seconds)
+#
+# Needs: a JDK with jlink + jpackage (17, or 25 with --jdk), fakeroot + dpkg-deb for the .deb, rpm (rpmbuild)
+# for the .rpm, xvfb + xauth for the training run (it opens the console once, off-screen).
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+out="$here/target"
+
+pom_version="" app_version="" types="app-image,deb,rpm" jdk=""
+for arg in "$@"; do
+  case "$arg" in
+    --pom-version=*) pom_version="${arg#*=}" ;;
+    --app-version=*) app_version="${arg#*=}" ;;
+    --types=*) types="${arg#*=}" ;;
+    --jdk=*) jdk="${arg#*=}" ;;
+    --out=*) out="$(mkdir -p "${arg#*=}" && cd "${arg#*=}" && pwd)" ;;
+    *) echo "build.sh: unknown argument '$arg' (see the header of $0)" >&2; exit 2 ;;
+  esac
+done
+die() { echo "build.sh: $*" >&2; exit 1; }
+started=$SECONDS
+step() { echo "build.sh: [$((SECONDS - started)) s] $*"; }
+
+# --- versions ------------------------------------------------------------------------------------------
+# One scheme valid for deb, rpm, msi (three numbers, <= 255.255.65535) and macOS (first number not 0):
+# package version = (major + 1).minor.patch of the POM version, -SNAPSHOT dropped: 0.1.0 -> 1.1.0.
+# It only ever grows when the POM version grows, so upgrades order correctly everywhere.
+[ -n "$pom_version" ] || pom_version="$(sed -n 's:^  <version>\(.*\)</version>:\1:p' "$root/pom.xml" | head -1)"
+if [ -z "$app_version" ]; then
+  base="${pom_version%-SNAPSHOT}"
+  IFS=. read -r major minor patch <<<"$base"
+  [[ "$major" =~ ^[0-9]+$ && "$minor" =~ ^[0-9]+$ && "${patch:-0}" =~ ^[0-9]+$ ]] || die "POM version '$pom_version' is not MAJOR.MINOR.PATCH"
+  app_version="$((major + 1)).$minor.${patch:-0}"
+fi
+IFS=. read -r v1 v2 v3 extra <<<"$app_version"
+[[ -z "$extra" && "$v1" =~ ^[0-9]+$ && "$v2" =~ ^[0-9]+$ && "$v3" =~ ^[0-9]+$ ]] \
+  || die "--app-version '$app_version' must be three numbers X.Y.Z"
+(( v1 >= 1 && v1 <= 255 && v2 <= 255 && v3 <= 65535 )) \
+  || die "--app-version '$app_version' must be 1..255.0..255.0..65535 (msi limits; macOS refuses a leading 0)"
+
+# --- JDK -----------------------------------------------------------------------------------------------
+if [ -z "$jdk" ]; then
+  jdk="${JAVA_HOME:-$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")}"
+fi
+[ -x "$jdk/bin/jlink" ] && [ -x "$jdk/bin/jpackage" ] || die "$jdk has no jlink/jpackage: give a full JDK with --jdk=DIR (apt-get install openjdk-17-jdk)"
+feature="$("$jdk/bin/java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')"
+# JDK 17 builds jlink from jmods/. Temurin 25 ships none, but is a "linkable run-time" (JEP 493): jlink links
+# from the JDK's own lib/modules, which is what makes the AOT cache possible with it here.
+[ -d "$jdk/jmods" ] || [ "$feature" -ge 24 ] || die "$jdk has no jmods/ and is older than 24: it cannot jlink"
+
+# --- inputs --------------------------------------------------------------------------------------------
+app_jar="$root/app/target/kiln-app.jar"
+lib="$root/app/target/lib"
+watcher="$(ls "$here"/watcher/target/modules/directory-watcher-*.jar 2>/dev/null | head -1 || true)"
+[ -f "$app_jar" ] && [ -d "$lib" ] || die "app/target has no kiln-app.jar/lib: run 'mvn -B -Ppackage -DskipTests package' from $root"
+[ -n "$watcher" ] || die "packaging/watcher/target/modules has no directory-watcher jar: run 'mvn -B -Ppackage -DskipTests package'"
+# The OS decides the JavaFX classifier, the native library names and where a runtime keeps them. Linux is
+# what this machine builds and tests; the others are for runners on those systems (packaging/README.md).
+case "$(uname -s)" in
+  Linux) os=linux; natives='*.so'; native_dir=lib; installer_types="deb rpm" ;;
+  Darwin) os=mac; natives='*.dylib'; native_dir=lib; installer_types="dmg" ;;
+  MINGW*|MSYS*|CYGWIN*) os=win; natives='*.dll'; native_dir=bin; installer_types="msi" ;;
+  *) die "unsupported OS $(uname -s)" ;;
+esac
+fx_graphics="$(ls "$lib"/javafx-graphics-*-"$os"*.jar | head -1)"
+
+rm -rf "$out/mods" "$out/runtime" "$out/image" "$out/image-plain" "$out/train" "$out"/*.deb "$out"/*.rpm "$out"/*.msi "$out"/*.dmg
+mkdir -p "$out/mods" "$out/train"
+cp "$app_jar" "$out/mods/"
+for jar in "$lib"/*.jar; do
+  case "$(basename "$jar")" in
+    directory-watcher-*|prometheus-metrics-*) ;;              # replaced by the moditect'ed copies
+    javafx-*-[0-9]*.[0-9]*.[0-9]*.jar) [[ "$jar" == *-"$os"*.jar ]] && cp "$jar" "$out/mods/" ;; # the classifier-less ones are empty
+    *) cp "$jar" "$out/mods/" ;;
+  esac
+done
+cp "$here"/watcher/target/modules/*.jar "$out/mods/"
+n_auto="$(ls "$lib"/prometheus-metrics-*.jar | wc -l)"
+[ "$(ls "$out"/mods/prometheus-metrics-*.jar | wc -l)" -eq "$n_auto" ] \
+  || die "packaging/watcher/target/modules lacks a moditect'ed copy of some prometheus-metrics jar in $lib"
+
+# --- jlink ---------------------------------------------------------------------------------------------
+# The ControlsFX exports are baked into the image (--add-options; its leading space is required), so every
+# launch of the runtime, training run included, has them. JavaFX's .so are left out of the module image and
+# put in runtime/lib, where System.loadLibrary finds them: otherwise JavaFX extracts them to ~/.openjfx/cache
+# at every first start.
+fx_opts=" --add-exports=javafx.base/com.sun.javafx.event=org.controlsfx.controls"
+fx_opts+=" --add-exports=javafx.controls/com.sun.javafx.scene.control.behavior=org.controlsfx.controls"
+fx_opts+=" --add-exports=javafx.controls/com.sun.javafx.scene.control=org.controlsfx.controls"
+fx_opts+=" --add-opens=javafx.controls/javafx.scene.control.skin=org.controlsfx.controls"
+fx_opts+=" --add-opens=javafx.graphics/javafx.scene=org.controlsfx.controls"
+# JDK 24+ warns on every native-library load from a module without this (JEP 472); 17 accepts it silently.
+[ "$feature" -ge 22 ] && fx_opts+=" --enable-native-access=javafx.graphics"
+step "jlink (JDK $feature, $jdk)"
+modpath="$out/mods"
+[ -d "$jdk/jmods" ] && modpath="$out/mods:$jdk/jmods"
+"$jdk/bin/jlink" --module-path "$modpath" --add-modules dev.kiln.app \
+  --strip-debug --no-header-files --no-man-pages \
+  --exclude-resources="glob:/javafx.graphics/$natives" \
+  --add-options="$fx_opts" \
+  --generate-cds-archive \
+  --output "$out/runtime"
+unzip -q -o -j "$fx_graphics" "$natives" -d "$out/runtime/$native_dir"
+# The no-compressed-oops CDS archive only serves heaps over 32 GB; 11 MB the console never uses.
+rm -f "$out/runtime/lib/server/classes_nocoops.jsa"
+
+# --- app-images ----------------------------------------------------------------------------------------
+common=(--name kiln --app-version "$app_version" --vendor "Kiln"
+  --description "Operations console for fast-starting, observable sandboxed tool runtimes"
+  --copyright "Copyright the Kiln authors. Licensed under the Apache License 2.0."
+  --module dev.kiln.app/dev.kiln.app.Main)
+[ "$os" = linux ] && common+=(--icon "$root/icons/dist/kiln-256.png")
+[ "$os" = win ] && common+=(--icon "$root/icons/dist/kiln.ico" --add-launcher "kiln-cli=$here/windows/kiln-cli.properties")
+[ "$os" = mac ] && common+=(--icon "$root/icons/dist/kiln.icns")
+
+# The plain image: the same runtime without any archive (the JVM then runs with sharing off).
+step "jpackage app-image (plain, for the startup benchmark)"
+cp -a "$out/runtime" "$out/runtime-plain"
+rm -f "$out"/runtime-plain/lib/server/*.jsa
+"$jdk/bin/jpackage" --type app-image --dest "$out/image-plain" --runtime-image "$out/runtime-plain" "${common[@]}"
+rm -rf "$out/runtime-plain"
+
+# The shipped image. The archive is read-only at run time and lives in the install dir: it is made here,
+# once, for exactly this runtime; the app never writes an archive (JDK 17 has no auto-archive, and no
+# ArchiveClassesAtExit/AOTCacheOutput flag is in the launcher). $APPDIR is the launcher's lib/app.
+if [ "$feature" -ge 25 ]; then
+  archive=kiln.aot; use_archive="-XX:AOTCache=\$APPDIR/$archive"; train_flag="-XX:AOTCacheOutput="
+  quiet="-Xlog:aot=off,cds=off"
+else
+  archive=kiln.jsa; use_archive="-XX:SharedArchiveFile=\$APPDIR/$archive"; train_flag="-XX:ArchiveClassesAtExit="
+  quiet="-Xlog:cds=off,cds+dynamic=off"
+fi
+# An archive that does not match (it cannot, unless someone edits the install) only costs speed: the JVM
+# then runs without it, and a CLI should not print JVM warnings about that.
+step "jpackage app-image (shipped, archive $archive)"
+"$jdk/bin/jpackage" --type app-image --dest "$out/image" --runtime-image "$out/runtime" "${common[@]}" \
+  --java-options "$use_archive" --java-options "$quiet"
+appdir="$out/image/kiln/lib/app"
+
+# Training run: the console on a fresh demo workspace under Xvfb, exiting as soon as its first frame is
+# shown, so the archive holds what a start needs and nothing the user's session loads later.
+offscreen=()
+if [ "$os" = linux ]; then
+  command -v xvfb-run >/dev/null || die "xvfb-run is missing (the training run opens the console off-screen): apt-get install --no-install-recommends xvfb xauth"
+  offscreen=(xvfb-run -a -s "-screen 0 1280x800x24")
+fi
+java="$out/image/kiln/lib/runtime/bin/java"
+train="$out/train"
+train_env=(env HOME="$train/home" XDG_DATA_HOME="$train/data" XDG_STATE_HOME="$train/state" XDG_CACHE_HOME="$train/cache")
+mkdir -p "$train/home"
+"${train_env[@]}" "$java" -m dev.kiln.app/dev.kiln.app.Main demo "$train/ws" >/dev/null
+step "training run for $archive"
+"${train_env[@]}" timeout 120 "${offscreen[@]}" "$java" "$train_flag$appdir/$archive" \
+  -Dkiln.firstFrameFile="$train/first-frame" -Dkiln.exitAfterFirstFrame=true \
+  -m dev.kiln.app/dev.kiln.app.Main "$train/ws" >"$train/train.log" 2>&1 \
+  || { cat "$train/train.log" >&2; die "the training run failed"; }
+[ -s "$train/first-frame" ] || { cat "$train/train.log" >&2; die "the training run showed no frame"; }
+[ -s "$appdir/$archive" ] || { cat "$train/train.log" >&2; die "the training run wrote no $archive"; }
+[ -d "$train/home/.openjfx" ] && die "JavaFX extracted its natives to ~/.openjfx: the .so are not in runtime/lib"
+
+# Files jpackage 17 has no option for (--app-content is 18+): the systemd unit, its config dir's README.
+mkdir -p "$out/image/kiln/lib/systemd"
+cp "$here/systemd/kiln-serve@.service" "$here/systemd/serve.d.README" "$out/image/kiln/lib/systemd/"
+"$out/image/kiln/bin/kiln" --version >/dev/null || die "the built image does not run: $out/image/kiln/bin/kiln --version"
+
+# --- installers ----------------------------------------------------------------------------------------
+# --resource-dir holds our overrides of jpackage's templates: kiln.desktop, the deb maintainer scripts and
+# the rpm spec (they add /usr/bin/kiln and the systemd unit; jpackage still fills its placeholders).
+linux=(--linux-package-name kiln --linux-app-release 1 --linux-app-category devel
+  --linux-shortcut --linux-menu-group "Development;Monitor;System;" --linux-deb-maintainer packaging@kiln.dev
+  --linux-rpm-license-type "Apache-2.0" --license-file "$root/LICENSE" --resource-dir "$here/linux")
+built=()
+for type in ${types//,/ }; do
+  case "$type" in
+    app-image) built+=("$out/image/kiln/bin/kiln") ;;
+    deb|rpm)
+      if [ "$type" = rpm ] && ! command -v rpmbuild >/dev/null; then
+        echo "build.sh: no rpmbuild: skipping the .rpm (apt-get install rpm)"; continue
+      fi
+      [ "$type" = deb ] && { command -v fakeroot >/dev/null || die "no fakeroot: the .deb needs it (apt-get install fakeroot)"; }
+      step "jpackage $type"
+      "$jdk/bin/jpackage" --type "$type" --app-image "$out/image/kiln" --dest "$out" \
+        --name kiln --app-version "$app_version" --vendor "Kiln" \
+        --description "Operations console for fast-starting, observable sandboxed tool runtimes" \
+        --copyright "Copyright the Kiln authors. Licensed under the Apache License 2.0." \
+        --icon "$root/icons/dist/kiln-256.png" "${linux[@]}" >"$out/jpackage-$type.log" 2>&1 \
+        || { cat "$out/jpackage-$type.log" >&2; die "jpackage --type $type failed"; }
+      # jpackage exits 0 when it skips a bundler (e.g. no fakeroot): the file is the only proof.
+      file="$(ls "$out"/kiln[_-]"$app_version"*."$type" 2>/dev/null | head -1 || true)"
+      [ -n "$file" ] && [ -s "$file" ] || { cat "$out/jpackage-$type.log" >&2; die "jpackage made no .$type"; }
+      built+=("$file") ;;
+    msi|dmg)
+      # Settings in packaging/windows/msi.options and packaging/macos/dmg.options; paths in them are relative
+      # to the checkout. Not built or tested on this Linux machine: for a runner on that OS.
+      [[ " $installer_types " == *" $type "* ]] || die "a .$type is built on its own OS (this is $(uname -s))"
+      step "jpackage $type"
+      opts="$here/windows/msi.options"; [ "$type" = dmg ] && opts="$here/macos/dmg.options"
+      (cd "$root" && "$jdk/bin/jpackage" @"$opts" --app-image "$out/image/kiln" --dest "$out" --app-version "$app_version") \
+        || die "jpackage --type $type failed"
+      file="$(ls "$out"/*."$type" 2>/dev/null | head -1 || true)"
+      [ -n "$file" ] && [ -s "$file" ] || die "jpackage made no .$type"
+      built+=("$file") ;;
+    *) die "unknown type '$type' in --types (app-image, deb, rpm, msi, dmg)" ;;
+  esac
+done
+
+deb="$(ls "$out"/kiln_*.deb 2>/dev/null | head -1 || true)"
+{
+  echo "pom.version=$pom_version"
+  echo "app.version=$app_version"
+  echo "jdk=$jdk"
+  echo "jdk.feature=$feature"
+  echo "archive=$archive"
+  echo "runtime.bytes=$(du -sb "$out/image/kiln/lib/runtime" | cut -f1)"
+  echo "image.bytes=$(du -sb "$out/image/kiln" | cut -f1)"
+  echo "archive.bytes=$(stat -c %s "$appdir/$archive")"
+  [ -n "$deb" ] && echo "deb=$deb" && echo "deb.bytes=$(stat -c %s "$deb")" \
+    && echo "deb.installed.bytes=$(( $(dpkg-deb -f "$deb" Installed-Size) * 1024 ))"
+  echo "seconds=$((SECONDS - started))"
+} >"$out/build.properties"
+rm -rf "$out/mods" "$out/runtime"
+step "done: ${built[*]}"

@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+# The package test (README's test command runs it after `mvn -B verify`): builds the .deb twice (the POM's
+# version, then a higher one), installs the first with dpkg -i, runs the installed kiln with no JDK or Maven
+# visible (headless commands, the daemon by its systemd unit's command line, the console under Xvfb until its
+# first frame), upgrades to the second, removes it, purges it, and checks that nothing is left but user data.
+#
+# It installs and removes the system package "kiln", so it needs root, and refuses to run where kiln is
+# already installed unless CI=true or KILN_TEST_DEB_REPLACE=1 (then it purges that install first).
+# Needs (Debian 12): fakeroot, dpkg-dev is not needed, xvfb, xauth, xdg-utils, curl, util-linux (unshare),
+# rpm (the first build also checks the .rpm), the JavaFX libraries (libgtk-3-0 libxtst6 libxxf86vm1 libgl1).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+started=$SECONDS
+passed=0 failed=0
+say() { echo "test-deb: [$((SECONDS - started)) s] $*"; }
+ok() { passed=$((passed + 1)); echo "test-deb: ok   $*"; }
+fail() { failed=$((failed + 1)); echo "test-deb: FAIL $*" >&2; }
+check() { local what="$1"; shift; if "$@"; then ok "$what"; else fail "$what"; fi; }
+die() { echo "test-deb: $*" >&2; exit 1; }
+
+[ "$(id -u)" -eq 0 ] || die "needs root (it installs the kiln package with dpkg -i)"
+for t in dpkg fakeroot xvfb-run unshare curl setpriv; do command -v "$t" >/dev/null || die "$t is missing (see the header of $0)"; done
+known() { dpkg-query -W -f='${Status}' kiln 2>/dev/null | grep -qv "not-installed"; } # any state dpkg has, half-configured too
+if known; then
+  [ "${CI:-}" = true ] || [ "${KILN_TEST_DEB_REPLACE:-}" = 1 ] \
+    || die "the kiln package is installed here; this test would replace it: rerun with KILN_TEST_DEB_REPLACE=1"
+  dpkg -P kiln >/dev/null
+fi
+
+work="$(mktemp -d -t kiln-test-deb.XXXXXX)"
+chmod 755 "$work" # the daemon runs as the system user kiln and must reach its workspace
+cleanup() {
+  if known; then dpkg -P kiln >/dev/null 2>&1 || true; fi
+  rm -f /etc/kiln/serve.d/citest.conf; rmdir /etc/kiln/serve.d /etc/kiln 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+check "icons: every committed rendition matches its SVG (icons/render.sh --check)" icons/render.sh --check
+
+# --- two builds: the POM's version, then a higher one -----------------------------------------------------------
+say "build 1: mvn -Ppackage package (app-image, deb, rpm)"
+mvn -B -q -Ppackage -DskipTests package >"$work/build1.log" 2>&1 || { tail -n 60 "$work/build1.log"; die "build 1 failed"; }
+deb1="$(ls packaging/target/kiln_*.deb)"
+v1="$(dpkg-deb -f "$deb1" Version)"
+check ".deb built: $(basename "$deb1")" test -s "$deb1"
+if command -v rpmbuild >/dev/null; then check ".rpm built" test -s "$(ls packaging/target/kiln-*.rpm 2>/dev/null | head -1)"; fi
+cp "$deb1" "$work/"
+deb1="$work/$(basename "$deb1")"
+grep -v '^deb=' packaging/target/build.properties >"$work/build1.properties"
+
+say "build 2: the upgrade, -Dkiln.package.version=<patch + 1>"
+IFS=.- read -r a b c _ <<<"$v1"
+v2_app="$a.$b.$((c + 1))"
+mvn -B -q -Ppackage -DskipTests package -Dkiln.package.version="$v2_app" -Dkiln.package.types=deb >"$work/build2.log" 2>&1 \
+  || { tail -n 60 "$work/build2.log"; die "build 2 failed"; }
+deb2="$(ls packaging/target/kiln_"$v2_app"*.deb)"
+check "upgrade .deb built: $(basename "$deb2")" test -s "$deb2"
+check "upgrade version $(dpkg-deb -f "$deb2" Version) sorts above $v1" dpkg --compare-versions "$(dpkg-deb -f "$deb2" Version)" gt "$v1"
+
+# --- what is on the machine before ------------------------------------------------------------------------------
+# Everything a package could touch, less dpkg/apt bookkeeping and caches that other packages' triggers rewrite.
+snapshot() {
+  find /opt /usr /etc /lib/systemd /var/lib /var/cache /var/opt /var/mail /var/spool -xdev 2>/dev/null \
+    | grep -Ev '^/var/lib/(dpkg|apt|ucf|systemd/deb-systemd)|^/var/cache/(apt|debconf|ldconfig|man)|^/etc/ld\.so\.cache|mimeinfo\.cache$|icon-theme\.cache$|^/etc/(passwd|group|shadow|gshadow|subuid|subgid)-?$' \
+    | sort
+}
+snapshot >"$work/before.txt"
+
+# The installed kiln runs with no JDK and no Maven visible: a mount namespace hides them.
+mkdir -p "$work/empty" "$work/home"
+user_env=(env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$work/home" XDG_DATA_HOME="$work/home/data"
+  XDG_STATE_HOME="$work/home/state" XDG_CACHE_HOME="$work/home/cache" LANG=C.UTF-8)
+nojdk() {
+  unshare -m sh -c 'for d in /usr/lib/jvm /usr/share/maven /usr/share/java; do [ -d "$d" ] && mount --bind "$0" "$d"; done; exec "$@"' \
+    "$work/empty" "${user_env[@]}" "$@"
+}
+
+# --- install ----------------------------------------------------------------------------------------------------
+say "dpkg -i $(basename "$deb1")"
+dpkg -i "$deb1" >"$work/install1.log" 2>&1 || { cat "$work/install1.log"; die "dpkg -i failed"; }
+check "kiln is on the PATH as /usr/bin/kiln" test "$(readlink -f /usr/bin/kiln)" = /opt/kiln/bin/kiln
+nojdk sh -c 'command -v java >/dev/null || [ -n "$(ls /usr/lib/jvm)" ]' && fail "a java is still visible in the no-JDK namespace" || ok "the no-JDK namespace hides every java"
+version="$(nojdk kiln --version 2>&1)"
+check "kiln --version with no JDK: '$version'" grep -q "^kiln " <<<"$version"
+nojdk kiln demo "$work/ws" >"$work/demo.log" 2>&1; check "kiln demo $work/ws" test -f "$work/ws/kiln.json" -o -d "$work/ws/contracts"
+nojdk kiln project "$work/ws" --json >"$work/project.json" 2>&1; check "kiln project --json writes observer/state.json" test -s "$work/ws/observer/state.json"
+check "kiln --help lists the headless commands" sh -c "$(printf '%q ' "${user_env[@]}") kiln --help | grep -q serve"
+check "desktop entry installed" sh -c 'ls /usr/share/applications/*kiln*.desktop >/dev/null 2>&1'
+desktop="$(ls /usr/share/applications/*kiln*.desktop 2>/dev/null | head -1)"
+check "desktop entry starts /opt/kiln/bin/kiln and has its icon" sh -c "grep -q '^Exec=/opt/kiln/bin/kiln' '$desktop' && grep -q '^Icon=/opt/kiln/lib/kiln.png' '$desktop' && test -s /opt/kiln/lib/kiln.png"
+if command -v desktop-file-validate >/dev/null; then check "desktop-file-validate" desktop-file-validate "$desktop"; fi
+check "copyright (license) installed" grep -q "Apache License" /opt/kiln/share/doc/copyright
+check "systemd unit installed, not enabled" sh -c 'test -f /lib/systemd/system/kiln-serve@.service && ! ls /etc/systemd/system/*/kiln-serve@* >/dev/null 2>&1'
+check "system user kiln exists" getent passwd kiln
+
+# The console: under Xvfb until its first frame, as the user; nothing may be written into the install dir.
+touch "$work/before-gui"
+sleep 1
+nojdk env JAVA_TOOL_OPTIONS="-Dkiln.firstFrameFile=$work/first-frame -Dkiln.exitAfterFirstFrame=true" \
+  timeout 120 xvfb-run -a -s "-screen 0 1280x800x24" kiln "$work/ws" >"$work/gui.log" 2>&1 || true
+check "the installed console showed a frame under Xvfb" test -s "$work/first-frame"
+[ -s "$work/first-frame" ] || cat "$work/gui.log" >&2
+check "nothing written into /opt/kiln at run time" test -z "$(find /opt/kiln -newer "$work/before-gui" -print -quit)"
+check "JavaFX extracted nothing to ~/.openjfx (its .so are in the runtime)" test ! -e "$work/home/.openjfx"
+# An explicit module reads only what it requires: a descriptor missing one shows up as IllegalAccessError here.
+check "the console's log has no access error or failed watch" sh -c "! grep -E 'IllegalAccessError|Cannot watch|NoClassDefFoundError' '$work/gui.log'"
+
+# The daemon by its unit: systemd may not run here (containers), so run the unit's ExecStart the way systemd
+# would: as User=kiln, with the unit's Environment= and the instance's /etc/kiln/serve.d file.
+unit=/lib/systemd/system/kiln-serve@.service
+if command -v systemd-analyze >/dev/null; then
+  cp "$unit" "$work/kiln-serve@citest.service"
+  if systemd-analyze verify "$work/kiln-serve@citest.service" >"$work/verify.log" 2>&1; then ok "systemd-analyze verify kiln-serve@citest.service"
+  else fail "systemd-analyze verify: $(cat "$work/verify.log")"; fi
+fi
+chown -R kiln:kiln "$work/ws"
+printf 'KILN_WORKSPACE=%s\nKILN_SERVE_ARGS=--port 0 --heartbeat 2s\n' "$work/ws" >/etc/kiln/serve.d/citest.conf
+exec_start="$(sed -n 's/^ExecStart=//p' "$unit")"
+check "ExecStart is the installed kiln serve" grep -q '^/opt/kiln/bin/kiln serve ' <<<"$exec_start"
+mkdir -p "$work/varlib/kiln" && chown kiln:kiln "$work/varlib/kiln"
+# setpriv, not runuser: it execs (runuser forks and, on SIGTERM, exits leaving kiln serve running), so $! is the
+# daemon itself. shellcheck disable=SC2016: expanded in the child, as systemd expands ${VAR} (one word), $VAR (split)
+nojdk setpriv --reuid=kiln --regid=kiln --init-groups env XDG_STATE_HOME="$work/varlib" XDG_CACHE_HOME="$work/varlib" HOME="$work/varlib/kiln" \
+  bash -c 'while IFS== read -r k v; do export "$k=$v"; done </etc/kiln/serve.d/citest.conf # as EnvironmentFile= reads it
+    eval "exec ${0//\$\{KILN_WORKSPACE\}/\"\$KILN_WORKSPACE\"}"' "$exec_start" \
+  >"$work/serve.out" 2>"$work/serve.err" &
+serve=$!
+touch "$work/serve.out" # the background job may not have opened it yet
+url=""
+for _ in $(seq 1 600); do
+  url="$(sed -n 's/^  state:  //p' "$work/serve.out" 2>/dev/null || true)"
+  [ -n "$url" ] && break
+  kill -0 "$serve" 2>/dev/null || break
+  sleep 0.1
+done
+check "kiln serve started by the unit's command line (as kiln): ${url:-no URL}" test -n "$url"
+sleep 2 # the watch is set up on its own thread; a failure is logged to stderr at once
+check "the daemon's watch started (no access error or failed watch on its stderr)" sh -c "! grep -E 'IllegalAccessError|Cannot watch|NoClassDefFoundError' '$work/serve.err'"
+if [ -n "$url" ]; then
+  got=""
+  for _ in $(seq 1 100); do # 503 until the first tick
+    got="$(curl -fsS "$url" 2>/dev/null || true)"
+    grep -q '"revision"' <<<"$got" && break
+    sleep 0.3
+  done
+  check "GET /api/state answers with the projection" grep -q '"revision"' <<<"$got"
+fi
+# SIGTERM to the daemon itself, as systemd sends it to the unit's main process: serve.lock names its pid (the
+# launcher between $! and the JVM may be more than one process).
+daemon_pid="$(sed -n 's/^pid //p' "$work/ws/observer/serve.lock" 2>/dev/null | head -1)"
+[ -n "$daemon_pid" ] || daemon_pid="$serve"
+kill -TERM "$daemon_pid" 2>/dev/null || true
+for _ in $(seq 1 300); do [ -d "/proc/$daemon_pid" ] || break; sleep 0.1; done
+check "kiln serve (pid $daemon_pid) stops on SIGTERM" test ! -d "/proc/$daemon_pid"
+kill -TERM "$serve" 2>/dev/null || true
+wait "$serve" 2>/dev/null && serve_rc=0 || serve_rc=$?
+check "its launcher ends with 0 or 143 (the unit's SuccessExitStatus), got $serve_rc" test "$serve_rc" -eq 0 -o "$serve_rc" -eq 143
+pkill -KILL -u kiln 2>/dev/null || true # nothing of the account may outlive the test (purge removes the user)
+[ -n "$url" ] || cat "$work/serve.err" >&2
+rm -f /etc/kiln/serve.d/citest.conf
+
+# --- upgrade ----------------------------------------------------------------------------------------------------
+say "upgrade: dpkg -i $(basename "$deb2")"
+dpkg -i "$deb2" >"$work/install2.log" 2>&1 || { cat "$work/install2.log"; die "dpkg -i (upgrade) failed"; }
+check "upgraded to $(dpkg-query -W -f='${Version}' kiln)" test "$(dpkg-query -W -f='${Version}' kiln)" = "$(dpkg-deb -f "$deb2" Version)"
+check "kiln runs after the upgrade" sh -c "$(printf '%q ' "${user_env[@]}") kiln --version | grep -q '^kiln '"
+check "the launcher carries the new version" grep -q "jpackage.app-version=$v2_app" /opt/kiln/lib/app/kiln.cfg
+check "/usr/bin/kiln and the unit survive the upgrade" test -L /usr/bin/kiln -a -f /lib/systemd/system/kiln-serve@.service
+check "user data untouched by the upgrade" test -s "$work/ws/observer/state.json"
+
+# --- remove, purge ----------------------------------------------------------------------------------------------
+say "dpkg -r kiln"
+dpkg -r kiln >"$work/remove.log" 2>&1 || { cat "$work/remove.log"; die "dpkg -r failed"; }
+snapshot >"$work/after-remove.txt"
+left="$(comm -13 "$work/before.txt" "$work/after-remove.txt")"
+check "dpkg -r leaves no file behind${left:+: $(tr '\n' ' ' <<<"$left")}" test -z "$left"
+check "the user's data stays (workspace, logs)" test -s "$work/ws/observer/state.json" -a -d "$work/home/state/kiln/logs"
+dpkg -P kiln >/dev/null 2>&1 || true
+check "purge drops the system user kiln" sh -c '! getent passwd kiln >/dev/null'
+snapshot >"$work/after-purge.txt"
+left="$(comm -13 "$work/before.txt" "$work/after-purge.txt")"
+check "dpkg -P leaves nothing behind${left:+: $(tr '\n' ' ' <<<"$left")}" test -z "$left"
+
+say "done"
+cat "$work/build1.properties" | sed 's/^/test-deb: build 1: /'
+echo "test-deb: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
