@@ -159,6 +159,12 @@ final class FleetMetrics {
                     WatchStatus ws = source.watch();
                     cb.call(ws == null ? 0 : ws.watchedDirectories());
                 }).register(registry);
+        GaugeWithCallback.builder().name("kiln_watch_polled_directories")
+                .help("Directories left unwatched because the inotify watch limit is too low, stat-walked periodically instead")
+                .callback(cb -> {
+                    WatchStatus ws = source.watch();
+                    cb.call(ws == null ? 0 : ws.polledDirectories());
+                }).register(registry);
         degrades = Counter.builder().name("kiln_watch_degrades_total")
                 .help("Times the watch degraded to interval projection (watch lost, events overflowed)").register(registry);
 

@@ -44,7 +44,7 @@ class FleetMetricsTest {
     static final List<String> REQUIRED = List.of("kiln_build_info", "kiln_projection_ticks_total",
             "kiln_projection_tick_duration_seconds_bucket", "kiln_projection_contracts_parsed_total",
             "kiln_projection_contracts_reused_total", "kiln_projection_contracts", "kiln_projection_contract_failures",
-            "kiln_projection_revision", "kiln_watch_live", "kiln_watch_degrades_total", "kiln_sse_clients",
+            "kiln_projection_revision", "kiln_watch_live", "kiln_watch_polled_directories", "kiln_watch_degrades_total", "kiln_sse_clients",
             "kiln_state_file_syncs_total", "kiln_state_file_sync_seconds_total", "kiln_archive_cache_hits_total",
             "kiln_archive_cache_misses_total", "kiln_archive_cache_builds_total", "kiln_archive_cache_evictions_total",
             "kiln_archive_cache_bytes", "kiln_seed_warms_total", "kiln_seed_warm_duration_seconds_bucket",
@@ -125,6 +125,7 @@ class FleetMetricsTest {
         assertThat(value(body, "kiln_projection_contracts")).contains(2.0);
         assertThat(value(body, "kiln_projection_revision")).contains((double) daemon.revision());
         assertThat(value(body, "kiln_watch_live")).contains(1.0);
+        assertThat(value(body, "kiln_watch_polled_directories")).contains(0.0); // the limit is far above this tree
         assertThat(value(body, "kiln_seed_warms_total{outcome=\"warmed\"}")).contains(1.0);
         assertThat(value(body, "kiln_seed_warms_total{outcome=\"failed\"}")).contains(0.0);
         assertThat(value(body, "kiln_seed_warm_duration_seconds_bucket{le=\"30.0\"}")).contains(0.0);
