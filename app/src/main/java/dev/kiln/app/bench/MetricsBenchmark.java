@@ -26,7 +26,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.stream.Stream;
 
 /**
  * {@code kiln bench metrics}: what {@code GET /metrics} costs a real daemon on a 10,000-contract workspace, measured
@@ -71,7 +70,7 @@ final class MetricsBenchmark {
             Path ws = tmp.resolve("ws");
             new DemoWorkspace().write(ws, contracts, 13, false);
             WorkspaceLayout layout = WorkspaceLayout.of(ws);
-            List<Path> files = validContracts(layout.tasksDir());
+            List<Path> files = BenchContracts.valid(layout.tasksDir(), Integer.MAX_VALUE);
             // Short settle and spacing, so a block of change ticks takes seconds; heartbeats out of the way.
             ChangePacer.Settings pacing = new ChangePacer.Settings(Duration.ofMillis(10), Duration.ofMillis(50), Duration.ofHours(1));
             try (ProjectionDaemon d = ProjectionDaemon.builder(layout).pacing(pacing).port(0).start()) {
@@ -150,7 +149,7 @@ final class MetricsBenchmark {
         List<Double> ms = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             Path f = files.get((offset + i) * 7 % files.size());
-            byte[] content = edited(f, "metrics bench edit " + (offset + i));
+            byte[] content = BenchContracts.edited(f, "metrics bench edit " + (offset + i));
             long seq = d.metrics().projections();
             Files.write(f, content);
             long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
@@ -185,27 +184,7 @@ final class MetricsBenchmark {
         }
     }
 
-    private static List<Path> validContracts(Path tasks) throws IOException {
-        List<Path> out = new ArrayList<>();
-        try (Stream<Path> s = Files.walk(tasks)) {
-            for (Path f : s.filter(p -> p.getFileName().toString().equals("contract.json")).sorted().toList()) {
-                try {
-                    if (MAPPER.readTree(f.toFile()).isObject()) {
-                        out.add(f);
-                    }
-                } catch (IOException e) {
-                    // the demo's planted malformed contract: not edited
-                }
-            }
-        }
-        return out;
-    }
 
-    private static byte[] edited(Path f, String title) throws IOException {
-        ObjectNode c = (ObjectNode) MAPPER.readTree(f.toFile());
-        c.put("title", title);
-        return MAPPER.writeValueAsBytes(c);
-    }
 
     private static double round(double v) {
         return Figures.round(v, 2);

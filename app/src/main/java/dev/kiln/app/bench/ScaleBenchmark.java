@@ -20,19 +20,12 @@ import dev.kiln.core.watch.WatchStatus;
 import dev.kiln.core.workspace.FileTrees;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import java.io.IOException;
-import java.net.HttpURLConnection;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * {@code kiln bench scale}: one host, a demo workspace of N contracts ({@code kiln demo DIR --contracts N}), and the
@@ -112,7 +105,7 @@ final class ScaleBenchmark {
             new DemoWorkspace().write(ws, contracts, 17, false);
             o.put("demo_write_ms", round((System.nanoTime() - d0) / 1e6));
             WorkspaceLayout layout = WorkspaceLayout.of(ws);
-            List<Path> files = validContracts(layout.tasksDir());
+            List<Path> files = BenchContracts.valid(layout.tasksDir(), 5_000);
             ticks(layout, files, rounds, o);
             watchStart(layout, o);
             daemon(layout, files, edits, o);
@@ -153,7 +146,7 @@ final class ScaleBenchmark {
             // the writer idle: the last revision is on disk before the edit
             p.flush();
             Path f = files.get(k++ * 7919 % files.size());
-            edit(f, "scale edit " + k);
+            BenchContracts.edit(f, "scale edit " + k);
             TickResult t = p.tick(WakeReason.CHANGE, Set.of(f));
             long tickEnd = System.nanoTime();
             p.flush(); // returns once this revision is durable in state.json
@@ -163,10 +156,10 @@ final class ScaleBenchmark {
             }
             // back to back: this tick runs while the previous revision's durable write runs behind it
             Path g = files.get(k++ * 7919 % files.size());
-            edit(g, "scale edit " + k);
+            BenchContracts.edit(g, "scale edit " + k);
             p.tick(WakeReason.CHANGE, Set.of(g));
             Path h = files.get(k++ * 7919 % files.size());
-            edit(h, "scale edit " + k);
+            BenchContracts.edit(h, "scale edit " + k);
             TickResult b = p.tick(WakeReason.CHANGE, Set.of(h));
             if (i >= 0) {
                 busy[i] = b.durationMillis();
@@ -221,7 +214,7 @@ final class ScaleBenchmark {
     private static void daemon(WorkspaceLayout layout, List<Path> files, int edits, ObjectNode o) throws Exception {
         try (ProjectionDaemon d = ProjectionDaemon.builder(layout).port(0).start()) {
             d.awaitFirstProjection(Duration.ofMinutes(5));
-            try (Sse sse = new Sse(d.url().resolve("api/events").toURL())) {
+            try (BenchSse sse = new BenchSse(d.url().resolve("api/events").toURL())) {
                 if (sse.next(Duration.ofMinutes(2)) == null) { // the snapshot
                     throw new IllegalStateException("no SSE snapshot within 2 minutes");
                 }
@@ -230,7 +223,7 @@ final class ScaleBenchmark {
                     Thread.sleep(1_200); // past the minimum spacing: the settle path, not the spacing
                     Path f = files.get((i * 31 + 3) % files.size());
                     String leaf = layout.tasksDir().relativize(f.getParent()).toString();
-                    byte[] content = edited(f, "daemon edit " + i);
+                    byte[] content = BenchContracts.edited(f, "daemon edit " + i);
                     long start = System.nanoTime();
                     Files.write(f, content);
                     while (true) {
@@ -268,105 +261,10 @@ final class ScaleBenchmark {
         }
     }
 
-    private static List<Path> validContracts(Path tasks) throws IOException {
-        List<Path> out = new ArrayList<>();
-        try (Stream<Path> s = Files.walk(tasks)) {
-            for (Iterator<Path> it = s.filter(p -> p.getFileName().toString().equals("contract.json")).sorted().iterator();
-                    it.hasNext();) {
-                Path f = it.next();
-                if (out.size() >= 5_000) {
-                    break;
-                }
-                try {
-                    if (MAPPER.readTree(f.toFile()) instanceof ObjectNode) {
-                        out.add(f);
-                    }
-                } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-                    // the demo's planted malformed contract: not edited
-                }
-            }
-        }
-        return out;
-    }
 
-    private static void edit(Path f, String title) throws IOException {
-        Files.write(f, edited(f, title));
-    }
 
-    private static byte[] edited(Path f, String title) throws IOException {
-        ObjectNode c = (ObjectNode) MAPPER.readTree(f.toFile());
-        c.put("title", title);
-        return MAPPER.writeValueAsBytes(c);
-    }
 
     private static double round(double v) {
         return Figures.round(v, 2);
-    }
-
-    /** A minimal SSE reader: the data of each event as JSON, on its own thread. */
-    private static final class Sse implements AutoCloseable {
-        private final BlockingQueue<JsonNode> events = new LinkedBlockingQueue<>();
-        private final HttpURLConnection c;
-
-        Sse(java.net.URL url) throws IOException {
-            c = (HttpURLConnection) url.openConnection();
-            c.setConnectTimeout(10_000);
-            Thread t = new Thread(this::read, "bench-sse");
-            t.setDaemon(true);
-            t.start();
-        }
-
-        /**
-         * Reads the stream byte by byte: a snapshot's data line is the whole document (tens of megabytes at 100,000
-         * leaves) and is skipped without being held, so the client does not weigh on the heap it shares with the
-         * daemon it measures.
-         */
-        private void read() {
-            try (java.io.InputStream in = new java.io.BufferedInputStream(c.getInputStream(), 1 << 16)) {
-                java.io.ByteArrayOutputStream line = new java.io.ByteArrayOutputStream();
-                StringBuilder data = new StringBuilder();
-                String event = "";
-                boolean skipping = false;
-                for (int b = in.read(); b >= 0; b = in.read()) {
-                    if (b != '\n') {
-                        if (!skipping) {
-                            line.write(b);
-                            if (line.size() == 6 && event.equals("snapshot") && line.toString(StandardCharsets.UTF_8).equals("data: ")) {
-                                skipping = true;
-                            }
-                        }
-                        continue;
-                    }
-                    String l = skipping ? "data: " : line.toString(StandardCharsets.UTF_8);
-                    skipping = false;
-                    line.reset();
-                    if (l.startsWith("event: ")) {
-                        event = l.substring(7);
-                    } else if (l.startsWith("data: ") && !event.equals("snapshot")) {
-                        data.append(l, 6, l.length());
-                    } else if (l.isEmpty() && event.equals("snapshot")) {
-                        events.add(MAPPER.createObjectNode()); // the whole document: not parsed, it is not measured
-                        event = "";
-                    } else if (l.isEmpty() && data.length() > 0) {
-                        events.add(MAPPER.readTree(data.toString()));
-                        data.setLength(0);
-                        event = "";
-                    }
-                }
-            } catch (IOException e) {
-                // closed
-            }
-        }
-
-        JsonNode next(Duration timeout) throws InterruptedException {
-            return events.poll(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        }
-
-        @Override
-        public void close() {
-            Thread t = new Thread(c::disconnect, "bench-sse-close");
-            t.setDaemon(true);
-            t.start();
-        }
     }
 }

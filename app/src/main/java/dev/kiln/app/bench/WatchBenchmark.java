@@ -15,21 +15,14 @@ import dev.kiln.core.projection.WakeReason;
 import dev.kiln.core.telemetry.Figures;
 import dev.kiln.core.workspace.FileTrees;
 import dev.kiln.core.workspace.WorkspaceLayout;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.net.HttpURLConnection;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * {@code kiln bench watch}: a real daemon on a temp workspace, measured from the outside.
@@ -78,7 +71,7 @@ final class WatchBenchmark {
             throws Exception {
         new DemoWorkspace().write(ws, contracts, 7, false);
         WorkspaceLayout layout = WorkspaceLayout.of(ws);
-        List<Path> files = validContracts(layout.tasksDir());
+        List<Path> files = BenchContracts.valid(layout.tasksDir(), Integer.MAX_VALUE);
         long t0 = System.nanoTime();
         try (ProjectionDaemon d = ProjectionDaemon.builder(layout).port(0).start()) {
             d.awaitFirstProjection(Duration.ofMinutes(2));
@@ -88,14 +81,14 @@ final class WatchBenchmark {
             sleepUntil(t0 + idle.toNanos());
             out.put("idle_projections_" + idle.toSeconds() + "s", d.metrics().projections());
 
-            try (Sse sse = new Sse(d.url().resolve("api/events").toURL())) {
+            try (BenchSse sse = new BenchSse(d.url().resolve("api/events").toURL())) {
                 sse.next(Duration.ofSeconds(30)); // the snapshot
                 List<Double> latencies = new ArrayList<>();
                 for (int i = 0; i < edits; i++) {
                     Thread.sleep(1_200); // past the minimum spacing: measures the settle path, not the spacing
                     Path f = files.get(i % files.size());
                     String leaf = layout.tasksDir().relativize(f.getParent()).toString();
-                    byte[] content = edited(f, "latency edit " + i);
+                    byte[] content = BenchContracts.edited(f, "latency edit " + i);
                     long start = System.nanoTime();
                     Files.write(f, content);
                     while (true) {
@@ -116,7 +109,7 @@ final class WatchBenchmark {
             Thread.sleep(1_500);
             List<byte[]> contents = new ArrayList<>(burst);
             for (int i = 0; i < burst; i++) {
-                contents.add(edited(files.get(i % files.size()), "burst edit " + i));
+                contents.add(BenchContracts.edited(files.get(i % files.size()), "burst edit " + i));
             }
             long before = d.metrics().projections();
             long start = System.nanoTime();
@@ -134,7 +127,7 @@ final class WatchBenchmark {
     private static void tickFigures(Path ws, int contracts, int rounds, ObjectNode out) throws IOException {
         new DemoWorkspace().write(ws, contracts, 11, false);
         WorkspaceLayout layout = WorkspaceLayout.of(ws);
-        List<Path> files = validContracts(layout.tasksDir());
+        List<Path> files = BenchContracts.valid(layout.tasksDir(), Integer.MAX_VALUE);
         Projector p = Projector.builder(layout).build();
         p.tick(WakeReason.STARTUP);
         p.flush();
@@ -167,7 +160,7 @@ final class WatchBenchmark {
         double[][] r = new double[3][rounds];
         for (int i = 0; i < rounds; i++) {
             Path f = files.get((offset + i) * 7 % files.size());
-            edit(f, "tick edit " + (offset + i));
+            BenchContracts.edit(f, "tick edit " + (offset + i));
             TickResult t = incremental ? p.tick(WakeReason.CHANGE, Set.of(f)) : p.tick(WakeReason.CHANGE);
             r[0][i] = t.durationMillis();
             r[1][i] = t.stats().buildMillis();
@@ -178,32 +171,8 @@ final class WatchBenchmark {
         return r;
     }
 
-    private static List<Path> validContracts(Path tasks) throws IOException {
-        List<Path> out = new ArrayList<>();
-        try (Stream<Path> s = Files.walk(tasks)) {
-            for (Path f : s.filter(p -> p.getFileName().toString().equals("contract.json")).sorted().toList()) {
-                try {
-                    if (MAPPER.readTree(f.toFile()).isObject()) {
-                        out.add(f);
-                    }
-                } catch (IOException e) {
-                    // the demo's planted malformed contract: not edited
-                }
-            }
-        }
-        return out;
-    }
 
-    private static void edit(Path f, String title) throws IOException {
-        Files.write(f, edited(f, title));
-    }
 
-    /** The bytes of {@code f} with a new title, prepared before any timer starts. */
-    private static byte[] edited(Path f, String title) throws IOException {
-        ObjectNode c = (ObjectNode) MAPPER.readTree(f.toFile());
-        c.put("title", title);
-        return MAPPER.writeValueAsBytes(c);
-    }
 
     private static void sleepUntil(long nanoTime) throws InterruptedException {
         long left = nanoTime - System.nanoTime();
@@ -214,46 +183,5 @@ final class WatchBenchmark {
 
     private static double round(double v) {
         return Figures.round(v, 2);
-    }
-
-    /** A minimal SSE reader: the data of each event as JSON, on its own thread. */
-    private static final class Sse implements AutoCloseable {
-        private final BlockingQueue<JsonNode> events = new LinkedBlockingQueue<>();
-        private final HttpURLConnection c;
-
-        Sse(java.net.URL url) throws IOException {
-            c = (HttpURLConnection) url.openConnection();
-            c.setConnectTimeout(10_000);
-            Thread t = new Thread(this::read, "bench-sse");
-            t.setDaemon(true);
-            t.start();
-        }
-
-        private void read() {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(c.getInputStream(), StandardCharsets.UTF_8))) {
-                StringBuilder data = new StringBuilder();
-                for (String line = r.readLine(); line != null; line = r.readLine()) {
-                    if (line.startsWith("data: ")) {
-                        data.append(line, 6, line.length());
-                    } else if (line.isEmpty() && data.length() > 0) {
-                        events.add(MAPPER.readTree(data.toString()));
-                        data.setLength(0);
-                    }
-                }
-            } catch (IOException e) {
-                // closed
-            }
-        }
-
-        JsonNode next(Duration timeout) throws InterruptedException {
-            return events.poll(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        }
-
-        @Override
-        public void close() {
-            Thread t = new Thread(c::disconnect, "bench-sse-close");
-            t.setDaemon(true);
-            t.start();
-        }
     }
 }
