@@ -163,7 +163,7 @@ public final class Doctor {
     /** The published revision now (-1 when it cannot be read): the file's head, or the daemon's metrics. */
     private long revisionNow(WorkspaceLayout ws) {
         if (api == null) {
-            return PublishedState.revisionOf(ws.stateFile());
+            return Projector.publishedRevision(ws.stateFile());
         }
         try {
             return DaemonEvidence.get(api.resolve("api/metrics"), timeout).path("revision").asLong(-1);

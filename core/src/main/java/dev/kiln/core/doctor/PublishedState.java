@@ -1,7 +1,5 @@
 package dev.kiln.core.doctor;
 
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
@@ -61,26 +59,6 @@ record PublishedState(String source, long revision, Instant generatedAt, String 
         }
         return new PublishedState(source, doc.path("revision").asLong(0), instant(doc.path("generated_at").asText(null)),
                 doc.path("tick").path("reason").asText(""), leaves, failures, doc.path("meta"));
-    }
-
-    /** The revision in the head of the document at {@code file} (cheap: the revision is among the first fields); -1 if none. */
-    static long revisionOf(Path file) {
-        try (JsonParser p = MAPPER.getFactory().createParser(file.toFile())) {
-            if (p.nextToken() != JsonToken.START_OBJECT) {
-                return -1;
-            }
-            for (JsonToken t = p.nextToken(); t == JsonToken.FIELD_NAME; t = p.nextToken()) {
-                String name = p.currentName();
-                p.nextToken();
-                if ("revision".equals(name)) {
-                    return p.getValueAsLong(-1);
-                }
-                p.skipChildren();
-            }
-            return -1;
-        } catch (IOException e) {
-            return -1;
-        }
     }
 
     static Instant instant(String text) {

@@ -206,6 +206,14 @@ public final class Projector {
         return revision;
     }
 
+    /**
+     * The revision a state document on disk says it is ({@code observer/state.json}), read from its head without
+     * parsing the rest; -1 when the file is missing or is no state document. Reads only, takes no lock.
+     */
+    public static long publishedRevision(Path stateFile) {
+        return StateDocument.revisionOf(stateFile);
+    }
+
     /** The last tick's result, or {@code null} before the first tick. */
     public @Nullable TickResult lastTick() {
         return lastTick;

@@ -562,21 +562,34 @@ final class StateDocument {
     /** The revision in the head of a document's bytes, or -1 when they are no state document. */
     static long revisionOf(byte[] doc) {
         try (JsonParser p = MAPPER.getFactory().createParser(doc)) {
-            if (p.nextToken() != JsonToken.START_OBJECT) {
-                return -1;
-            }
-            for (JsonToken t = p.nextToken(); t == JsonToken.FIELD_NAME; t = p.nextToken()) {
-                String name = p.currentName();
-                p.nextToken();
-                if ("revision".equals(name)) {
-                    return p.getValueAsLong(-1);
-                }
-                p.skipChildren();
-            }
-            return -1;
+            return revisionOf(p);
         } catch (IOException e) {
             return -1;
         }
+    }
+
+    /** The revision in the head of the document at {@code file}, streamed (it is among the first fields); -1 if none. */
+    static long revisionOf(Path file) {
+        try (JsonParser p = MAPPER.getFactory().createParser(file.toFile())) {
+            return revisionOf(p);
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
+    private static long revisionOf(JsonParser p) throws IOException {
+        if (p.nextToken() != JsonToken.START_OBJECT) {
+            return -1;
+        }
+        for (JsonToken t = p.nextToken(); t == JsonToken.FIELD_NAME; t = p.nextToken()) {
+            String name = p.currentName();
+            p.nextToken();
+            if ("revision".equals(name)) {
+                return p.getValueAsLong(-1);
+            }
+            p.skipChildren();
+        }
+        return -1;
     }
 
     /** An existing document: its bytes and its tree. */
