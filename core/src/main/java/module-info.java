@@ -30,6 +30,7 @@ module dev.kiln.core {
     exports dev.kiln.core.watch;
     exports dev.kiln.core.serve;
     exports dev.kiln.core.doctor;
+    exports dev.kiln.core.engine;
 
     opens dev.kiln.core.demo to com.fasterxml.jackson.databind;
 }

@@ -45,6 +45,8 @@ public final class Kiln implements AutoCloseable {
     private final WorkspaceOwnership ownership;
     private final ArchiveCache archives;
     private final SeedCaches seeds;
+    private final dev.kiln.core.engine.WorkspaceActions actions;
+    private final dev.kiln.core.engine.Engine engine;
 
     private Kiln(WorkspaceLayout layout, WorkspaceSettings settings, EventBus events, Clock clock) {
         this.layout = layout;
@@ -59,6 +61,8 @@ public final class Kiln implements AutoCloseable {
                 .archiveStats(() -> archives().stats()), events, clock, FOLLOW_RETRY);
         this.archives = ArchiveCache.builder().maximumBytes(settings.archiveCacheMaxBytes()).eventSink(events).clock(clock).build();
         this.seeds = SeedCaches.builder(layout.root()).settings(settings).clock(clock).events(events).build();
+        this.actions = new dev.kiln.core.engine.WorkspaceActions(layout, settings, archives, seeds, events, clock);
+        this.engine = new LocalEngine(this, actions);
     }
 
     /**
@@ -70,6 +74,14 @@ public final class Kiln implements AutoCloseable {
     public static Kiln open(Path root, EventBus events, Clock clock) {
         WorkspaceLayout layout = WorkspaceLayout.of(root);
         return new Kiln(layout, WorkspaceSettings.read(layout.root()), Objects.requireNonNull(events), Objects.requireNonNull(clock));
+    }
+
+    /**
+     * This workspace as an {@link dev.kiln.core.engine.Engine} in this process: what the console's view models use,
+     * exactly as they use a daemon's. Closing it closes this {@code Kiln}.
+     */
+    public dev.kiln.core.engine.Engine engine() {
+        return engine;
     }
 
     public WorkspaceLayout layout() {
@@ -164,6 +176,7 @@ public final class Kiln implements AutoCloseable {
 
     @Override
     public void close() {
+        actions.close();
         ownership.close();
     }
 }

@@ -6,6 +6,7 @@ import dev.kiln.core.telemetry.EventSink;
 import dev.kiln.core.telemetry.KilnEvent;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -84,6 +85,18 @@ public final class ArchiveCache {
     private final LongAdder failures = new LongAdder();
     private final LongAdder totalBuildNanos = new LongAdder();
     private volatile long lastBuildNanos;
+    /** Per held archive: hits and times, for {@link #entries()}; weak, so an evicted archive's usage goes with it. */
+    private final Map<SourceArchive, Usage> usage = java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
+
+    private static final class Usage {
+        final Instant builtAt;
+        long hits;
+        @org.jspecify.annotations.Nullable Instant lastValidated;
+
+        Usage(Instant builtAt) {
+            this.builtAt = builtAt;
+        }
+    }
 
     private record Request(Path root, List<String> members, List<String> excludes) {
     }
@@ -166,6 +179,24 @@ public final class ArchiveCache {
     public ArchiveCacheStats stats() {
         return new ArchiveCacheStats(hits.sum(), misses.sum(), builds.sum(), changesFound.sum(), evictions.sum(),
                 failures.sum(), bytesHeld, entriesHeld, totalBuildNanos.sum(), lastBuildNanos);
+    }
+
+    /** The archives held now, most recently used first. */
+    public List<ArchiveEntry> entries() {
+        List<SourceArchive> held;
+        synchronized (lock) {
+            held = new ArrayList<>(lru.values());
+        }
+        java.util.Collections.reverse(held); // access order is eldest first
+        List<ArchiveEntry> out = new ArrayList<>(held.size());
+        synchronized (usage) {
+            for (SourceArchive a : held) {
+                Usage u = usage.get(a);
+                out.add(new ArchiveEntry(a.root(), a.members().size(), a.files(), a.size(), a.sha256(), u == null ? 0 : u.hits,
+                        u == null ? Instant.EPOCH : u.builtAt, java.util.Optional.ofNullable(u == null ? null : u.lastValidated)));
+            }
+        }
+        return out;
     }
 
     /** The policy hits are served under. */
@@ -256,6 +287,7 @@ public final class ArchiveCache {
                 evicted.add(a);
             } else {
                 SourceArchive previous = lru.put(key, a);
+                usage.putIfAbsent(a, new Usage(clock.instant()));
                 // Computed locally and published once: a reader of stats() never sees the bound exceeded.
                 long held = bytesHeld + a.size() - (previous == null ? 0 : previous.size());
                 Iterator<Map.Entry<ArchiveKey, SourceArchive>> it = lru.entrySet().iterator();
@@ -308,6 +340,15 @@ public final class ArchiveCache {
 
     private void hit(SourceArchive a, boolean validated, long validationNanos) {
         hits.increment();
+        synchronized (usage) {
+            Usage u = usage.get(a);
+            if (u != null) {
+                u.hits++;
+                if (validated) {
+                    u.lastValidated = clock.instant();
+                }
+            }
+        }
         if (!publishing) {
             return;
         }

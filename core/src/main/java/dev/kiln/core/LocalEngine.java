@@ -1,0 +1,227 @@
+package dev.kiln.core;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.kiln.core.archive.ArchiveCacheStats;
+import dev.kiln.core.archive.ArchiveEntry;
+import dev.kiln.core.contract.HealReport;
+import dev.kiln.core.doctor.Diagnosis;
+import dev.kiln.core.doctor.Doctor;
+import dev.kiln.core.engine.Action;
+import dev.kiln.core.engine.Engine;
+import dev.kiln.core.engine.EngineException;
+import dev.kiln.core.engine.ProbeRequest;
+import dev.kiln.core.engine.SavedRun;
+import dev.kiln.core.engine.WorkspaceActions;
+import dev.kiln.core.projection.WakeReason;
+import dev.kiln.core.seed.SeedInfo;
+import dev.kiln.core.seed.WarmPlan;
+import dev.kiln.core.seed.WarmResult;
+import dev.kiln.core.serve.WorkspaceOwnership;
+import dev.kiln.core.snapshot.ContractSnapshot;
+import dev.kiln.core.startup.Bytecode;
+import dev.kiln.core.startup.BytecodeReport;
+import dev.kiln.core.startup.ProbeReport;
+import dev.kiln.core.startup.ServerConfig;
+import dev.kiln.core.telemetry.EventBus;
+import dev.kiln.core.watch.WatchStatus;
+import dev.kiln.core.workspace.WorkspaceLayout;
+import java.io.IOException;
+import java.net.URI;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The in-process {@link Engine}: one {@link Kiln}'s projection (owned, followed or on demand, as
+ * {@link WorkspaceOwnership} decides) and its {@link WorkspaceActions}.
+ *
+ * <p>Thread-safety: thread-safe, as its parts are.
+ */
+final class LocalEngine implements Engine {
+    private final Kiln kiln;
+    private final WorkspaceActions actions;
+
+    LocalEngine(Kiln kiln, WorkspaceActions actions) {
+        this.kiln = kiln;
+        this.actions = actions;
+    }
+
+    @Override
+    public String location() {
+        return kiln.layout().root().toString();
+    }
+
+    @Override
+    public boolean remote() {
+        return false;
+    }
+
+    @Override
+    public WorkspaceLayout layout() {
+        return kiln.layout();
+    }
+
+    @Override
+    public EventBus events() {
+        return kiln.events();
+    }
+
+    @Override
+    public Clock clock() {
+        return kiln.clock();
+    }
+
+    @Override
+    public Optional<String> start(boolean live) {
+        WorkspaceOwnership ownership = kiln.ownership();
+        Optional<String> why;
+        if (live) {
+            why = ownership.start();
+        } else {
+            ownership.onDemand();
+            why = Optional.of("ticking on demand");
+        }
+        WorkspaceOwnership.Mode mode = ownership.state().mode();
+        if (mode != WorkspaceOwnership.Mode.OWN && mode != WorkspaceOwnership.Mode.CLOSED) {
+            kiln.projector().tick(WakeReason.STARTUP); // one tick shows the current state
+        }
+        return why;
+    }
+
+    @Override
+    public ContractSnapshot snapshot() {
+        return kiln.projector().snapshot();
+    }
+
+    @Override
+    public void projectNow() {
+        try {
+            kiln.projectNow();
+        } catch (IOException e) {
+            throw new EngineException(EngineException.Kind.FAILED, "Projection of " + kiln.layout().root() + " failed: " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new EngineException(EngineException.Kind.FAILED, "Projection interrupted", e);
+        }
+    }
+
+    @Override
+    public Optional<WatchStatus> watchStatus() {
+        return kiln.watchStatus();
+    }
+
+    @Override
+    public Optional<String> apiUrl() {
+        WorkspaceOwnership.State s = kiln.ownership().state();
+        return s.apiUrl().isEmpty() ? Optional.empty() : Optional.of(s.apiUrl());
+    }
+
+    @Override
+    public Diagnosis diagnose() {
+        Doctor.Builder b = Doctor.builder(kiln.layout()).clock(kiln.clock());
+        kiln.apiUrl().ifPresent(u -> b.ownDaemon(URI.create(u)));
+        return b.build().diagnose();
+    }
+
+    @Override
+    public HealReport heal(boolean apply, String idempotencyKey) {
+        return actions.heal(apply, idempotencyKey);
+    }
+
+    @Override
+    public List<SeedInfo> seeds() {
+        return actions.seeds();
+    }
+
+    @Override
+    public List<WarmResult> warmHistory() {
+        return actions.warmHistory();
+    }
+
+    @Override
+    public WarmPlan planWarm(String target) {
+        return actions.planWarm(target);
+    }
+
+    @Override
+    public Action<WarmResult> warm(String target, String idempotencyKey) {
+        return actions.warm(target, idempotencyKey);
+    }
+
+    @Override
+    public List<ServerConfig> servers() {
+        return actions.servers();
+    }
+
+    @Override
+    public Duration defaultStartupTimeout() {
+        return actions.defaultStartupTimeout();
+    }
+
+    @Override
+    public Action<ProbeReport> probe(ProbeRequest request, String idempotencyKey) {
+        return actions.probe(request, idempotencyKey);
+    }
+
+    @Override
+    public List<SavedRun> probeRuns() {
+        return actions.probeRuns();
+    }
+
+    @Override
+    public JsonNode probeRun(String id) {
+        return actions.probeRun(id);
+    }
+
+    @Override
+    public Optional<JsonNode> latestSweep() {
+        return actions.latestSweep();
+    }
+
+    @Override
+    public BytecodeReport audit(String server) {
+        return actions.audit(server);
+    }
+
+    @Override
+    public Action<Bytecode.CompileResult> precompile(String server, String idempotencyKey) {
+        return actions.precompile(server, idempotencyKey);
+    }
+
+    @Override
+    public ArchiveCacheStats archiveStats() {
+        return actions.archiveStats();
+    }
+
+    @Override
+    public List<ArchiveEntry> archiveEntries() {
+        return actions.archiveEntries();
+    }
+
+    @Override
+    public long archiveMaximumBytes() {
+        return actions.archiveMaximumBytes();
+    }
+
+    @Override
+    public String archivePolicy() {
+        return actions.archivePolicy();
+    }
+
+    @Override
+    public ArchiveEntry archive(String directory, List<String> members) {
+        return actions.archive(directory, members);
+    }
+
+    @Override
+    public void invalidateArchives() {
+        actions.invalidateArchives();
+    }
+
+    @Override
+    public void close() {
+        kiln.close(); // closes the actions too
+    }
+
+}
