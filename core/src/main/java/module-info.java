@@ -4,6 +4,8 @@
 module dev.kiln.core {
     requires transitive com.fasterxml.jackson.databind;
     requires com.fasterxml.jackson.dataformat.toml;
+    requires com.fasterxml.jackson.datatype.jdk8;
+    requires com.fasterxml.jackson.datatype.jsr310;
     requires org.slf4j;
     requires directory.watcher;
     requires com.github.benmanes.caffeine;

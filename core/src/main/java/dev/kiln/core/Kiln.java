@@ -58,7 +58,7 @@ public final class Kiln implements AutoCloseable {
                 .pacing(new ChangePacer.Settings(Duration.ofMillis(Math.min(100, settings.interval().toMillis())),
                         settings.interval(), settings.heartbeat()))
                 .reconcile(settings.reconcile()).bind(settings.apiBindFor(null, layout.root(), LOG::warn)).port(0)
-                .archiveStats(() -> archives().stats()), events, clock, FOLLOW_RETRY);
+                .archiveStats(() -> archives().stats()).actions(actions(), events), events, clock, FOLLOW_RETRY);
         this.archives = ArchiveCache.builder().maximumBytes(settings.archiveCacheMaxBytes()).eventSink(events).clock(clock).build();
         this.seeds = SeedCaches.builder(layout.root()).settings(settings).clock(clock).events(events).build();
         this.actions = new dev.kiln.core.engine.WorkspaceActions(layout, settings, archives, seeds, events, clock);
@@ -82,6 +82,11 @@ public final class Kiln implements AutoCloseable {
      */
     public dev.kiln.core.engine.Engine engine() {
         return engine;
+    }
+
+    /** The actions an owned daemon's API runs: the same as this process's engine, so both see one archive cache. */
+    private dev.kiln.core.engine.WorkspaceActions actions() {
+        return actions;
     }
 
     public WorkspaceLayout layout() {

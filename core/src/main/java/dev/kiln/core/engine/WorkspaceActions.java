@@ -12,6 +12,7 @@ import dev.kiln.core.seed.Cancellation;
 import dev.kiln.core.seed.SeedCaches;
 import dev.kiln.core.seed.SeedInfo;
 import dev.kiln.core.seed.WarmPlan;
+import dev.kiln.core.seed.WarmOutcome;
 import dev.kiln.core.seed.WarmResult;
 import dev.kiln.core.startup.Bytecode;
 import dev.kiln.core.startup.BytecodeReport;
@@ -93,9 +94,24 @@ public final class WorkspaceActions implements AutoCloseable {
     /** See {@link Engine#heal}: an applied heal with a key seen before answers the first report. */
     public HealReport heal(boolean apply, String idempotencyKey) {
         if (!apply) {
-            return LeafIdHeal.sweep(layout.tasksDir(), true);
+            HealReport preview = LeafIdHeal.sweep(layout.tasksDir(), true);
+            events.publish(new EngineEvent.HealFinished(clock.instant(), preview));
+            return preview;
         }
-        return heals.get(idempotencyKey, k -> LeafIdHeal.sweep(layout.tasksDir(), false));
+        if (idempotencyKey.isEmpty()) { // no key: nothing to answer a retry with (an empty key must not be cached)
+            return applied(LeafIdHeal.sweep(layout.tasksDir(), false));
+        }
+        boolean[] ran = new boolean[1];
+        HealReport r = heals.get(idempotencyKey, k -> {
+            ran[0] = true;
+            return LeafIdHeal.sweep(layout.tasksDir(), false);
+        });
+        return ran[0] ? applied(r) : r; // a repeated key answers the first report and announces nothing new
+    }
+
+    private HealReport applied(HealReport r) {
+        events.publish(new EngineEvent.HealFinished(clock.instant(), r));
+        return r;
     }
 
     // --- seeds
@@ -297,17 +313,41 @@ public final class WorkspaceActions implements AutoCloseable {
         }
         byId.put(r.id(), r);
         r.future.set(runner.submit(() -> {
+            EngineEvent.Status status;
+            String message;
             try {
-                r.result.complete(j.work().call());
-            } catch (InterruptedException e) {
-                r.result.completeExceptionally(new CancellationException(kind + " cancelled; every process it started was ended"));
+                T value = j.work().call();
+                r.result.complete(value);
+                status = EngineEvent.Status.SUCCEEDED;
+                message = "";
+                if (value instanceof WarmResult w) { // a warm that ran and failed or was cancelled still answers
+                    status = w.outcome() == WarmOutcome.CANCELLED ? EngineEvent.Status.CANCELLED
+                            : w.outcome().isSuccess() ? EngineEvent.Status.SUCCEEDED : EngineEvent.Status.FAILED;
+                    message = w.outcome().label() + ": " + w.message();
+                }
+            } catch (InterruptedException | CancellationException e) {
+                message = kind + " cancelled; every process it started was ended";
+                status = EngineEvent.Status.CANCELLED;
+                r.result.completeExceptionally(new CancellationException(message));
             } catch (EngineException e) {
+                status = EngineEvent.Status.FAILED;
+                message = e.getMessage();
                 r.result.completeExceptionally(e);
             } catch (Exception | Error e) {
-                r.result.completeExceptionally(new EngineException(EngineException.Kind.FAILED, kind + " failed: " + e.getMessage(), e));
+                status = EngineEvent.Status.FAILED;
+                message = kind + " failed: " + e.getMessage();
+                r.result.completeExceptionally(new EngineException(EngineException.Kind.FAILED, message, e));
             }
+            // after the result: whoever reacts to the event finds the action done
+            events.publish(new EngineEvent.ActionFinished(clock.instant(), r.id(), kind, status, message));
         }));
         return r;
+    }
+
+    /** The kind of an action id ({@code warm}, {@code probe}, {@code precompile}). */
+    public static String kindOf(String actionId) {
+        int dash = actionId.indexOf('-');
+        return dash < 0 ? actionId : actionId.substring(0, dash);
     }
 
     /** A started action: cancelling runs its own cancel (a warm's) or interrupts its thread (a probe's, a compile's). */

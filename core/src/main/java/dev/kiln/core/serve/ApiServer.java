@@ -7,6 +7,8 @@ import com.sun.net.httpserver.HttpServer;
 import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsParameters;
 import com.sun.net.httpserver.HttpsServer;
+import dev.kiln.core.engine.EngineException;
+import dev.kiln.core.engine.WorkspaceActions;
 import dev.kiln.core.telemetry.Ticker;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -96,11 +98,20 @@ final class ApiServer implements AutoCloseable {
         /** Runs a manual projection and describes it. */
         JsonNode project() throws Exception;
 
-        /** Runs (or previews, when {@code dryRun}) the leaf-id heal sweep and describes it. */
-        JsonNode heal(boolean dryRun) throws Exception;
+        /**
+         * Runs (or previews, when {@code dryRun}) the leaf-id heal sweep and describes it; an applied heal with an
+         * {@code idempotencyKey} seen before answers the first report.
+         */
+        JsonNode heal(boolean dryRun, String idempotencyKey) throws Exception;
 
         /** The health summary ({@link Wire#health}). */
         JsonNode health();
+
+        /** Heal, seeds, probe, bytecode and the archive cache of the daemon's workspace. */
+        WorkspaceActions actions();
+
+        /** The staleness doctor's diagnosis of the daemon's published state. */
+        JsonNode doctor();
     }
 
     /** Bodies smaller than this go out plain: gzip would save little and cost a header. */
@@ -131,6 +142,10 @@ final class ApiServer implements AutoCloseable {
     private volatile Gzipped lastGzip;
     private final Ticker ticker = Ticker.systemTicker();
     private final Map<String, Map<String, Handler>> routes = new LinkedHashMap<>();
+    /** Routes with an {@code {id}} segment, by template. */
+    private final Map<String, Map<String, Handler>> templates = new LinkedHashMap<>();
+    /** The request attribute that holds a template route's id. */
+    private static final String ID = "kiln.id";
     private final AtomicInteger threads = new AtomicInteger();
     private HttpServer server;
     private RequestPool executor;
@@ -157,7 +172,55 @@ final class ApiServer implements AutoCloseable {
         route(Wire.HEALTH, "GET", x -> json(x, 200, backend.health()));
         // POST routes need the token: dispatch checks it for every method but GET (see authorizes)
         route(Wire.PROJECT, "POST", x -> json(x, 200, backend.project()));
-        route(Wire.HEAL, "POST", x -> json(x, 200, backend.heal(dryRun(x))));
+        route(Wire.HEAL, "POST", x -> json(x, 200, backend.heal(dryRun(x), key(x))));
+        route(Wire.WORKSPACE, "GET", x -> json(x, 200, workspace()));
+        route(Wire.DOCTOR, "GET", x -> json(x, 200, backend.doctor()));
+        route(Wire.SEEDS, "GET", x -> json(x, 200, Wire.value(backend.actions().seeds())));
+        route(Wire.WARM_HISTORY, "GET", x -> json(x, 200, Wire.value(backend.actions().warmHistory())));
+        route(Wire.WARM_PLAN, "GET", x -> json(x, 200, Wire.value(backend.actions().planWarm(query(x, "target")))));
+        route(Wire.WARM, "POST", x -> json(x, 202, Wire.started(backend.actions().warm(field(body(x), "target"), key(x)))));
+        route(Wire.SERVERS, "GET", x -> json(x, 200, Wire.value(backend.actions().servers().stream().map(Wire::redacted).toList())));
+        route(Wire.PROBE, "POST", x -> json(x, 202, Wire.started(backend.actions().probe(Wire.readProbeRequest(body(x)), key(x)))));
+        route(Wire.PROBE_RUNS, "GET", x -> json(x, 200, Wire.value(backend.actions().probeRuns())));
+        route(Wire.PROBE_RUN, "GET", x -> json(x, 200, backend.actions().probeRun(id(x))));
+        route(Wire.PROBE_SWEEP, "GET", x -> {
+            java.util.Optional<JsonNode> sweep = backend.actions().latestSweep();
+            if (sweep.isEmpty()) {
+                error(x, 404, "no_sweep", "no CPU sweep has been saved in this workspace (kiln probe --sweep saves one)");
+            } else {
+                json(x, 200, sweep.get());
+            }
+        });
+        route(Wire.BYTECODE, "GET", x -> json(x, 200, Wire.value(backend.actions().audit(query(x, "server")))));
+        route(Wire.PRECOMPILE, "POST", x -> json(x, 202, Wire.started(backend.actions().precompile(field(body(x), "server"), key(x)))));
+        route(Wire.ARCHIVE_STATS, "GET", x -> json(x, 200, Wire.value(backend.actions().archiveStats())));
+        route(Wire.ARCHIVE_ENTRIES, "GET", x -> json(x, 200, Wire.value(backend.actions().archiveEntries())));
+        route(Wire.ARCHIVE_BUILD, "POST", x -> {
+            JsonNode req = body(x);
+            java.util.List<String> members = new ArrayList<>();
+            req.path("members").forEach(m -> members.add(m.asText()));
+            json(x, 200, Wire.value(backend.actions().archive(field(req, "directory"), members)));
+        });
+        route(Wire.ARCHIVE_INVALIDATE, "POST", x -> {
+            backend.actions().invalidateArchives();
+            json(x, 200, Wire.value(backend.actions().archiveStats()));
+        });
+        route(Wire.ACTION, "GET", x -> {
+            java.util.Optional<dev.kiln.core.engine.Action<?>> a = backend.actions().action(id(x));
+            if (a.isEmpty()) {
+                error(x, 404, "no_action", "no action " + shown(id(x)) + " on this daemon (it restarted, or the action"
+                        + " ended more than 6 hours ago)");
+            } else {
+                json(x, 200, Wire.action(a.get()));
+            }
+        });
+        route(Wire.ACTION_CANCEL, "POST", x -> {
+            if (!backend.actions().cancel(id(x))) {
+                error(x, 404, "no_action", "no action " + shown(id(x)) + " on this daemon to cancel");
+            } else {
+                json(x, 202, Wire.action(backend.actions().action(id(x)).orElseThrow()));
+            }
+        });
         if (b.prometheus != null) {
             route(Wire.PROMETHEUS, "GET", b.prometheus::handle); // token rule as for every read: see dispatch
         }
@@ -249,6 +312,16 @@ final class ApiServer implements AutoCloseable {
     /** Sends a new revision to SSE clients. Never blocks on a client. */
     void publish(Published p) {
         hub.publish(p);
+    }
+
+    /** Sends a core event to SSE clients (if its type goes to clients). Never blocks on a client. */
+    void publishEvent(String name, String data) {
+        hub.publishEvent(name, data);
+    }
+
+    /** Ends every SSE client's stream (they reconnect and resume): tests of resumption. */
+    void dropSseClients() {
+        hub.dropAll();
     }
 
     int port() {
@@ -352,6 +425,10 @@ final class ApiServer implements AutoCloseable {
 
     /** Registers a route, and for a v1 route its unversioned alias of the first API ({@link Wire#legacyPath}). */
     private void route(String route, String method, Handler h) {
+        if (route.contains("{id}")) { // one segment of the path is the id: matched in dispatch, no legacy alias
+            templates.computeIfAbsent(Wire.path(route), p -> new LinkedHashMap<>()).put(method, h);
+            return;
+        }
         routes.computeIfAbsent(Wire.path(route), p -> new LinkedHashMap<>()).put(method, h);
         String legacy = Wire.legacyPath(route);
         if (legacy != null) {
@@ -370,8 +447,12 @@ final class ApiServer implements AutoCloseable {
             }
             Map<String, Handler> byMethod = routes.get(path);
             if (byMethod == null) {
+                byMethod = template(x, x.getRequestURI().getRawPath());
+            }
+            if (byMethod == null) {
                 error(x, 404, "not_found", "no such endpoint: " + path + " (try /api/v1/state, /api/v1/events,"
-                        + " /api/v1/metrics, /api/v1/health, /api/v1/version, /metrics, POST /api/v1/project, POST /api/v1/heal)");
+                        + " /api/v1/metrics, /api/v1/health, /api/v1/version, /metrics, POST /api/v1/project, POST /api/v1/heal;"
+                        + " docs/ARCHITECTURE.md lists every route)");
                 return;
             }
             Handler h = byMethod.get(x.getRequestMethod());
@@ -395,6 +476,17 @@ final class ApiServer implements AutoCloseable {
                 h.handle(x);
             } catch (IOException e) {
                 LOG.debug("client went away during {} {}: {}", x.getRequestMethod(), path, e.toString());
+            } catch (BadRequest e) {
+                error(x, 400, "bad_request", e.getMessage());
+            } catch (EngineException e) {
+                if (e.kind() == EngineException.Kind.REJECTED) {
+                    error(x, 400, "rejected", e.getMessage());
+                } else {
+                    LOG.warn("{} {} failed: {}", x.getRequestMethod(), path, e.getMessage());
+                    error(x, 500, "failed", e.getMessage());
+                }
+            } catch (IllegalArgumentException e) {
+                error(x, 400, "bad_request", String.valueOf(e.getMessage()));
             } catch (Exception e) {
                 LOG.error("{} {} failed", x.getRequestMethod(), path, e);
                 error(x, 500, "internal_error", e.toString());
@@ -556,6 +648,108 @@ final class ApiServer implements AutoCloseable {
         return false;
     }
 
+    /** A template route matching {@code rawPath}, with its id put in the request's {@link #ID} attribute. */
+    private @Nullable Map<String, Handler> template(HttpExchange x, String rawPath) {
+        String[] got = rawPath.split("/", -1);
+        for (Map.Entry<String, Map<String, Handler>> t : templates.entrySet()) {
+            String[] want = t.getKey().split("/", -1);
+            if (want.length != got.length) {
+                continue;
+            }
+            String id = null;
+            boolean match = true;
+            for (int i = 0; i < want.length && match; i++) {
+                if (want[i].equals("{id}")) {
+                    id = java.net.URLDecoder.decode(got[i], StandardCharsets.UTF_8);
+                    match = !id.isEmpty();
+                } else {
+                    match = want[i].equals(got[i]);
+                }
+            }
+            if (match) {
+                x.setAttribute(ID, id);
+                return t.getValue();
+            }
+        }
+        return null;
+    }
+
+    private static String id(HttpExchange x) {
+        return (String) x.getAttribute(ID);
+    }
+
+    /** A request the API cannot take as sent (its body or query); answered 400 with the message. */
+    private static final class BadRequest extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        BadRequest(String message) {
+            super(message);
+        }
+    }
+
+    /** The largest request body read: requests are small JSON objects. */
+    private static final int MAX_BODY = 64 * 1024;
+
+    /** The request's JSON object body; {@code {}} when empty. */
+    private static JsonNode body(HttpExchange x) throws IOException, BadRequest {
+        byte[] b = x.getRequestBody().readNBytes(MAX_BODY + 1);
+        if (b.length > MAX_BODY) {
+            throw new BadRequest("the request body is larger than " + MAX_BODY + " bytes; requests are small JSON objects");
+        }
+        if (b.length == 0) {
+            return Wire.JSON.createObjectNode();
+        }
+        try {
+            JsonNode n = Wire.JSON.readTree(b);
+            if (n == null || !n.isObject()) {
+                throw new BadRequest("the request body must be a JSON object");
+            }
+            return n;
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new BadRequest("the request body is not JSON: " + e.getOriginalMessage());
+        }
+    }
+
+    private static String field(JsonNode body, String name) throws BadRequest {
+        JsonNode v = body.get(name);
+        if (v == null || !v.isTextual() || v.asText().isBlank()) {
+            throw new BadRequest("the request body needs \"" + name + "\" (a non-empty string)");
+        }
+        return v.asText();
+    }
+
+    private static String query(HttpExchange x, String name) throws BadRequest {
+        String q = x.getRequestURI().getRawQuery();
+        if (q != null) {
+            for (String kv : q.split("&")) {
+                String[] p = kv.split("=", 2);
+                if (p[0].equals(name) && p.length == 2 && !p[1].isEmpty()) {
+                    return java.net.URLDecoder.decode(p[1], StandardCharsets.UTF_8);
+                }
+            }
+        }
+        throw new BadRequest("the query needs " + name + "=…");
+    }
+
+    /** The request's {@code Idempotency-Key}, empty when it sent none. */
+    private static String key(HttpExchange x) throws BadRequest {
+        String k = x.getRequestHeaders().getFirst(Wire.IDEMPOTENCY_KEY);
+        if (k == null) {
+            return "";
+        }
+        if (k.length() > 200) {
+            throw new BadRequest(Wire.IDEMPOTENCY_KEY + " is at most 200 characters");
+        }
+        return k.trim();
+    }
+
+    private JsonNode workspace() {
+        WorkspaceActions a = backend.actions();
+        return Wire.JSON.createObjectNode().put("root", a.layout().root().toString())
+                .put("default_startup_timeout_ms", a.defaultStartupTimeout().toMillis())
+                .put("archive_max_bytes", a.archiveMaximumBytes()).put("archive_policy", a.archivePolicy());
+    }
+
     private static boolean dryRun(HttpExchange x) {
         String q = x.getRequestURI().getRawQuery();
         if (q == null) {
@@ -629,8 +823,8 @@ final class ApiServer implements AutoCloseable {
         private final ApiToken token;
         private String bind = "127.0.0.1";
         private int port = 0;
-        private int sseQueue = 256;
-        private int history = 256;
+        private int sseQueue = 1024;
+        private int history = 1024;
         private int maxSseClients = 64;
         private Duration keepAlive = Duration.ofSeconds(2);
         private int workers = 16;
@@ -677,7 +871,7 @@ final class ApiServer implements AutoCloseable {
             return this;
         }
 
-        /** Events queued per SSE client before it is dropped as too slow (default 256). */
+        /** Frames queued per SSE client before it is dropped as too slow (default 1024). */
         Builder sseQueue(int events) {
             if (events < 1) {
                 throw new IllegalArgumentException("SSE queue must hold at least 1 event, got " + events);
@@ -686,7 +880,7 @@ final class ApiServer implements AutoCloseable {
             return this;
         }
 
-        /** Deltas kept for {@code Last-Event-ID} resumption (default 256). */
+        /** Frames (deltas and events) kept for {@code Last-Event-ID} resumption (default 1024). */
         Builder history(int revisions) {
             if (revisions < 0) {
                 throw new IllegalArgumentException("history must not be negative, got " + revisions);

@@ -3,7 +3,15 @@ package dev.kiln.core.serve;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.kiln.core.archive.ArchiveCacheStats;
 import dev.kiln.core.contract.HealReport;
-import dev.kiln.core.contract.LeafIdHeal;
+import dev.kiln.core.archive.ArchiveCache;
+import dev.kiln.core.doctor.Doctor;
+import dev.kiln.core.engine.EngineEvent;
+import dev.kiln.core.engine.WorkspaceActions;
+import dev.kiln.core.projection.TickFinished;
+import dev.kiln.core.seed.SeedCaches;
+import dev.kiln.core.telemetry.EventBus;
+import dev.kiln.core.telemetry.KilnEvent;
+import dev.kiln.core.workspace.WorkspaceSettings;
 import dev.kiln.core.projection.Projector;
 import dev.kiln.core.projection.TickResult;
 import dev.kiln.core.projection.WakeReason;
@@ -78,11 +86,24 @@ public final class ProjectionDaemon implements AutoCloseable {
     /** The reason of the tick in progress, for {@code meta.daemon} (written by that very tick). */
     private volatile WakeReason ticking;
     private final Duration heartbeat;
+    private final WorkspaceActions actions;
+    /** Whether {@link #actions} is this daemon's own (closed with it) rather than its starter's. */
+    private final boolean ownActions;
+    private final @org.jspecify.annotations.Nullable AutoCloseable actionSubscription;
+    /** True while the loop thread runs the projector's tick: its TickFinished waits for the revision's delta. */
+    private boolean inTick;
+    private @org.jspecify.annotations.Nullable TickFinished pendingTick;
 
     private ProjectionDaemon(Builder b) throws IOException {
         this.layout = b.layout;
         this.clock = b.clock;
         this.heartbeat = b.pacing.heartbeat();
+        // Every core event also goes to SSE clients. The actions' events arrive through their bus; when the daemon's
+        // own sink is that same bus, its events do too, and must not be sent twice.
+        EventSink own = b.actionEvents != null && b.actionEvents == b.events ? b.events : e -> {
+            b.events.publish(e);
+            toClients(e);
+        };
         if (!layout.isWorkspace()) {
             throw new WorkspaceException(layout.root() + " is not a Kiln workspace (no kiln.json or tasks/)."
                     + " Create one with: kiln demo " + layout.root());
@@ -92,13 +113,13 @@ public final class ProjectionDaemon implements AutoCloseable {
         ChangeWatcher w = null;
         try {
             this.token = ApiToken.writeNew(layout.apiTokenFile());
-            this.projector = Projector.builder(layout).clock(clock).events(b.events).runtimeMeta(this::runtimeMeta)
+            this.projector = Projector.builder(layout).clock(clock).events(own).runtimeMeta(this::runtimeMeta)
                     .writeBehind(WRITE_BEHIND_ABOVE, WRITE_SPACING).build();
             this.fleet = new FleetMetrics(layout, clock, new MetricsSource(b.archiveStats));
             this.pacing = b.pacing;
             this.loop = new ProjectionLoop(b.ticker, clock, b.pacing, b.reconcile, this::project, fleet::onTick);
             ProjectionLoop l = loop;
-            w = ChangeWatcher.builder(layout).clock(clock).events(b.events).backoff(b.backoffInitial, b.backoffMax)
+            w = ChangeWatcher.builder(layout).clock(clock).events(own).backoff(b.backoffInitial, b.backoffMax)
                     .listener(new ChangeWatcher.Listener() {
                         @Override
                         public void onChange(ChangeDomain domain, Path path) {
@@ -118,8 +139,22 @@ public final class ProjectionDaemon implements AutoCloseable {
                     }).build();
             this.watcher = w;
             FleetMetrics f = fleet;
+            if (b.actions != null) {
+                this.actions = b.actions;
+                this.ownActions = false;
+            } else {
+                WorkspaceSettings settings = WorkspaceSettings.read(layout.root());
+                this.actions = new WorkspaceActions(layout, settings,
+                        ArchiveCache.builder().maximumBytes(settings.archiveCacheMaxBytes()).eventSink(own).clock(clock).build(),
+                        SeedCaches.builder(layout.root()).settings(settings).clock(clock).events(own).build(), own, clock);
+                this.ownActions = true;
+            }
+            this.actionSubscription = b.actionEvents == null ? null : b.actionEvents.subscribe(this::toClients);
             ApiServer.Builder ab = ApiServer.builder(new Backend(), token).bind(b.bind).port(b.port).hostNames(b.hostNames)
                     .prometheus(f::handle);
+            if (b.sseHistory > 0) {
+                ab.history(b.sseHistory);
+            }
             if (b.tls != null) {
                 ab.tls(b.tls);
             }
@@ -130,6 +165,7 @@ public final class ProjectionDaemon implements AutoCloseable {
             watcher.start();
             loop.start();
         } catch (IOException | RuntimeException e) {
+            closeActionsQuietly();
             if (started != null) {
                 started.close();
             }
@@ -223,8 +259,60 @@ public final class ProjectionDaemon implements AutoCloseable {
         return published.revision();
     }
 
+    /** The heal, seed, probe, bytecode and archive actions the API runs. */
+    WorkspaceActions actions() {
+        return actions;
+    }
+
+    /** Ends every SSE client's stream; they reconnect and resume with {@code Last-Event-ID} (tests of resumption). */
+    void dropSseClients() {
+        api.dropSseClients();
+    }
+
+    /**
+     * Sends a core event to the API's SSE clients, if its type goes to clients. A tick's {@code TickFinished} waits
+     * until the tick's revision went out, so that a client that reloads on a tick finds the new state.
+     */
+    private void toClients(KilnEvent e) {
+        String name = Wire.eventName(e);
+        ApiServer a = api;
+        if (name == null) {
+            return;
+        }
+        if (e instanceof TickFinished t && inTick) { // loop thread, inside project(): sent after the revision
+            pendingTick = t;
+            return;
+        }
+        com.fasterxml.jackson.databind.node.ObjectNode data = Wire.event(e);
+        if (e instanceof EngineEvent.ActionFinished f && actions != null) {
+            actions.action(f.id()).ifPresent(act -> data.set("action", Wire.action(act)));
+        }
+        if (a == null) {
+            return; // still starting: no client can be connected yet
+        }
+        try {
+            a.publishEvent(name, Wire.JSON.writeValueAsString(data));
+        } catch (IOException ex) {
+            LOG.error("A {} event could not be written as JSON; SSE clients miss it: {}", name, ex.getMessage());
+        }
+    }
+
+    private void closeActionsQuietly() {
+        try {
+            if (actionSubscription != null) {
+                actionSubscription.close();
+            }
+        } catch (Exception e) {
+            LOG.debug("unsubscribing: {}", e.toString());
+        }
+        if (ownActions && actions != null) {
+            actions.close();
+        }
+    }
+
     @Override
     public void close() {
+        closeActionsQuietly();
         api.close();
         loop.close();
         watcher.close();
@@ -251,8 +339,13 @@ public final class ProjectionDaemon implements AutoCloseable {
             projector.meta(Wire.watchMeta(ws));
         }
         ticking = reason;
-        TickResult r = full ? projector.tick(reason)
-                : projector.tick(reason, changes.paths(ChangeDomain.CONTRACTS));
+        TickResult r;
+        inTick = true;
+        try {
+            r = full ? projector.tick(reason) : projector.tick(reason, changes.paths(ChangeDomain.CONTRACTS));
+        } finally {
+            inTick = false;
+        }
         Published p = published;
         // a new revision goes out from memory, exact; its bytes are assembled only if a client asks for them whole
         Projector.DocumentParts parts = projector.parts();
@@ -266,6 +359,11 @@ public final class ProjectionDaemon implements AutoCloseable {
                     firstPublished.notifyAll();
                 }
             }
+        }
+        TickFinished t = pendingTick;
+        if (t != null) {
+            pendingTick = null;
+            toClients(t);
         }
         SnapshotStats s = r.stats();
         Map<String, Long> counters = new LinkedHashMap<>();
@@ -355,12 +453,22 @@ public final class ProjectionDaemon implements AutoCloseable {
         }
 
         @Override
-        public JsonNode heal(boolean dryRun) {
-            HealReport r = LeafIdHeal.sweep(layout.tasksDir(), dryRun);
+        public JsonNode heal(boolean dryRun, String idempotencyKey) {
+            HealReport r = actions.heal(!dryRun, idempotencyKey);
             if (!dryRun && !r.changes().isEmpty()) {
                 loop.requestManual(); // the watcher sees the rewrites too; this makes the next projection full
             }
             return Wire.heal(r);
+        }
+
+        @Override
+        public WorkspaceActions actions() {
+            return actions;
+        }
+
+        @Override
+        public JsonNode doctor() {
+            return Wire.value(Doctor.builder(layout).clock(clock).ownDaemon(api.url()).build().diagnose());
         }
     }
 
@@ -379,6 +487,9 @@ public final class ProjectionDaemon implements AutoCloseable {
         private Supplier<ArchiveCacheStats> archiveStats = ArchiveCacheStats::empty;
         private @org.jspecify.annotations.Nullable TlsIdentity tls;
         private java.util.List<String> hostNames = java.util.List.of();
+        private @org.jspecify.annotations.Nullable WorkspaceActions actions;
+        private @org.jspecify.annotations.Nullable EventBus actionEvents;
+        private int sseHistory;
 
         private Builder(WorkspaceLayout layout) {
             this.layout = Objects.requireNonNull(layout, "layout");
@@ -447,6 +558,26 @@ public final class ProjectionDaemon implements AutoCloseable {
         /** DNS names clients use to reach this machine, which a request's {@code Host} may give. */
         public Builder hostNames(java.util.List<String> names) {
             this.hostNames = java.util.List.copyOf(names);
+            return this;
+        }
+
+        /**
+         * The heal, seed, probe, bytecode and archive actions its API runs, and the bus they publish on (whose events
+         * reach SSE clients). Default: its own, on this workspace, publishing where the daemon does; closed with it.
+         * The daemon does not close given actions.
+         */
+        public Builder actions(WorkspaceActions a, EventBus theirEvents) {
+            this.actions = Objects.requireNonNull(a, "actions");
+            this.actionEvents = Objects.requireNonNull(theirEvents, "their events");
+            return this;
+        }
+
+        /** Frames kept for SSE resumption (default: the API's, 1024). */
+        Builder sseHistory(int frames) {
+            if (frames < 1) {
+                throw new IllegalArgumentException("SSE history must hold at least 1 frame, got " + frames);
+            }
+            this.sseHistory = frames;
             return this;
         }
 

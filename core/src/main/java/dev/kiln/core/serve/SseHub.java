@@ -20,17 +20,24 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Fans projection revisions out to SSE clients: a {@code snapshot} event when a client connects, then one
- * {@code delta} event per revision (leaves added, removed, changed), each with {@code id: <revision>}. Keeps the
- * last deltas so a client reconnecting with {@code Last-Event-ID} gets exactly what it missed, or a fresh snapshot
- * when that is no longer in the history.
+ * Fans the daemon's frames out to SSE clients: a {@code snapshot} event when a client connects, then one
+ * {@code delta} event per revision (leaves added, removed, changed), and between them the core events
+ * ({@link #publishEvent}: ticks, watch changes, warm lines, probe steps, archive events, heals, finished actions).
+ *
+ * <p>Every frame has an {@code id:} from one increasing sequence (a snapshot's id is that of the last frame it
+ * includes). The sequence starts at the hub's creation time in microseconds, so a restarted daemon's ids are
+ * larger than any its predecessor gave and never mistaken for them. The hub keeps the last frames in a bounded ring:
+ * a client reconnecting with {@code Last-Event-ID} gets exactly the frames after it (none lost, none twice), or,
+ * when that id is older than the ring (or from another sequence), a fresh {@code snapshot}, which the client treats
+ * as a reset.
  *
  * <p>Publishing never blocks: each client has a bounded queue, and a client whose queue is full (slow or dead) is
  * dropped; so is one whose write has blocked too long ({@link #dropStalled}). It may reconnect and resume.
  *
- * <p>Concurrency: {@link #publish}, {@link #connect} and {@link #dropStalled} are synchronized, so a connecting
- * client sees either the state before a revision (and then its delta) or after it, never neither. A client's
- * {@code writingSince} is written by its writer thread and read by the sweep (volatile).
+ * <p>Concurrency: {@link #publish}, {@link #publishEvent}, {@link #connect} and {@link #dropStalled} are
+ * synchronized, so a connecting client sees either the state before a frame (and then the frame) or after it, never
+ * neither, and ids go out in order. A client's {@code writingSince} is written by its writer thread and read by the
+ * sweep (volatile).
  */
 final class SseHub {
     private static final Logger LOG = LoggerFactory.getLogger(SseHub.class);
@@ -97,11 +104,46 @@ final class SseHub {
     private final AtomicLong droppedClients = new AtomicLong();
     private Published current;
     private Revision currentTree;
+    /** The id of the last frame; the next gets one more. */
+    private long seq;
 
     SseHub(int queueCapacity, int historySize, int maxClients) {
+        this(queueCapacity, historySize, maxClients, System.currentTimeMillis() * 1_000);
+    }
+
+    SseHub(int queueCapacity, int historySize, int maxClients, long firstId) {
         this.queueCapacity = queueCapacity;
         this.historySize = historySize;
         this.maxClients = maxClients;
+        this.seq = firstId - 1;
+    }
+
+    /** The id of the last frame sent. */
+    synchronized long lastId() {
+        return seq;
+    }
+
+    /** Sends one core event ({@code event: name}, {@code data}: its JSON) to every client, and keeps it for resumes. */
+    synchronized void publishEvent(String name, String data) {
+        String frame = Wire.frame(name, ++seq, data);
+        remember(seq, frame);
+        for (Client c : clients) {
+            offer(c, frame);
+        }
+    }
+
+    private void remember(long id, String frame) {
+        history.addLast(Map.entry(id, frame));
+        while (history.size() > historySize) {
+            history.removeFirst();
+        }
+    }
+
+    /** Drops every client (they reconnect and resume); for tests of resumption and for shutdown. */
+    synchronized void dropAll() {
+        for (Client c : clients) {
+            drop(c);
+        }
     }
 
     /** Publishes a new revision; older or equal revisions are ignored. */
@@ -116,21 +158,19 @@ final class SseHub {
             LOG.error("Revision {} is not valid JSON; not sent to SSE clients: {}", p.revision(), e.getMessage());
             return;
         }
-        String delta = currentTree == null ? null : Wire.frame(Wire.DELTA, p.revision(), delta(currentTree, tree));
+        long id = ++seq;
+        String delta = currentTree == null ? null : Wire.frame(Wire.DELTA, id, delta(currentTree, tree));
         String snapshot = null;
         if (delta != null) {
-            history.addLast(Map.entry(p.revision(), delta));
-            while (history.size() > historySize) {
-                history.removeFirst();
-            }
+            remember(id, delta);
         } else {
-            history.clear();
+            history.clear(); // the first revision: nobody can resume from before it without the snapshot
         }
         current = p;
         currentTree = tree;
         for (Client c : clients) {
             if (c.needsSnapshot || delta == null) {
-                snapshot = snapshot == null ? snapshotFrame(p) : snapshot;
+                snapshot = snapshot == null ? snapshotFrame(p, id) : snapshot;
                 c.needsSnapshot = false;
                 offer(c, snapshot);
             } else {
@@ -153,7 +193,7 @@ final class SseHub {
         if (current == null) {
             c.needsSnapshot = true;
         } else if (!replay(c, lastEventId)) {
-            c.queue.add(snapshotFrame(current));
+            c.queue.add(snapshotFrame(current, seq));
         }
         clients.add(c);
         return c;
@@ -171,7 +211,7 @@ final class SseHub {
         return droppedClients.get();
     }
 
-    /** Queues the deltas after {@code lastEventId} if the history still holds all of them. */
+    /** Queues the frames after {@code lastEventId} if the ring still holds all of them. */
     private boolean replay(Client c, String lastEventId) {
         if (lastEventId == null || lastEventId.isBlank()) {
             return false;
@@ -182,11 +222,11 @@ final class SseHub {
         } catch (NumberFormatException e) {
             return false;
         }
-        if (last == current.revision()) {
-            return true; // up to date: nothing to send until the next revision
+        if (last == seq) {
+            return true; // up to date: nothing to send until the next frame
         }
-        if (last > current.revision() || history.isEmpty() || history.peekFirst().getKey() > last + 1) {
-            return false; // from another daemon's sequence, or older than the history
+        if (last > seq || history.isEmpty() || history.peekFirst().getKey() > last + 1) {
+            return false; // from another daemon's sequence, or older than the ring
         }
         int missed = 0;
         for (Map.Entry<Long, String> e : history) {
@@ -331,8 +371,8 @@ final class SseHub {
         return Wire.quote(s);
     }
 
-    private static String snapshotFrame(Published p) {
-        return Wire.frame(Wire.SNAPSHOT, p.revision(), new String(p.document(), StandardCharsets.UTF_8));
+    private static String snapshotFrame(Published p, long id) {
+        return Wire.frame(Wire.SNAPSHOT, id, new String(p.document(), StandardCharsets.UTF_8));
     }
 
 }

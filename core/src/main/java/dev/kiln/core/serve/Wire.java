@@ -5,7 +5,19 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kiln.core.archive.ArchiveEvent;
 import dev.kiln.core.contract.HealReport;
+import dev.kiln.core.engine.Action;
+import dev.kiln.core.engine.EngineEvent;
+import dev.kiln.core.engine.EngineException;
+import dev.kiln.core.engine.ProbeRequest;
+import dev.kiln.core.projection.TickFinished;
+import dev.kiln.core.seed.SeedEvent;
+import dev.kiln.core.startup.BytecodeMode;
+import dev.kiln.core.startup.ProbeEvent;
+import dev.kiln.core.startup.ServerConfig;
+import dev.kiln.core.telemetry.KilnEvent;
+import dev.kiln.core.watch.WatchChanged;
 import dev.kiln.core.telemetry.Figures;
 import dev.kiln.core.projection.Projector;
 import dev.kiln.core.projection.WakeReason;
@@ -28,8 +40,21 @@ import java.util.Map;
  * <p>Concurrency: stateless; the one {@link ObjectMapper} is configured once and then only used (thread-safe).
  */
 final class Wire {
-    /** The one mapper of the API (both sides). */
-    static final ObjectMapper JSON = new ObjectMapper();
+    /**
+     * The one mapper of the API (both sides). Core records travel as Jackson writes them (component names,
+     * {@code Optional} as the value or null, {@code Instant}/{@code Duration} as ISO-8601 text, {@code Path} as a
+     * {@code file:} URI); a field a newer daemon adds is ignored by an older client.
+     */
+    static final ObjectMapper JSON = com.fasterxml.jackson.databind.json.JsonMapper.builder()
+            .addModule(new com.fasterxml.jackson.datatype.jdk8.Jdk8Module())
+            .addModule(new com.fasterxml.jackson.datatype.jsr310.JavaTimeModule())
+            .disable(com.fasterxml.jackson.databind.SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
+            .disable(com.fasterxml.jackson.databind.SerializationFeature.WRITE_DURATIONS_AS_TIMESTAMPS)
+            .disable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+            .disable(com.fasterxml.jackson.databind.DeserializationFeature.ADJUST_DATES_TO_CONTEXT_TIME_ZONE)
+            // public records of exported packages: no setAccessible, so no package needs to be opened to Jackson
+            .disable(com.fasterxml.jackson.databind.MapperFeature.CAN_OVERRIDE_ACCESS_MODIFIERS)
+            .build();
 
     // ---- the API's version: a client refuses a daemon whose api_version it does not speak --------------------------
     /** The version this build speaks, served at {@link #VERSION}; it changes only when a shape breaks. */
@@ -50,11 +75,44 @@ final class Wire {
     static final String HEALTH = V1 + "health";
     /** Prometheus' conventional path, outside {@code api/}: the text exposition, not Kiln's JSON. */
     static final String PROMETHEUS = "metrics";
+    /** {@code {root, default_startup_timeout_ms, archive_max_bytes, archive_policy}}: what an engine knows from memory. */
+    static final String WORKSPACE = V1 + "workspace";
+    static final String SEEDS = V1 + "seeds";
+    static final String WARM_HISTORY = V1 + "seeds/history";
+    /** {@code GET …?target=T}: the dry run of a warm. */
+    static final String WARM_PLAN = V1 + "seeds/plan";
+    /** {@code POST {"target": T}}: 202 {@code {"id": …}}. */
+    static final String WARM = V1 + "seeds/warm";
+    /** The servers of servers.json, env and header values redacted. */
+    static final String SERVERS = V1 + "servers";
+    /** {@code POST} a {@link #probeRequest}: 202 {@code {"id": …}}. */
+    static final String PROBE = V1 + "probe";
+    static final String PROBE_RUNS = V1 + "probe/runs";
+    /** {@code GET …/{id}}: one saved run. */
+    static final String PROBE_RUN = V1 + "probe/runs/{id}";
+    /** The latest CPU sweep; 404 when there is none. */
+    static final String PROBE_SWEEP = V1 + "probe/sweep";
+    /** {@code GET …?server=S}: the bytecode audit. */
+    static final String BYTECODE = V1 + "bytecode";
+    /** {@code POST {"server": S}}: 202 {@code {"id": …}}. */
+    static final String PRECOMPILE = V1 + "bytecode/precompile";
+    static final String ARCHIVE_STATS = V1 + "archive/stats";
+    static final String ARCHIVE_ENTRIES = V1 + "archive/entries";
+    /** {@code POST {"directory": D, "members": [..]}}: the entry built (or hit). */
+    static final String ARCHIVE_BUILD = V1 + "archive/build";
+    static final String ARCHIVE_INVALIDATE = V1 + "archive/invalidate";
+    /** The staleness doctor's diagnosis, run on the daemon's host. */
+    static final String DOCTOR = V1 + "doctor";
+    /** {@code GET}: {@link #action}. */
+    static final String ACTION = V1 + "actions/{id}";
+    static final String ACTION_CANCEL = V1 + "actions/{id}/cancel";
     /** {@code POST /api/heal?dry_run=true} previews. */
     static final String DRY_RUN = "dry_run";
 
     // ---- headers -----------------------------------------------------------------------------------------------
     static final String AUTHORIZATION = "Authorization";
+    /** A mutation sent twice with the same key (a retry after a timeout) runs once; the second answers the first. */
+    static final String IDEMPOTENCY_KEY = "Idempotency-Key";
     private static final String BEARER = "Bearer ";
     static final String EVENT_STREAM = "text/event-stream";
 
@@ -358,6 +416,212 @@ final class Wire {
     /** The heal report as it is everywhere: {@link HealReport#toJson()}. */
     static ObjectNode heal(HealReport r) {
         return r.toJson();
+    }
+
+    // ---- routes with an {id} segment ---------------------------------------------------------------------------
+
+    /** {@code route} with its {@code {id}} replaced (URL-encoded). */
+    static String withId(String route, String id) {
+        return route.replace("{id}", java.net.URLEncoder.encode(id, java.nio.charset.StandardCharsets.UTF_8).replace("+", "%20"));
+    }
+
+    // ---- core values as JSON (records, lists of records) -------------------------------------------------------
+
+    static JsonNode value(Object v) {
+        return JSON.valueToTree(v);
+    }
+
+    /**
+     * Reads a core value back.
+     *
+     * @throws IOException naming the type, when {@code n} is not one
+     */
+    static <T> T read(JsonNode n, Class<T> type) throws IOException {
+        try {
+            T v = JSON.treeToValue(n, type);
+            if (v == null) {
+                throw new IOException("null");
+            }
+            return v;
+        } catch (IOException | RuntimeException e) {
+            throw new IOException("the answer is not a " + type.getSimpleName() + " (" + e.getMessage() + "): "
+                    + abbreviate(String.valueOf(n)), e);
+        }
+    }
+
+    static <T> java.util.List<T> readList(JsonNode n, Class<T> type) throws IOException {
+        if (n == null || !n.isArray()) {
+            throw new IOException("the answer is not a list of " + type.getSimpleName() + ": " + abbreviate(String.valueOf(n)));
+        }
+        java.util.List<T> out = new java.util.ArrayList<>(n.size());
+        for (JsonNode e : n) {
+            out.add(read(e, type));
+        }
+        return java.util.List.copyOf(out);
+    }
+
+    /** {@link HealReport#toJson()} read back. */
+    static HealReport readHeal(JsonNode n) throws IOException {
+        if (n == null || !n.has("dry_run") || !n.has("scanned")) {
+            throw new IOException("the answer is not a heal report: " + abbreviate(String.valueOf(n)));
+        }
+        java.util.List<HealReport.Change> changes = new java.util.ArrayList<>();
+        n.path("changes").forEach(c -> changes.add(new HealReport.Change(c.path("file").asText(), c.path("from").asText(),
+                c.path("to").asText())));
+        java.util.List<HealReport.Misplaced> misplaced = new java.util.ArrayList<>();
+        n.path("misplaced").forEach(c -> misplaced.add(new HealReport.Misplaced(c.path("file").asText(),
+                c.path("declared").asText(), c.path("expected").asText())));
+        java.util.List<HealReport.Problem> problems = new java.util.ArrayList<>();
+        n.path("problems").forEach(c -> problems.add(new HealReport.Problem(c.path("file").asText(), c.path("reason").asText())));
+        return new HealReport(n.path("dry_run").asBoolean(), n.path("scanned").asInt(), changes, misplaced, problems);
+    }
+
+    /** What replaces a secret: the key stays (an operator sees that it is set), the value never leaves the host. */
+    static final String REDACTED = "<redacted>";
+
+    /** A server as the API shows it: env and header values, and a URL's user info, never leave the daemon's host. */
+    static ServerConfig redacted(ServerConfig s) {
+        Map<String, String> env = new java.util.TreeMap<>();
+        s.env().keySet().forEach(k -> env.put(k, REDACTED));
+        Map<String, String> headers = new java.util.TreeMap<>();
+        s.headers().keySet().forEach(k -> headers.put(k, REDACTED));
+        java.net.URI url = s.url();
+        if (url != null && url.getRawUserInfo() != null) {
+            try {
+                url = new java.net.URI(url.getScheme(), REDACTED, url.getHost(), url.getPort(), url.getPath(), url.getQuery(),
+                        url.getFragment());
+            } catch (java.net.URISyntaxException e) {
+                url = java.net.URI.create(url.getScheme() + "://" + url.getHost());
+            }
+        }
+        return new ServerConfig(s.name(), s.transport(), s.command(), s.args(), env, s.cwd(), url, headers,
+                s.startupTimeout(), s.enabled(), s.source());
+    }
+
+    // ---- POST /api/v1/probe ------------------------------------------------------------------------------------
+
+    /** {@code {servers: [..], cpus, bytecode, timeout_ms?}}. */
+    static ObjectNode probeRequest(ProbeRequest r) {
+        ObjectNode o = JSON.createObjectNode();
+        ArrayNode s = o.putArray("servers");
+        r.servers().forEach(s::add);
+        o.put("cpus", r.cpus());
+        o.put("bytecode", r.bytecode().name());
+        r.timeout().ifPresent(t -> o.put("timeout_ms", t.toMillis()));
+        return o;
+    }
+
+    static ProbeRequest readProbeRequest(JsonNode n) {
+        java.util.List<String> servers = new java.util.ArrayList<>();
+        n.path("servers").forEach(x -> servers.add(x.asText()));
+        BytecodeMode mode;
+        try {
+            mode = BytecodeMode.valueOf(n.path("bytecode").asText(BytecodeMode.AS_IS.name()));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("\"bytecode\" is one of " + java.util.Arrays.toString(BytecodeMode.values())
+                    + ", not " + n.path("bytecode"));
+        }
+        java.util.Optional<java.time.Duration> timeout = n.hasNonNull("timeout_ms")
+                ? java.util.Optional.of(java.time.Duration.ofMillis(n.path("timeout_ms").asLong()))
+                : java.util.Optional.empty();
+        return new ProbeRequest(servers, n.path("cpus").asText(""), mode, timeout);
+    }
+
+    // ---- GET /api/v1/actions/{id} ------------------------------------------------------------------------------
+
+    /**
+     * {@code {id, kind, state: running|succeeded|failed|cancelled[, result][, error: {kind, message}]}}: the result is
+     * the action's value (a WarmResult, ProbeReport or CompileResult) once it has one.
+     */
+    static ObjectNode action(Action<?> a) {
+        ObjectNode o = JSON.createObjectNode();
+        o.put("id", a.id());
+        o.put("kind", dev.kiln.core.engine.WorkspaceActions.kindOf(a.id()));
+        java.util.concurrent.CompletableFuture<?> f = a.result();
+        if (!f.isDone()) {
+            o.put("state", "running");
+            return o;
+        }
+        try {
+            Object v = f.getNow(null);
+            o.put("state", v instanceof dev.kiln.core.seed.WarmResult w && w.outcome() == dev.kiln.core.seed.WarmOutcome.CANCELLED
+                    ? EngineEvent.Status.CANCELLED.jsonName() : EngineEvent.Status.SUCCEEDED.jsonName());
+            o.set("result", value(v));
+        } catch (java.util.concurrent.CancellationException e) {
+            o.put("state", EngineEvent.Status.CANCELLED.jsonName());
+            o.putObject("error").put("kind", "CANCELLED").put("message", String.valueOf(e.getMessage()));
+        } catch (java.util.concurrent.CompletionException e) {
+            Throwable c = e.getCause() == null ? e : e.getCause();
+            if (c instanceof java.util.concurrent.CancellationException) {
+                o.put("state", EngineEvent.Status.CANCELLED.jsonName());
+                o.putObject("error").put("kind", "CANCELLED").put("message", String.valueOf(c.getMessage()));
+            } else {
+                o.put("state", EngineEvent.Status.FAILED.jsonName());
+                String kind = c instanceof EngineException ee ? ee.kind().name() : EngineException.Kind.FAILED.name();
+                o.putObject("error").put("kind", kind).put("message", String.valueOf(c.getMessage()));
+            }
+        }
+        return o;
+    }
+
+    static ObjectNode started(Action<?> a) {
+        return JSON.createObjectNode().put("id", a.id());
+    }
+
+    // ---- SSE: core events --------------------------------------------------------------------------------------
+
+    /**
+     * The SSE event name of each core event type that reaches clients. Events of other types (a console's own
+     * ownership and follow notices) stay in the daemon's process.
+     */
+    private static final Map<String, Class<? extends KilnEvent>> EVENT_TYPES = eventTypes();
+
+    private static Map<String, Class<? extends KilnEvent>> eventTypes() {
+        Map<String, Class<? extends KilnEvent>> m = new LinkedHashMap<>();
+        m.put("tick", TickFinished.class);
+        m.put("watch", WatchChanged.class);
+        m.put("warm_started", SeedEvent.WarmStarted.class);
+        m.put("warm_output", SeedEvent.WarmOutput.class);
+        m.put("warm_finished", SeedEvent.WarmFinished.class);
+        m.put("seed_copied", SeedEvent.SeedCopied.class);
+        m.put("probe_run_started", ProbeEvent.RunStarted.class);
+        m.put("probe_spawned", ProbeEvent.Spawned.class);
+        m.put("probe_first_output", ProbeEvent.FirstOutput.class);
+        m.put("probe_initialized", ProbeEvent.Initialized.class);
+        m.put("probe_tools_listed", ProbeEvent.ToolsListed.class);
+        m.put("probe_exited", ProbeEvent.Exited.class);
+        m.put("probe_finished", ProbeEvent.Finished.class);
+        m.put("archive_hit", ArchiveEvent.Hit.class);
+        m.put("archive_miss", ArchiveEvent.Miss.class);
+        m.put("archive_built", ArchiveEvent.Built.class);
+        m.put("archive_build_failed", ArchiveEvent.BuildFailed.class);
+        m.put("archive_evicted", ArchiveEvent.Evicted.class);
+        m.put("heal", EngineEvent.HealFinished.class);
+        m.put(ACTION_FINISHED, EngineEvent.ActionFinished.class);
+        return java.util.Collections.unmodifiableMap(m);
+    }
+
+    /** {@code action_finished}: the event's fields, and {@code action}: {@link #action} (with the result). */
+    static final String ACTION_FINISHED = "action_finished";
+
+    /** The SSE event name of {@code e}, or null when it does not go to clients. */
+    static @org.jspecify.annotations.Nullable String eventName(KilnEvent e) {
+        for (Map.Entry<String, Class<? extends KilnEvent>> t : EVENT_TYPES.entrySet()) {
+            if (t.getValue() == e.getClass()) {
+                return t.getKey();
+            }
+        }
+        return null;
+    }
+
+    /** The class an SSE event name stands for, or null for the state's own events and names this build does not know. */
+    static @org.jspecify.annotations.Nullable Class<? extends KilnEvent> eventType(String name) {
+        return EVENT_TYPES.get(name);
+    }
+
+    /** The event's data: the record as JSON. */
+    static ObjectNode event(KilnEvent e) {
+        return JSON.valueToTree(e);
     }
 
     // ---- SSE framing -------------------------------------------------------------------------------------------
