@@ -2,11 +2,16 @@ package dev.kiln.app.cli;
 
 import dev.kiln.app.common.CliException;
 import dev.kiln.app.common.WorkspaceArgument;
+import dev.kiln.core.archive.ArchiveCache;
+import dev.kiln.core.engine.WorkspaceActions;
+import dev.kiln.core.seed.SeedCaches;
 import dev.kiln.core.serve.ProjectionDaemon;
+import dev.kiln.core.telemetry.EventBus;
 import dev.kiln.core.watch.ChangePacer;
 import dev.kiln.core.workspace.Durations;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import dev.kiln.core.workspace.WorkspaceSettings;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -19,7 +24,8 @@ import picocli.CommandLine.Option;
         header = "Run the projector daemon: watch, project, serve the API.",
         description = {"Run the projector daemon on a workspace: watch its inputs, keep observer/state.json current,",
             "and serve /api/v1/state, /api/v1/events (SSE), /api/v1/metrics, /api/v1/health, /api/v1/version, /metrics (Prometheus),",
-            "POST /api/v1/project and POST /api/v1/heal (the unversioned /api/... paths still answer).",
+            "POST /api/v1/project and POST /api/v1/heal (the unversioned /api/... paths still answer), and for a",
+            "console attached with kiln attach: seeds, probe, bytecode, archive cache, doctor and long actions by id.",
             "Mutating calls need the token in observer/api-token; beyond loopback every call does, and the API",
             "serves TLS only (--tls-keystore, --tls-password-file). Stops cleanly on Ctrl-C / SIGTERM."})
 final class ServeCommand implements Callable<Integer> {
@@ -66,7 +72,19 @@ final class ServeCommand implements Callable<Integer> {
             throw new CliException("--tls-keystore and --tls-password-file go together: the keystore, and the file"
                     + " holding its password");
         }
+        // One bus for the daemon and its actions: every event (ticks, warm lines, probe steps, archive events)
+        // reaches the API's SSE clients; the actions are the API's heal, seeds, probe, bytecode and archive cache.
+        EventBus bus = new EventBus();
+        Clock clock = Clock.systemUTC();
+        ArchiveCache archives = ArchiveCache.builder().maximumBytes(settings.archiveCacheMaxBytes()).eventSink(bus)
+                .clock(clock).build();
+        SeedCaches seeds = SeedCaches.builder(layout.root()).settings(settings).clock(clock).events(bus).build();
+        WorkspaceActions actions = new WorkspaceActions(layout, settings, archives, seeds, bus, clock);
         ProjectionDaemon.Builder builder = ProjectionDaemon.builder(layout)
+                .clock(clock)
+                .events(bus)
+                .actions(actions, bus)
+                .archiveStats(archives::stats)
                 .pacing(pacing)
                 .reconcile(settings.reconcile())
                 .bind(settings.apiBindFor(bind, layout.root(), w -> System.err.println("kiln: warning: " + w)))
@@ -80,13 +98,14 @@ final class ServeCommand implements Callable<Integer> {
         Thread hook = new Thread(() -> {
             System.err.println("kiln: stopping (finishing the current projection, closing the watch)…");
             daemon.close();
+            actions.close(); // cancels a warm or probe still running: their process trees end with the daemon
             stopped.countDown();
         }, "kiln-serve-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         System.out.println("Serving " + layout.root() + " at " + daemon.url());
         System.out.println("  state:  " + daemon.url().resolve("api/v1/state"));
         System.out.println("  events: " + daemon.url().resolve("api/v1/events"));
-        System.out.println("  token:  " + daemon.tokenFile() + (java.net.InetAddress.getByName(daemon.url().getHost()).isLoopbackAddress() ? " (for POST /api/v1/project and /api/v1/heal)"
+        System.out.println("  token:  " + daemon.tokenFile() + (java.net.InetAddress.getByName(daemon.url().getHost()).isLoopbackAddress() ? " (for every POST: project, heal, warm, probe, precompile, archive, cancel)"
                 : " (for every request: the API is bound beyond loopback)"));
         daemon.tlsFingerprint().ifPresent(f -> System.out.println("  tls:    certificate SHA256 " + f
                 + " (pin it: kiln status " + daemon.url() + " --pin " + f + ")"));

@@ -564,12 +564,16 @@ final class ApiServer implements AutoCloseable {
     // ---- endpoints --------------------------------------------------------------------------------------------
 
     private void state(HttpExchange x) throws IOException {
+        // The event id first, then the revision: every frame up to that id is in this revision (or older), so a
+        // client that resumes the stream after it misses nothing; deltas it already holds it skips by revision.
+        long eventId = hub.lastId();
         Published p = backend.current();
         if (p == null) {
             x.getResponseHeaders().set("Retry-After", "1");
             error(x, 503, "not_ready", "the first projection has not finished yet; retry shortly");
             return;
         }
+        x.getResponseHeaders().set(Wire.EVENT_ID, Long.toString(eventId));
         String etag = "W/\"" + p.revision() + "\"";
         x.getResponseHeaders().set("ETag", etag);
         x.getResponseHeaders().set("Cache-Control", "no-cache");

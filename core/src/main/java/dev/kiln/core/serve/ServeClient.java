@@ -164,6 +164,88 @@ public final class ServeClient {
         }
     }
 
+    /** One exchange's answer: its status, body (decompressed) and headers. */
+    record Answer(int status, byte[] body, java.net.http.HttpHeaders headers) {
+        String text() {
+            return new String(body, java.nio.charset.StandardCharsets.UTF_8);
+        }
+    }
+
+    /**
+     * One exchange with the daemon, for {@link RemoteEngine}: gzip accepted (and undone), the token sent when there
+     * is one (required for every method but GET), a JSON body and an idempotency key when given.
+     *
+     * @throws IOException when the daemon did not answer (the message says why, in the operator's words), or when a
+     *     mutation needs the token and there is none
+     */
+    Answer exchange(String method, String route, @Nullable String rawQuery, byte @Nullable [] jsonBody,
+            @Nullable String idempotencyKey, Duration timeout) throws IOException, InterruptedException {
+        URI uri = base().resolve(route + (rawQuery == null ? "" : "?" + rawQuery));
+        HttpRequest.Builder rb = HttpRequest.newBuilder(uri).timeout(timeout).header("Accept-Encoding", "gzip")
+                .method(method, jsonBody == null ? HttpRequest.BodyPublishers.noBody()
+                        : HttpRequest.BodyPublishers.ofByteArray(jsonBody));
+        if (jsonBody != null) {
+            rb.header("Content-Type", "application/json");
+        }
+        if (idempotencyKey != null && !idempotencyKey.isEmpty()) {
+            rb.header(Wire.IDEMPOTENCY_KEY, idempotencyKey);
+        }
+        String t = token(!method.equals("GET"));
+        if (t != null) {
+            rb.header(Wire.AUTHORIZATION, Wire.bearer(t));
+        }
+        HttpResponse<byte[]> r;
+        try {
+            r = http.send(rb.build(), HttpResponse.BodyHandlers.ofByteArray());
+        } catch (IOException e) {
+            throw new IOException(describe() + " did not answer " + method + " /" + route + ": " + why(e), e);
+        }
+        byte[] body = r.body();
+        if (r.headers().firstValue("Content-Encoding").map(v -> v.equalsIgnoreCase("gzip")).orElse(false)) {
+            try (java.util.zip.GZIPInputStream in = new java.util.zip.GZIPInputStream(new java.io.ByteArrayInputStream(body))) {
+                body = in.readAllBytes();
+            }
+        }
+        return new Answer(r.statusCode(), body, r.headers());
+    }
+
+    /**
+     * Opens the daemon's event stream, resuming after {@code lastEventId} when given. The answer's headers arrive
+     * within {@code timeout}; its body is the stream (the caller closes it).
+     */
+    HttpResponse<java.io.InputStream> events(@Nullable String lastEventId, Duration timeout)
+            throws IOException, InterruptedException {
+        HttpRequest.Builder rb = HttpRequest.newBuilder(base().resolve(Wire.EVENTS)).timeout(timeout)
+                .header("Accept", Wire.EVENT_STREAM).GET();
+        if (lastEventId != null) {
+            rb.header("Last-Event-ID", lastEventId);
+        }
+        String t = token(false);
+        if (t != null) {
+            rb.header(Wire.AUTHORIZATION, Wire.bearer(t));
+        }
+        try {
+            return http.send(rb.build(), HttpResponse.BodyHandlers.ofInputStream());
+        } catch (IOException e) {
+            throw new IOException(describe() + " did not answer GET /" + Wire.EVENTS + ": " + why(e), e);
+        }
+    }
+
+    /** Whether a failed exchange failed because the daemon's certificate is not the pinned one. */
+    static boolean pinMismatch(Throwable e) {
+        for (Throwable c = e; c != null; c = c.getCause()) {
+            if (c instanceof java.security.cert.CertificateException && String.valueOf(c.getMessage()).startsWith(PinnedTls.MISMATCH)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Where the token comes from, for messages; null without one. */
+    @Nullable Path tokenFile() {
+        return tokenFile;
+    }
+
     /** What a failed exchange means, in the operator's words (a pin mismatch names both fingerprints). */
     private String why(IOException e) {
         for (Throwable c = e; c != null; c = c.getCause()) {

@@ -115,6 +115,8 @@ final class Wire {
     static final String IDEMPOTENCY_KEY = "Idempotency-Key";
     private static final String BEARER = "Bearer ";
     static final String EVENT_STREAM = "text/event-stream";
+    /** On the state: the id of the last SSE frame the revision includes; the stream resumes after it. */
+    static final String EVENT_ID = "Kiln-Event-Id";
 
     // ---- SSE ---------------------------------------------------------------------------------------------------
     /** The first event of a stream (and after a gap the history cannot fill): the whole state document. */

@@ -44,6 +44,15 @@ public final class ContractSnapshot {
     }
 
     /**
+     * A snapshot made elsewhere: a remote engine's view of a daemon's published state (its contracts as the state
+     * document carries them). {@code contracts} in enumeration order.
+     */
+    public static ContractSnapshot of(Path tasksDir, List<ContractFile> contracts, List<SnapshotFailure> failures,
+            SnapshotStats stats) {
+        return new ContractSnapshot(tasksDir, List.copyOf(contracts), List.copyOf(failures), stats);
+    }
+
+    /**
      * When this snapshot was made from {@code previous} by replacing contracts in place (an incremental step that saw
      * only edits: the same files in the same order), the positions that may hold another instance, sorted; every
      * other position holds the very instance of {@code previous}. Otherwise null: compare everything. Lets a

@@ -1,0 +1,1010 @@
+package dev.kiln.core.serve;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.kiln.core.archive.ArchiveCacheStats;
+import dev.kiln.core.archive.ArchiveEntry;
+import dev.kiln.core.contract.Contract;
+import dev.kiln.core.contract.HealReport;
+import dev.kiln.core.doctor.Diagnosis;
+import dev.kiln.core.engine.Action;
+import dev.kiln.core.engine.Engine;
+import dev.kiln.core.engine.EngineEvent;
+import dev.kiln.core.engine.EngineException;
+import dev.kiln.core.engine.ProbeRequest;
+import dev.kiln.core.engine.SavedRun;
+import dev.kiln.core.projection.TickFinished;
+import dev.kiln.core.seed.SeedInfo;
+import dev.kiln.core.seed.WarmPlan;
+import dev.kiln.core.seed.WarmResult;
+import dev.kiln.core.snapshot.ContractFile;
+import dev.kiln.core.snapshot.ContractSnapshot;
+import dev.kiln.core.snapshot.SnapshotFailure;
+import dev.kiln.core.snapshot.SnapshotStats;
+import dev.kiln.core.snapshot.StatIdentity;
+import dev.kiln.core.startup.Bytecode;
+import dev.kiln.core.startup.BytecodeReport;
+import dev.kiln.core.startup.ProbeReport;
+import dev.kiln.core.startup.ServerConfig;
+import dev.kiln.core.telemetry.EventBus;
+import dev.kiln.core.telemetry.KilnEvent;
+import dev.kiln.core.watch.WatchChanged;
+import dev.kiln.core.watch.WatchStatus;
+import dev.kiln.core.workspace.WorkspaceLayout;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@link Engine} of a {@code kiln serve} reached over its API ({@code /api/v1}), on this host or another: every
+ * capability is a request to the daemon, and the daemon's events (ticks, watch changes, warm lines, probe steps,
+ * archive events, heals, finished actions) arrive on {@link #events()} as the same core event types a local engine
+ * publishes, so a view model cannot tell the two apart.
+ *
+ * <p>The state: {@link #start} loads the daemon's state document (gzipped) and opens its event stream after it; each
+ * {@code delta} then replaces exactly the contracts it names (an unchanged contract stays the very same
+ * {@link ContractFile} instance, as locally). The stream resumes with {@code Last-Event-ID} after a broken
+ * connection (retrying with backoff, and when nothing arrives for {@link #STALL} — the daemon sends a comment every
+ * 2 s — the connection counts as broken), so no event is lost or delivered twice; a daemon that cannot replay what
+ * was missed (too much, or it restarted) sends a fresh snapshot, published as
+ * {@link EngineEvent.ConnectionChanged} with {@code reset}. A contract on the wire has what the state document
+ * carries: no {@code updated_at} and no unknown fields.
+ *
+ * <p>Faults are {@link EngineException}s: down → {@code UNREACHABLE}, token refused (also mid-session) →
+ * {@code UNAUTHORIZED}, certificate not the pinned one → {@code CERTIFICATE_CHANGED}, another API version or an
+ * answer that is not the API → {@code INCOMPATIBLE}, a request refused as invalid → {@code REJECTED}. Every request
+ * has a timeout.
+ *
+ * <p>Concurrency: thread-safe. One thread of its own reads the event stream, applies the state and publishes the
+ * events (in the daemon's order); {@code state} is replaced whole (volatile) under {@code this}. One scheduler
+ * thread watches for a stalled stream and asks the daemon about actions whose end the stream did not bring.
+ */
+public final class RemoteEngine implements Engine {
+    private static final Logger LOG = LoggerFactory.getLogger(RemoteEngine.class);
+    /** No byte for this long on the event stream (the daemon sends a comment every 2 s when idle): it is broken. */
+    static final Duration STALL = Duration.ofSeconds(10);
+    private static final Duration READ = Duration.ofSeconds(10);
+    private static final Duration WRITE = Duration.ofSeconds(30);
+    private static final Duration SLOW = Duration.ofMinutes(3);
+    /** A synthetic identity: a contract's stat identity does not travel (it names the daemon host's inode). */
+    private static final StatIdentity REMOTE = new StatIdentity(0, 0, 0, null, false);
+
+    private final URI url;
+    private final ServeClient client;
+    private final Clock clock;
+    private final EventBus bus = new EventBus();
+    private final WorkspaceLayout layout;
+    private final Duration defaultStartupTimeout;
+    private final long archiveMaximumBytes;
+    private final String archivePolicy;
+    private final Duration retryMin;
+    private final Duration retryMax;
+    private final ScheduledExecutorService scheduler;
+    private final Map<String, RemoteAction<?>> pending = new ConcurrentHashMap<>();
+    /** Ends of actions seen before their start's answer (a fast failure): the start picks them up. */
+    private final Map<String, JsonNode> endedEarly = java.util.Collections.synchronizedMap(new LinkedHashMap<>() {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, JsonNode> eldest) {
+            return size() > 256;
+        }
+    });
+
+    /** The state as the stream left it: contracts by leaf id in enumeration order, failures, revision. */
+    private record State(long revision, Map<String, ContractFile> leaves, List<SnapshotFailure> failures,
+            SnapshotStats stats, @Nullable WatchStatus watch, ContractSnapshot snapshot) {
+    }
+
+    private volatile @Nullable State state;
+    private volatile @Nullable String lastEventId;
+    private volatile boolean connected;
+    private volatile boolean closed;
+    private volatile long lastByteNanos = System.nanoTime();
+    private volatile @Nullable InputStream stream;
+    private @Nullable Thread reader;
+
+    private RemoteEngine(URI url, ServeClient client, Clock clock, JsonNode workspace, Duration retryMin, Duration retryMax) {
+        this.url = url;
+        this.client = client;
+        this.clock = clock;
+        this.layout = WorkspaceLayout.of(Path.of(workspace.path("root").asText("/")));
+        this.defaultStartupTimeout = Duration.ofMillis(workspace.path("default_startup_timeout_ms").asLong(30_000));
+        this.archiveMaximumBytes = workspace.path("archive_max_bytes").asLong();
+        this.archivePolicy = workspace.path("archive_policy").asText("validated");
+        this.retryMin = retryMin;
+        this.retryMax = retryMax;
+        this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "kiln-remote-watch");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /**
+     * Attaches to the daemon at {@code url} ({@code http://host:port/} or {@code https://…}, as {@code kiln serve}
+     * prints it) after checking it speaks this API version. Blocks for at most a few seconds.
+     *
+     * @param tokenFile a copy of the daemon's {@code observer/api-token}, or null (then only reads of a loopback
+     *     daemon work; every mutation is refused as {@code UNAUTHORIZED})
+     * @param pin the SHA-256 fingerprint of the daemon's certificate (https), or null
+     * @throws EngineException {@code INCOMPATIBLE} for a daemon of another API version or no Kiln at all,
+     *     {@code UNREACHABLE}, {@code UNAUTHORIZED} or {@code CERTIFICATE_CHANGED} as they apply
+     * @throws IllegalArgumentException for a URL that is no daemon's URL
+     */
+    public static RemoteEngine connect(URI url, @Nullable Path tokenFile, @Nullable String pin, Clock clock) {
+        return connect(url, tokenFile, pin, clock, Duration.ofMillis(250), Duration.ofSeconds(5));
+    }
+
+    /** {@link #connect} with the event stream's reconnect backoff (first wait, cap). */
+    static RemoteEngine connect(URI url, @Nullable Path tokenFile, @Nullable String pin, Clock clock, Duration retryMin,
+            Duration retryMax) {
+        ServeClient c = ServeClient.remote(url, tokenFile, pin);
+        URI base = Objects.requireNonNull(url);
+        ServeClient.Answer v = call(c, base, "GET", Wire.VERSION, null, null, null, READ);
+        if (v.status() == 404) {
+            throw new EngineException(EngineException.Kind.INCOMPATIBLE, "The daemon at " + base + " speaks an older API"
+                    + " than v" + Wire.API_VERSION + " (no /" + Wire.VERSION + "): upgrade kiln on its host");
+        }
+        check(c, base, "GET /" + Wire.VERSION, v);
+        int version;
+        try {
+            version = Wire.readVersion(v.text());
+        } catch (IOException e) {
+            throw new EngineException(EngineException.Kind.INCOMPATIBLE, "The server at " + base + " is no kiln serve: "
+                    + e.getMessage());
+        }
+        if (version != Wire.API_VERSION) {
+            throw new EngineException(EngineException.Kind.INCOMPATIBLE, "The daemon at " + base + " speaks API v" + version
+                    + ", this kiln speaks v" + Wire.API_VERSION + ": use a kiln of the same release on both sides");
+        }
+        ServeClient.Answer w = call(c, base, "GET", Wire.WORKSPACE, null, null, null, READ);
+        if (w.status() == 404) {
+            throw new EngineException(EngineException.Kind.INCOMPATIBLE, "The daemon at " + base + " serves API v1 without"
+                    + " /" + Wire.WORKSPACE + " (an earlier build): upgrade kiln on its host to attach a console");
+        }
+        check(c, base, "GET /" + Wire.WORKSPACE, w);
+        return new RemoteEngine(base, c, clock, json(base, "GET /" + Wire.WORKSPACE, w), retryMin, retryMax);
+    }
+
+    @Override
+    public String location() {
+        return url.toString();
+    }
+
+    @Override
+    public boolean remote() {
+        return true;
+    }
+
+    @Override
+    public WorkspaceLayout layout() {
+        return layout;
+    }
+
+    @Override
+    public EventBus events() {
+        return bus;
+    }
+
+    @Override
+    public Clock clock() {
+        return clock;
+    }
+
+    /** Whether the event stream is connected now. From memory. */
+    public boolean connected() {
+        return connected;
+    }
+
+    // ---- projection ----------------------------------------------------------------------------------------------
+
+    /**
+     * Loads the daemon's state and opens its event stream ({@code live} or not: the daemon projects either way).
+     *
+     * @return why this engine does not run the projector itself: it is attached to the daemon
+     */
+    @Override
+    public synchronized Optional<String> start(boolean live) {
+        if (reader == null) {
+            ServeClient.Answer a = request("GET", Wire.STATE, null, null, null, READ);
+            if (a.status() == 503) { // before the daemon's first tick: the stream's snapshot brings it
+                LOG.debug("{} has no projection yet; the event stream brings the first", url);
+            } else {
+                check("GET /" + Wire.STATE, a);
+                JsonNode doc = json("GET /" + Wire.STATE, a);
+                applySnapshot(doc);
+                lastEventId = a.headers().firstValue(Wire.EVENT_ID).orElse(null);
+            }
+            Thread t = new Thread(this::follow, "kiln-remote-events");
+            t.setDaemon(true);
+            reader = t;
+            t.start();
+            long period = Math.max(250, STALL.toMillis() / 4);
+            scheduler.scheduleWithFixedDelay(this::watch, period, period, TimeUnit.MILLISECONDS);
+        }
+        return Optional.of("attached to the daemon at " + url + ": it projects, this console shows its state");
+    }
+
+    @Override
+    public ContractSnapshot snapshot() {
+        State s = state;
+        return s != null ? s.snapshot() : ContractSnapshot.of(layout.tasksDir(), List.of(), List.of(), SnapshotStats.empty());
+    }
+
+    /** The revision of the state held now; 0 before the first. From memory. */
+    public long revision() {
+        State s = state;
+        return s == null ? 0 : s.revision();
+    }
+
+    /** Runs a tick on the daemon and waits until its revision is the state held here (or 10 s). */
+    @Override
+    public void projectNow() {
+        ServeClient.Answer a = request("POST", Wire.PROJECT, null, null, null, SLOW);
+        check("POST /" + Wire.PROJECT, a);
+        TickRecord t;
+        try {
+            t = Wire.readTick(a.text());
+        } catch (IOException e) {
+            throw incompatible("POST /" + Wire.PROJECT, e);
+        }
+        long deadline = System.nanoTime() + READ.toNanos();
+        synchronized (this) {
+            while (reader != null && revision() < t.revision() && System.nanoTime() < deadline && !closed) {
+                try {
+                    wait(100);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+    }
+
+    @Override
+    public Optional<WatchStatus> watchStatus() {
+        State s = state;
+        return s == null ? Optional.empty() : Optional.ofNullable(s.watch());
+    }
+
+    @Override
+    public Optional<String> apiUrl() {
+        return Optional.of(url.toString());
+    }
+
+    @Override
+    public Diagnosis diagnose() {
+        return value("GET", Wire.DOCTOR, null, null, null, Duration.ofSeconds(60), Diagnosis.class);
+    }
+
+    // ---- heal, seeds, probe, bytecode, archive ---------------------------------------------------------------------
+
+    @Override
+    public HealReport heal(boolean apply, String idempotencyKey) {
+        String what = "POST /" + Wire.HEAL;
+        ServeClient.Answer a = request("POST", Wire.HEAL, apply ? null : Wire.DRY_RUN + "=true", null, idempotencyKey, SLOW);
+        check(what, a);
+        try {
+            return Wire.readHeal(json(what, a));
+        } catch (IOException e) {
+            throw incompatible(what, e);
+        }
+    }
+
+    @Override
+    public List<SeedInfo> seeds() {
+        return list(Wire.SEEDS, null, SeedInfo.class);
+    }
+
+    @Override
+    public List<WarmResult> warmHistory() {
+        return list(Wire.WARM_HISTORY, null, WarmResult.class);
+    }
+
+    @Override
+    public WarmPlan planWarm(String target) {
+        return value("GET", Wire.WARM_PLAN, "target=" + enc(target), null, null, READ, WarmPlan.class);
+    }
+
+    @Override
+    public Action<WarmResult> warm(String target, String idempotencyKey) {
+        return startAction(Wire.WARM, Wire.JSON.createObjectNode().put("target", target), idempotencyKey, WarmResult.class);
+    }
+
+    @Override
+    public List<ServerConfig> servers() {
+        return list(Wire.SERVERS, null, ServerConfig.class);
+    }
+
+    @Override
+    public Duration defaultStartupTimeout() {
+        return defaultStartupTimeout;
+    }
+
+    @Override
+    public Action<ProbeReport> probe(ProbeRequest request, String idempotencyKey) {
+        return startAction(Wire.PROBE, Wire.probeRequest(request), idempotencyKey, ProbeReport.class);
+    }
+
+    @Override
+    public List<SavedRun> probeRuns() {
+        return list(Wire.PROBE_RUNS, null, SavedRun.class);
+    }
+
+    @Override
+    public JsonNode probeRun(String id) {
+        String route = Wire.withId(Wire.PROBE_RUN, id);
+        ServeClient.Answer a = request("GET", route, null, null, null, READ);
+        check("GET /" + route, a);
+        return json("GET /" + route, a);
+    }
+
+    @Override
+    public Optional<JsonNode> latestSweep() {
+        ServeClient.Answer a = request("GET", Wire.PROBE_SWEEP, null, null, null, READ);
+        if (a.status() == 404 && Wire.errorText(a.text()).contains("(no_sweep)")) {
+            return Optional.empty();
+        }
+        check("GET /" + Wire.PROBE_SWEEP, a);
+        return Optional.of(json("GET /" + Wire.PROBE_SWEEP, a));
+    }
+
+    @Override
+    public BytecodeReport audit(String server) {
+        return value("GET", Wire.BYTECODE, "server=" + enc(server), null, null, Duration.ofSeconds(60), BytecodeReport.class);
+    }
+
+    @Override
+    public Action<Bytecode.CompileResult> precompile(String server, String idempotencyKey) {
+        return startAction(Wire.PRECOMPILE, Wire.JSON.createObjectNode().put("server", server), idempotencyKey,
+                Bytecode.CompileResult.class);
+    }
+
+    @Override
+    public ArchiveCacheStats archiveStats() {
+        return value("GET", Wire.ARCHIVE_STATS, null, null, null, READ, ArchiveCacheStats.class);
+    }
+
+    @Override
+    public List<ArchiveEntry> archiveEntries() {
+        return list(Wire.ARCHIVE_ENTRIES, null, ArchiveEntry.class);
+    }
+
+    @Override
+    public long archiveMaximumBytes() {
+        return archiveMaximumBytes;
+    }
+
+    @Override
+    public String archivePolicy() {
+        return archivePolicy;
+    }
+
+    @Override
+    public ArchiveEntry archive(String directory, List<String> members) {
+        com.fasterxml.jackson.databind.node.ObjectNode body = Wire.JSON.createObjectNode().put("directory", directory);
+        members.forEach(body.putArray("members")::add);
+        return value("POST", Wire.ARCHIVE_BUILD, null, body, null, SLOW, ArchiveEntry.class);
+    }
+
+    @Override
+    public void invalidateArchives() {
+        ServeClient.Answer a = request("POST", Wire.ARCHIVE_INVALIDATE, null, null, null, WRITE);
+        check("POST /" + Wire.ARCHIVE_INVALIDATE, a);
+    }
+
+    // ---- long actions --------------------------------------------------------------------------------------------
+
+    private <T> Action<T> startAction(String route, JsonNode body, String idempotencyKey, Class<T> type) {
+        String what = "POST /" + route;
+        ServeClient.Answer a = request("POST", route, null, body, idempotencyKey, WRITE);
+        check(what, a);
+        String id = json(what, a).path("id").asText("");
+        if (id.isEmpty()) {
+            throw new EngineException(EngineException.Kind.INCOMPATIBLE, "The daemon at " + url + " answered " + what
+                    + " without an action id: " + abbreviate(a.text()));
+        }
+        RemoteAction<T> action = new RemoteAction<>(id, type);
+        @SuppressWarnings("unchecked")
+        RemoteAction<T> earlier = (RemoteAction<T>) pending.putIfAbsent(id, action);
+        if (earlier != null) {
+            return earlier; // the same key again: the same action
+        }
+        JsonNode ended = endedEarly.remove(id);
+        if (ended != null) {
+            action.end(ended);
+        } else {
+            scheduler.execute(() -> poll(action)); // it may have ended before the stream was there to tell
+        }
+        return action;
+    }
+
+    /** Asks the daemon about an action; ends it when the daemon says it ended. Never throws. */
+    private void poll(RemoteAction<?> a) {
+        if (a.result.isDone() || closed) {
+            return;
+        }
+        String route = Wire.withId(Wire.ACTION, a.id);
+        try {
+            ServeClient.Answer r = request("GET", route, null, null, null, READ);
+            if (r.status() == 404) {
+                a.fail(new EngineException(EngineException.Kind.FAILED, "The daemon at " + url + " no longer knows action "
+                        + a.id + " (it restarted?); its outcome is lost: look at its host's journal or run it again"));
+                return;
+            }
+            check("GET /" + route, r);
+            JsonNode n = json("GET /" + route, r);
+            if (!n.path("state").asText().equals("running")) {
+                a.end(n);
+            }
+        } catch (EngineException e) {
+            LOG.debug("Asking {} about {}: {}", url, a.id, e.getMessage()); // the stream or the next poll tells
+        }
+    }
+
+    /** An action on the daemon: its end comes as an {@code action_finished} event (or an answer to a poll). */
+    private final class RemoteAction<T> implements Action<T> {
+        private final String id;
+        private final Class<T> type;
+        final CompletableFuture<T> result = new CompletableFuture<>();
+
+        RemoteAction(String id, Class<T> type) {
+            this.id = id;
+            this.type = type;
+        }
+
+        @Override
+        public String id() {
+            return id;
+        }
+
+        @Override
+        public CompletableFuture<T> result() {
+            return result;
+        }
+
+        @Override
+        public void cancel() {
+            if (result.isDone()) {
+                return;
+            }
+            String route = Wire.withId(Wire.ACTION_CANCEL, id);
+            ServeClient.Answer a = request("POST", route, null, null, null, WRITE);
+            if (a.status() == 404) {
+                poll(this);
+                return;
+            }
+            check("POST /" + route, a);
+        }
+
+        /** Ends it from the daemon's {@link Wire#action} document. */
+        void end(JsonNode action) {
+            pending.remove(id);
+            String st = action.path("state").asText();
+            JsonNode error = action.path("error");
+            if (action.hasNonNull("result")) {
+                try {
+                    result.complete(Wire.read(action.path("result"), type));
+                } catch (IOException e) {
+                    result.completeExceptionally(incompatible("the end of action " + id, e));
+                }
+            } else if (st.equals(EngineEvent.Status.CANCELLED.jsonName())) {
+                result.completeExceptionally(new CancellationException(error.path("message").asText(id + " cancelled")));
+            } else {
+                EngineException.Kind kind;
+                try {
+                    kind = EngineException.Kind.valueOf(error.path("kind").asText("FAILED"));
+                } catch (IllegalArgumentException e) {
+                    kind = EngineException.Kind.FAILED;
+                }
+                result.completeExceptionally(new EngineException(kind, "On the daemon at " + url + ": "
+                        + error.path("message").asText(id + " " + st)));
+            }
+        }
+
+        void fail(EngineException e) {
+            pending.remove(id);
+            result.completeExceptionally(e);
+        }
+    }
+
+    // ---- the event stream ----------------------------------------------------------------------------------------
+
+    /** The reader thread: connect, read, and after a break reconnect with Last-Event-ID, backing off. */
+    private void follow() {
+        Duration wait = retryMin;
+        String why = "";
+        while (!closed) {
+            try {
+                HttpResponse<InputStream> r = client.events(lastEventId, READ);
+                if (r.statusCode() != 200) {
+                    String body;
+                    try (InputStream in = r.body()) {
+                        body = new String(in.readNBytes(4096), StandardCharsets.UTF_8);
+                    }
+                    throw new IOException(r.statusCode() == 401 ? "the daemon refused the token (401: " + Wire.errorText(body)
+                            + "); " + tokenAdvice() : "GET /" + Wire.EVENTS + " answered " + r.statusCode() + ": "
+                            + Wire.errorText(body));
+                }
+                stream = r.body();
+                lastByteNanos = System.nanoTime();
+                connected = true;
+                wait = retryMin;
+                bus.publish(new EngineEvent.ConnectionChanged(clock.instant(), url.toString(), true, false,
+                        "connected to the daemon at " + url));
+                read(r.body());
+                why = "the daemon closed the event stream";
+            } catch (IOException e) {
+                why = e.getMessage();
+            } catch (InterruptedException e) {
+                return;
+            } catch (RuntimeException e) {
+                LOG.error("The event stream of {} failed; reconnecting", url, e);
+                why = e.toString();
+            }
+            stream = null;
+            if (closed) {
+                return;
+            }
+            boolean was = connected;
+            connected = false;
+            if (was || !why.isEmpty()) {
+                bus.publish(new EngineEvent.ConnectionChanged(clock.instant(), url.toString(), false, false,
+                        "lost the daemon at " + url + " (" + why + "); retrying in " + wait.toMillis() + " ms"));
+            }
+            synchronized (this) {
+                try {
+                    wait(wait.toMillis());
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+            wait = wait.multipliedBy(2).compareTo(retryMax) > 0 ? retryMax : wait.multipliedBy(2);
+        }
+    }
+
+    /** Reads frames until the stream ends; each is handled before its id becomes the resume point. */
+    private void read(InputStream body) throws IOException {
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8))) {
+            String id = null;
+            String event = null;
+            StringBuilder data = new StringBuilder();
+            for (String line = in.readLine(); line != null && !closed; line = in.readLine()) {
+                lastByteNanos = System.nanoTime();
+                if (line.isEmpty()) {
+                    if (event != null) {
+                        handle(event, data.toString());
+                        if (id != null) {
+                            lastEventId = id;
+                        }
+                    }
+                    id = null;
+                    event = null;
+                    data.setLength(0);
+                } else if (line.startsWith("id:")) {
+                    id = line.substring(3).trim();
+                } else if (line.startsWith("event:")) {
+                    event = line.substring(6).trim();
+                } else if (line.startsWith("data:")) {
+                    if (!data.isEmpty()) {
+                        data.append('\n');
+                    }
+                    data.append(line.startsWith("data: ") ? line.substring(6) : line.substring(5));
+                }
+            }
+        }
+    }
+
+    private void handle(String event, String data) {
+        JsonNode n;
+        try {
+            n = Wire.JSON.readTree(data);
+        } catch (IOException e) {
+            LOG.warn("An event '{}' of {} is not JSON; skipped: {}", event, url, e.getMessage());
+            return;
+        }
+        if (event.equals(Wire.SNAPSHOT)) {
+            boolean reset = state != null;
+            applySnapshot(n);
+            if (reset) { // not the resume we asked for: what was missed is not coming; reload
+                bus.publish(new EngineEvent.ConnectionChanged(clock.instant(), url.toString(), true, true,
+                        "resynchronized with the daemon at " + url + ": it sent its whole state (the events in between"
+                                + " are not replayed)"));
+                pending.values().forEach(a -> scheduler.execute(() -> poll(a)));
+            }
+            return;
+        }
+        if (event.equals(Wire.DELTA)) {
+            applyDelta(n);
+            return;
+        }
+        Class<? extends KilnEvent> type = Wire.eventType(event);
+        if (type == null) {
+            LOG.debug("Ignoring event '{}' of {} (a newer daemon's)", event, url);
+            return;
+        }
+        KilnEvent e;
+        try {
+            e = Wire.read(n, type);
+        } catch (IOException ex) {
+            LOG.warn("An event '{}' of {} could not be read; skipped: {}", event, url, ex.getMessage());
+            return;
+        }
+        if (e instanceof WatchChanged w) {
+            synchronized (this) {
+                State s = state;
+                if (s != null) {
+                    state = new State(s.revision(), s.leaves(), s.failures(), s.stats(), w.status(), s.snapshot());
+                }
+            }
+        } else if (e instanceof TickFinished t) {
+            synchronized (this) {
+                State s = state;
+                if (s != null && s.revision() <= t.result().revision()) {
+                    state = new State(s.revision(), s.leaves(), s.failures(), t.result().stats(), s.watch(),
+                            ContractSnapshot.of(layout.tasksDir(), s.snapshot().contracts(), s.failures(), t.result().stats()));
+                }
+            }
+        }
+        bus.publish(e);
+        if (e instanceof EngineEvent.ActionFinished f) {
+            JsonNode action = n.path("action");
+            if (!action.isObject()) {
+                action = Wire.JSON.createObjectNode().put("state", f.status().jsonName()).set("error",
+                        Wire.JSON.createObjectNode().put("kind", "FAILED").put("message", f.message()));
+            }
+            RemoteAction<?> a = pending.get(f.id());
+            if (a != null) {
+                a.end(action);
+            } else {
+                endedEarly.put(f.id(), action);
+            }
+        }
+    }
+
+    private synchronized void applySnapshot(JsonNode doc) {
+        Map<String, ContractFile> leaves = new LinkedHashMap<>();
+        State old = state;
+        for (JsonNode leaf : doc.path("leaves")) {
+            ContractFile f = contract(leaf);
+            ContractFile same = old == null ? null : old.leaves().get(f.leafId());
+            leaves.put(f.leafId(), same != null && same.equals(f) ? same : f);
+        }
+        List<SnapshotFailure> failures = failures(doc.path("failures"));
+        SnapshotStats stats = stats(doc.path("tick").path("counters"));
+        WatchStatus watch = watch(doc.path("meta").path("watch"), old == null ? null : old.watch());
+        set(doc.path("revision").asLong(), leaves, failures, stats, watch, true);
+    }
+
+    private synchronized void applyDelta(JsonNode d) {
+        State s = state;
+        long revision = d.path("revision").asLong();
+        if (s == null || revision <= s.revision()) {
+            return; // already in the state loaded (the stream resumed from just before it)
+        }
+        Map<String, ContractFile> leaves = new LinkedHashMap<>(s.leaves());
+        d.path("removed").forEach(id -> leaves.remove(id.asText()));
+        boolean added = d.path("added").size() > 0;
+        d.path("added").fields().forEachRemaining(e -> leaves.put(e.getKey(), contract(e.getValue())));
+        d.path("changed").fields().forEachRemaining(e -> leaves.put(e.getKey(), contract(e.getValue())));
+        List<SnapshotFailure> failures = d.has("failures") ? failures(d.path("failures")) : s.failures();
+        WatchStatus watch = d.path("meta").has("watch") ? watch(d.path("meta").path("watch"), s.watch()) : s.watch();
+        set(revision, leaves, failures, s.stats(), watch, added);
+    }
+
+    private void set(long revision, Map<String, ContractFile> leaves, List<SnapshotFailure> failures, SnapshotStats stats,
+            @Nullable WatchStatus watch, boolean reorder) {
+        List<ContractFile> ordered = new ArrayList<>(leaves.values());
+        if (reorder) { // the enumeration's order: depth first, names sorted, as the daemon's snapshot has it
+            ordered.sort(ENUMERATION);
+            Map<String, ContractFile> byOrder = new LinkedHashMap<>();
+            ordered.forEach(f -> byOrder.put(f.leafId(), f));
+            leaves = byOrder;
+        }
+        state = new State(revision, leaves, failures, stats, watch,
+                ContractSnapshot.of(layout.tasksDir(), ordered, failures, stats));
+        notifyAll();
+    }
+
+    /** Depth first with the names of a directory sorted: segment by segment. */
+    private static final Comparator<ContractFile> ENUMERATION = (a, b) -> {
+        String[] x = a.file().split("/");
+        String[] y = b.file().split("/");
+        for (int i = 0; i < Math.min(x.length, y.length); i++) {
+            int c = x[i].compareTo(y[i]);
+            if (c != 0) {
+                return c;
+            }
+        }
+        return Integer.compare(x.length, y.length);
+    };
+
+    private static ContractFile contract(JsonNode leaf) {
+        JsonNode e = leaf.path("engine");
+        Contract.Engine engine = e.isObject() ? new Contract.Engine(e.path("pid").asLong(), text(e, "command"),
+                instant(e, "started_at"), Map.of()) : null;
+        List<String> enclosure = new ArrayList<>();
+        leaf.path("enclosure").forEach(p -> enclosure.add(p.asText()));
+        Contract c = new Contract(text(leaf, "declared_leaf_id"), text(leaf, "title"), text(leaf, "status"), enclosure, engine,
+                instant(leaf, "deadline"), null, Map.of());
+        return new ContractFile(leaf.path("file").asText(), leaf.path("leaf_id").asText(), REMOTE, c);
+    }
+
+    private static @Nullable String text(JsonNode n, String field) {
+        JsonNode v = n.get(field);
+        return v == null || v.isNull() ? null : v.asText();
+    }
+
+    private static @Nullable Instant instant(JsonNode n, String field) {
+        String t = text(n, field);
+        try {
+            return t == null ? null : Instant.parse(t);
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    private static List<SnapshotFailure> failures(JsonNode arr) {
+        List<SnapshotFailure> out = new ArrayList<>();
+        for (JsonNode f : arr) {
+            SnapshotFailure.Kind kind;
+            try {
+                kind = SnapshotFailure.Kind.valueOf(f.path("kind").asText().toUpperCase(Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                kind = SnapshotFailure.Kind.values()[0];
+            }
+            out.add(new SnapshotFailure(f.path("path").asText(), kind, f.path("reason").asText()));
+        }
+        return List.copyOf(out);
+    }
+
+    private static SnapshotStats stats(JsonNode c) {
+        return new SnapshotStats(c.path("enumerated").asInt(), c.path("parsed").asInt(), c.path("reused").asInt(),
+                c.path("failed").asInt(), c.path("pruned").asInt(), Math.round(c.path("build_ms").asDouble() * 1e6));
+    }
+
+    /** {@code meta.watch} as a status (what the state carries: mode, reason, since, partial note). */
+    private static @Nullable WatchStatus watch(JsonNode w, @Nullable WatchStatus known) {
+        if (!w.isObject()) {
+            return known;
+        }
+        boolean live = w.path("mode").asText().equals("live");
+        Instant since = instant(w, "since");
+        if (known != null && known.live() == live && known.since().equals(since)) {
+            return known; // the event's status is the fuller one
+        }
+        return new WatchStatus(live, w.path("reason").asText(""), since == null ? Instant.EPOCH : since, List.of(), 0, -1,
+                w.path("partial").asBoolean() ? 1 : 0, w.path("note").asText(""));
+    }
+
+    /** The scheduler's sweep: a stream silent for {@link #STALL} is closed (and reconnects); unfinished actions are asked about while no stream tells. */
+    private void watch() {
+        try {
+            InputStream s = stream;
+            if (s != null && System.nanoTime() - lastByteNanos > STALL.toNanos()) {
+                LOG.info("No byte from {} for {} s; reconnecting", url, STALL.toSeconds());
+                closeQuietly(s);
+            }
+            if (!connected) {
+                pending.values().forEach(this::poll);
+            }
+        } catch (RuntimeException e) {
+            LOG.error("The watch of {} failed; it runs again shortly", url, e);
+        }
+    }
+
+    /** Ends the event stream now (it reconnects): tests of resumption. */
+    void breakStream() {
+        InputStream s = stream;
+        if (s != null) {
+            closeQuietly(s);
+        }
+    }
+
+    private static void closeQuietly(InputStream s) {
+        try {
+            s.close();
+        } catch (IOException e) {
+            // closing is all we wanted
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        InputStream s = stream;
+        if (s != null) {
+            closeQuietly(s);
+        }
+        synchronized (this) {
+            notifyAll();
+        }
+        scheduler.shutdownNow();
+        Thread t;
+        synchronized (this) {
+            t = reader;
+        }
+        if (t != null) {
+            t.interrupt();
+            try {
+                t.join(5_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        for (RemoteAction<?> a : new ArrayList<>(pending.values())) {
+            a.fail(new EngineException(EngineException.Kind.UNREACHABLE, "Detached from the daemon at " + url
+                    + " before action " + a.id + " ended; it may still run there"));
+        }
+    }
+
+    // ---- requests ------------------------------------------------------------------------------------------------
+
+    private <T> T value(String method, String route, @Nullable String query, @Nullable JsonNode body,
+            @Nullable String key, Duration timeout, Class<T> type) {
+        String what = method + " /" + route;
+        ServeClient.Answer a = request(method, route, query, body, key, timeout);
+        check(what, a);
+        try {
+            return Wire.read(json(what, a), type);
+        } catch (IOException e) {
+            throw incompatible(what, e);
+        }
+    }
+
+    private <T> List<T> list(String route, @Nullable String query, Class<T> type) {
+        String what = "GET /" + route;
+        ServeClient.Answer a = request("GET", route, query, null, null, READ);
+        check(what, a);
+        try {
+            return Wire.readList(json(what, a), type);
+        } catch (IOException e) {
+            throw incompatible(what, e);
+        }
+    }
+
+    private ServeClient.Answer request(String method, String route, @Nullable String query, @Nullable JsonNode body,
+            @Nullable String key, Duration timeout) {
+        byte[] b;
+        try {
+            b = body == null ? null : Wire.JSON.writeValueAsBytes(body);
+        } catch (IOException e) {
+            throw new IllegalStateException("a JSON tree always serializes", e);
+        }
+        return call(client, url, method, route, query, b, key, timeout);
+    }
+
+    private static ServeClient.Answer call(ServeClient client, URI url, String method, String route, @Nullable String query,
+            byte @Nullable [] body, @Nullable String key, Duration timeout) {
+        try {
+            return client.exchange(method, route, query, body, key, timeout);
+        } catch (IOException e) {
+            if (ServeClient.pinMismatch(e)) {
+                return raise(EngineException.Kind.CERTIFICATE_CHANGED, e.getMessage() + ". If the daemon's keystore was"
+                        + " replaced on purpose, pin the fingerprint kiln serve printed at its start", e);
+            }
+            if (e.getMessage() != null && e.getMessage().contains("needs its token")) {
+                return raise(EngineException.Kind.UNAUTHORIZED, e.getMessage(), e);
+            }
+            if (e.getMessage() != null && e.getMessage().contains("cannot read the API token")) {
+                return raise(EngineException.Kind.UNAUTHORIZED, e.getMessage(), e);
+            }
+            return raise(EngineException.Kind.UNREACHABLE, e.getMessage() + " (" + method + " " + url + route + ")", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return raise(EngineException.Kind.UNREACHABLE, "Interrupted while asking the daemon at " + url + " for "
+                    + method + " /" + route, e);
+        }
+    }
+
+    private static ServeClient.Answer raise(EngineException.Kind kind, String message, Throwable cause) {
+        throw new EngineException(kind, message, cause);
+    }
+
+    private void check(String what, ServeClient.Answer a) {
+        check(client, url, what, a);
+    }
+
+    /** Maps an answer that is not a success to the fault it is. */
+    private static void check(ServeClient client, URI url, String what, ServeClient.Answer a) {
+        int s = a.status();
+        if (s >= 200 && s < 300) {
+            return;
+        }
+        String said = Wire.errorText(a.text());
+        if (s == 401) {
+            Path f = client.tokenFile();
+            throw new EngineException(EngineException.Kind.UNAUTHORIZED, "The daemon at " + url + " refused " + what
+                    + " (401): " + said + (f == null ? "; attach with a token file (a copy of its observer/api-token)"
+                    : "; " + f + " does not hold its current token: copy its observer/api-token again (it is new at every start)"));
+        }
+        if (s == 400) {
+            throw new EngineException(EngineException.Kind.REJECTED, "The daemon at " + url + " refused " + what + ": " + said);
+        }
+        if (s == 404 && said.contains("(not_found)")) {
+            throw new EngineException(EngineException.Kind.INCOMPATIBLE, "The daemon at " + url + " has no " + what
+                    + " (an older build?): upgrade kiln on its host");
+        }
+        if (s == 404) {
+            throw new EngineException(EngineException.Kind.REJECTED, "The daemon at " + url + " has nothing for " + what
+                    + ": " + said);
+        }
+        if (s == 403) {
+            throw new EngineException(EngineException.Kind.REJECTED, "The daemon at " + url + " refused " + what
+                    + " (403): " + said);
+        }
+        if (s == 503) {
+            throw new EngineException(EngineException.Kind.UNREACHABLE, "The daemon at " + url + " cannot answer " + what
+                    + " yet (503): " + said + "; retry shortly");
+        }
+        throw new EngineException(EngineException.Kind.FAILED, "The daemon at " + url + " failed " + what + " (" + s + "): "
+                + said);
+    }
+
+    private JsonNode json(String what, ServeClient.Answer a) {
+        return json(url, what, a);
+    }
+
+    private static JsonNode json(URI url, String what, ServeClient.Answer a) {
+        try {
+            JsonNode n = Wire.JSON.readTree(a.body());
+            if (n == null) {
+                throw new IOException("an empty answer");
+            }
+            return n;
+        } catch (IOException e) {
+            throw new EngineException(EngineException.Kind.INCOMPATIBLE, "The daemon at " + url + " answered " + what
+                    + " with something that is not JSON (" + e.getMessage() + "): " + abbreviate(a.text())
+                    + "; is that URL a kiln serve of this release?", e);
+        }
+    }
+
+    private EngineException incompatible(String what, IOException e) {
+        return new EngineException(EngineException.Kind.INCOMPATIBLE, "The daemon at " + url + " answered " + what
+                + " in a shape this kiln does not read (" + e.getMessage() + "); use a kiln of the same release on both sides", e);
+    }
+
+    private String tokenAdvice() {
+        Path f = client.tokenFile();
+        return f == null ? "attach with a token file" : "copy its observer/api-token to " + f + " again";
+    }
+
+    private static String enc(String s) {
+        return URLEncoder.encode(s, StandardCharsets.UTF_8);
+    }
+
+    private static String abbreviate(String s) {
+        return s.length() <= 200 ? s : s.substring(0, 200) + "…";
+    }
+
+    @Override
+    public String toString() {
+        return "RemoteEngine[" + url + (connected ? ", connected" : "") + ", revision " + revision() + "]";
+    }
+}
