@@ -64,7 +64,25 @@ class ApiSecurityTest {
             }
 
             @Override
-            public JsonNode heal(boolean dryRun) {
+
+            public dev.kiln.core.engine.WorkspaceActions actions() {
+
+                throw new UnsupportedOperationException("no workspace behind this test API");
+
+            }
+
+
+            @Override
+
+            public JsonNode doctor() {
+
+                throw new UnsupportedOperationException("no workspace behind this test API");
+
+            }
+
+
+            @Override
+            public JsonNode heal(boolean dryRun, String idempotencyKey) {
                 return M.createObjectNode().put("mutations", mutations.incrementAndGet());
             }
 
@@ -302,7 +320,25 @@ class ApiSecurityTest {
             }
 
             @Override
-            public JsonNode heal(boolean dryRun) {
+
+            public dev.kiln.core.engine.WorkspaceActions actions() {
+
+                throw new UnsupportedOperationException("no workspace behind this test API");
+
+            }
+
+
+            @Override
+
+            public JsonNode doctor() {
+
+                throw new UnsupportedOperationException("no workspace behind this test API");
+
+            }
+
+
+            @Override
+            public JsonNode heal(boolean dryRun, String idempotencyKey) {
                 return M.createObjectNode();
             }
 

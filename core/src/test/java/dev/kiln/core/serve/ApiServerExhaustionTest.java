@@ -63,7 +63,25 @@ class ApiServerExhaustionTest {
             }
 
             @Override
-            public JsonNode heal(boolean dryRun) {
+
+            public dev.kiln.core.engine.WorkspaceActions actions() {
+
+                throw new UnsupportedOperationException("no workspace behind this test API");
+
+            }
+
+
+            @Override
+
+            public JsonNode doctor() {
+
+                throw new UnsupportedOperationException("no workspace behind this test API");
+
+            }
+
+
+            @Override
+            public JsonNode heal(boolean dryRun, String idempotencyKey) {
                 return M.createObjectNode();
             }
         }, token).port(0)).build().start();

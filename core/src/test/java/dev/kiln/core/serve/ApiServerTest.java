@@ -55,7 +55,25 @@ class ApiServerTest {
             }
 
             @Override
-            public JsonNode heal(boolean dryRun) {
+
+            public dev.kiln.core.engine.WorkspaceActions actions() {
+
+                throw new UnsupportedOperationException("no workspace behind this test API");
+
+            }
+
+
+            @Override
+
+            public JsonNode doctor() {
+
+                throw new UnsupportedOperationException("no workspace behind this test API");
+
+            }
+
+
+            @Override
+            public JsonNode heal(boolean dryRun, String idempotencyKey) {
                 lastDryRun.set(dryRun);
                 return M.createObjectNode().put("dry_run", dryRun);
             }
@@ -183,13 +201,14 @@ class ApiServerTest {
         try (SseClient sse = new SseClient(server.url().resolve("/api/events"), null)) {
             SseClient.Event snap = sse.next();
             assertThat(snap.event()).isEqualTo("snapshot");
-            assertThat(snap.id()).isEqualTo("1");
+            assertThat(M.readTree(snap.data()).path("revision").asLong()).isEqualTo(1);
             assertThat(M.readTree(snap.data()).path("leaves")).hasSize(2);
             publish(2, "a", "B", "c");
             SseClient.Event delta = sse.next();
             assertThat(delta.event()).isEqualTo("delta");
-            assertThat(delta.id()).isEqualTo("2");
+            assertThat(Long.parseLong(delta.id())).as("the next frame's id").isEqualTo(Long.parseLong(snap.id()) + 1);
             JsonNode d = M.readTree(delta.data());
+            assertThat(d.path("revision").asLong()).isEqualTo(2);
             assertThat(d.path("changed").has("area/leaf-1")).isTrue();
             assertThat(d.path("added").has("area/leaf-2")).isTrue();
             assertThat(d.path("removed")).isEmpty();
@@ -206,35 +225,49 @@ class ApiServerTest {
             publish(1, "a");
             SseClient.Event first = sse.next();
             assertThat(first.event()).isEqualTo("snapshot");
-            assertThat(first.id()).isEqualTo("1");
+            assertThat(M.readTree(first.data()).path("revision").asLong()).isEqualTo(1);
+            assertThat(first.id()).isNotBlank();
         }
     }
 
     @Test
     void events_lastEventIdInHistory_missedDeltasOnly() throws Exception {
         publish(1, "a");
-        publish(2, "b");
+        String second;
+        try (SseClient first = new SseClient(server.url().resolve("/api/events"), null)) {
+            first.next(); // the snapshot of revision 1
+            publish(2, "b");
+            second = first.next().id();
+        }
         publish(3, "c");
         publish(4, "d");
-        try (SseClient sse = new SseClient(server.url().resolve("/api/events"), "2")) {
+        try (SseClient sse = new SseClient(server.url().resolve("/api/events"), second)) {
             SseClient.Event e3 = sse.next();
             SseClient.Event e4 = sse.next();
             assertThat(e3.event()).isEqualTo("delta");
-            assertThat(e3.id()).isEqualTo("3");
-            assertThat(e4.id()).isEqualTo("4");
+            assertThat(M.readTree(e3.data()).path("revision").asLong()).isEqualTo(3);
+            assertThat(Long.parseLong(e3.id())).isEqualTo(Long.parseLong(second) + 1);
+            assertThat(M.readTree(e4.data()).path("revision").asLong()).isEqualTo(4);
+            assertThat(Long.parseLong(e4.id())).isEqualTo(Long.parseLong(second) + 2);
             assertThat(sse.poll(300)).as("nothing else").isNull();
         }
     }
 
     @Test
     void events_lastEventIdTooOld_freshSnapshot() throws Exception {
-        for (int r = 1; r <= 10; r++) {
+        publish(1, "t1");
+        String old;
+        try (SseClient first = new SseClient(server.url().resolve("/api/events"), null)) {
+            old = first.next().id();
+        }
+        for (int r = 2; r <= 10; r++) { // more than the history of 4 frames
             publish(r, "t" + r);
         }
-        try (SseClient sse = new SseClient(server.url().resolve("/api/events"), "2")) {
+        try (SseClient sse = new SseClient(server.url().resolve("/api/events"), old)) {
             SseClient.Event e = sse.next();
             assertThat(e.event()).isEqualTo("snapshot");
-            assertThat(e.id()).isEqualTo("10");
+            assertThat(M.readTree(e.data()).path("revision").asLong()).isEqualTo(10);
+            assertThat(Long.parseLong(e.id())).isEqualTo(Long.parseLong(old) + 9);
         }
     }
 
