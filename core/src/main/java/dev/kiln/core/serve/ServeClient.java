@@ -190,7 +190,7 @@ public final class ServeClient {
         if (idempotencyKey != null && !idempotencyKey.isEmpty()) {
             rb.header(Wire.IDEMPOTENCY_KEY, idempotencyKey);
         }
-        String t = token(!method.equals("GET"));
+        String t = method.equals("GET") ? readToken() : token(true);
         if (t != null) {
             rb.header(Wire.AUTHORIZATION, Wire.bearer(t));
         }
@@ -220,7 +220,7 @@ public final class ServeClient {
         if (lastEventId != null) {
             rb.header("Last-Event-ID", lastEventId);
         }
-        String t = token(false);
+        String t = readToken();
         if (t != null) {
             rb.header(Wire.AUTHORIZATION, Wire.bearer(t));
         }
@@ -228,6 +228,19 @@ public final class ServeClient {
             return http.send(rb.build(), HttpResponse.BodyHandlers.ofInputStream());
         } catch (IOException e) {
             throw new IOException(describe() + " did not answer GET /" + Wire.EVENTS + ": " + why(e), e);
+        }
+    }
+
+    /**
+     * The token for a read, or null when there is none or it cannot be read now: a loopback daemon answers reads
+     * without it, and one beyond loopback answers 401, which names the token file. (A daemon that stopped removed
+     * its token file; the read then fails for what it is, an unreachable daemon.)
+     */
+    private @Nullable String readToken() {
+        try {
+            return token(false);
+        } catch (IOException e) {
+            return null;
         }
     }
 

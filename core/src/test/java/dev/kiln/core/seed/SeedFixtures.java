@@ -20,12 +20,12 @@ import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 /** Real files and a real uv for the seed tests. */
-final class SeedFixtures {
+public final class SeedFixtures {
     private SeedFixtures() {
     }
 
     /** The real uv on PATH; the seed tests need it (CI installs it with pip). */
-    static Path uv() {
+    public static Path uv() {
         for (String dir : System.getenv().getOrDefault("PATH", "").split(":")) {
             Path p = Path.of(dir.isEmpty() ? "." : dir, "uv");
             if (Files.isRegularFile(p) && Files.isExecutable(p)) {
@@ -36,7 +36,7 @@ final class SeedFixtures {
     }
 
     /** A workspace with an empty kiln.json. */
-    static Path workspace(Path dir) throws IOException {
+    public static Path workspace(Path dir) throws IOException {
         Files.createDirectories(dir.resolve("tasks"));
         Files.writeString(dir.resolve("kiln.json"), "{}\n");
         return dir;
@@ -48,7 +48,7 @@ final class SeedFixtures {
     }
 
     /** A target {@code name} whose pyproject.toml and uv.lock are the test fixture {@code fixture}, read from its own directory. */
-    static Path target(Path ws, String name, String fixture) throws IOException {
+    public static Path target(Path ws, String name, String fixture) throws IOException {
         Path dir = ws.resolve("targets").resolve(name);
         Files.createDirectories(dir);
         Files.writeString(dir.resolve("target.json"), "{\"source\": {\"dir\": \".\"}, \"extras\": \"all\"}\n");
@@ -56,7 +56,7 @@ final class SeedFixtures {
         return dir;
     }
 
-    static void useFixture(Path targetDir, String fixture) throws IOException {
+    public static void useFixture(Path targetDir, String fixture) throws IOException {
         for (String f : List.of("pyproject.toml", "uv.lock")) {
             Files.write(targetDir.resolve(f), resource(fixture + "/" + f));
         }
@@ -85,7 +85,7 @@ final class SeedFixtures {
     }
 
     /** Every entry of a tree: relative path → kind and content digest (link target for links). */
-    static Map<String, String> digest(Path root) throws IOException {
+    public static Map<String, String> digest(Path root) throws IOException {
         Map<String, String> out = new TreeMap<>();
         if (!Files.exists(root)) {
             return out;
@@ -135,7 +135,7 @@ final class SeedFixtures {
      * Whether process {@code pid} is gone (or a zombie waiting for its new parent to reap it), allowing up to 10 s
      * for a SIGKILL to land.
      */
-    static boolean gone(long pid) throws InterruptedException {
+    public static boolean gone(long pid) throws InterruptedException {
         for (int i = 0; i < 200; i++) {
             var h = ProcessHandle.of(pid);
             if (h.isEmpty() || !h.get().isAlive() || zombie(pid)) {

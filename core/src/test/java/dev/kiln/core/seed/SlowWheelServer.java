@@ -25,14 +25,14 @@ import java.util.zip.ZipOutputStream;
  * a 404 for a wheel that does not exist: the faults a real index shows (a hung download, a lock naming a file that
  * is gone), on demand. uv talks to it for real.
  */
-final class SlowWheelServer implements AutoCloseable {
+public final class SlowWheelServer implements AutoCloseable {
     static final String WHEEL = "kiln_slow-1.0-py3-none-any.whl";
     private final HttpServer server;
     private final byte[] wheel;
-    final CountDownLatch requested = new CountDownLatch(1);
-    final CountDownLatch release = new CountDownLatch(1);
+    public final CountDownLatch requested = new CountDownLatch(1);
+    public final CountDownLatch release = new CountDownLatch(1);
 
-    SlowWheelServer() throws IOException {
+    public SlowWheelServer() throws IOException {
         wheel = buildWheel();
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
         server.createContext("/files/" + WHEEL, ex -> {
@@ -64,7 +64,7 @@ final class SlowWheelServer implements AutoCloseable {
     }
 
     /** Writes a pyproject.toml and uv.lock into {@code dir} that lock {@code kiln-slow} from this host. */
-    void writeLock(Path dir, boolean missingWheel) throws IOException {
+    public void writeLock(Path dir, boolean missingWheel) throws IOException {
         String file = missingWheel ? "kiln_slow-9.9-py3-none-any.whl" : WHEEL;
         Files.writeString(dir.resolve("pyproject.toml"), """
                 [project]

@@ -19,7 +19,7 @@ import java.util.concurrent.TimeUnit;
  * versions, guarded by a file lock) and reused when present: the npm reference servers and a venv with the PyPI
  * {@code mcp} SDK. A missing tool fails the test with a message saying what to install.
  */
-final class RealServers {
+public final class RealServers {
     static final String NPM_VERSION = "2026.8.31";
     static final List<String> NPM_PACKAGES = List.of("server-everything", "server-filesystem", "server-memory",
             "server-sequential-thinking");
@@ -150,7 +150,7 @@ final class RealServers {
                 + ", or apt-get install python" + version + ")");
     }
 
-    static Path sitePackages(Path venv) throws IOException {
+    public static Path sitePackages(Path venv) throws IOException {
         try (var s = Files.list(venv.resolve("lib"))) {
             return s.filter(p -> p.getFileName().toString().startsWith("python")).findFirst()
                     .orElseThrow(() -> new IOException("no lib/python* in " + venv)).resolve("site-packages");
@@ -198,7 +198,7 @@ final class RealServers {
         return js;
     }
 
-    static void require(String tool, String how) {
+    public static void require(String tool, String how) {
         boolean found = Arrays.stream(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator))
                 .anyMatch(d -> !d.isEmpty() && Files.isExecutable(Path.of(d, tool)));
         if (!found) {
@@ -220,7 +220,7 @@ final class RealServers {
         return new Held(ch, ch.lock());
     }
 
-    static String run(List<String> cmd, Path dir, long timeoutSeconds) throws Exception {
+    public static String run(List<String> cmd, Path dir, long timeoutSeconds) throws Exception {
         Path log = Files.createTempFile("kiln-test-", ".log");
         Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true)
                 .redirectOutput(log.toFile()).start();

@@ -1,0 +1,289 @@
+package dev.kiln.core.serve;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.kiln.core.archive.ArchiveEntry;
+import dev.kiln.core.archive.ArchiveEvent;
+import dev.kiln.core.contract.HealReport;
+import dev.kiln.core.demo.DemoSummary;
+import dev.kiln.core.demo.DemoWorkspace;
+import dev.kiln.core.engine.Action;
+import dev.kiln.core.engine.Engine;
+import dev.kiln.core.engine.EngineEvent;
+import dev.kiln.core.engine.EngineException;
+import dev.kiln.core.engine.ProbeRequest;
+import dev.kiln.core.engine.SavedRun;
+import dev.kiln.core.projection.Projector;
+import dev.kiln.core.projection.WakeReason;
+import dev.kiln.core.seed.SeedEvent;
+import dev.kiln.core.seed.SeedFixtures;
+import dev.kiln.core.seed.SlowWheelServer;
+import dev.kiln.core.seed.WarmOutcome;
+import dev.kiln.core.seed.WarmResult;
+import dev.kiln.core.snapshot.ContractFile;
+import dev.kiln.core.snapshot.ContractSnapshot;
+import dev.kiln.core.startup.Bytecode;
+import dev.kiln.core.startup.BytecodeReport;
+import dev.kiln.core.startup.ProbeEvent;
+import dev.kiln.core.startup.ProbeReport;
+import dev.kiln.core.startup.RealServers;
+import dev.kiln.core.telemetry.KilnEvent;
+import dev.kiln.core.workspace.WorkspaceLayout;
+import dev.kiln.testkit.Await;
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What every {@link Engine} does, run against the in-process engine and against a {@link RemoteEngine} attached to a
+ * real {@link ProjectionDaemon} on loopback: the same snapshot, heal on the engine's host, a real uv warm streaming
+ * its lines and a cancel that ends uv's process tree and keeps the old seed, a probe of the demo servers, a
+ * precompile that changes the audit, the archive cache, idempotency keys.
+ */
+abstract class EngineContractTest {
+    @TempDir
+    Path dir;
+
+    Path ws;
+    DemoSummary demo;
+    Engine engine;
+    final List<KilnEvent> events = new CopyOnWriteArrayList<>();
+
+    /** The engine under test on {@code ws}, started; its events go to {@link #events}. */
+    abstract Engine open(Path ws) throws Exception;
+
+    abstract void shut() throws Exception;
+
+    @BeforeEach
+    void workspace() throws Exception {
+        ws = dir.resolve("ws");
+        demo = new DemoWorkspace().write(ws, 60, 7, false);
+        engine = open(ws);
+        engine.events().subscribe(events::add);
+        engine.start(true);
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        engine.close();
+        shut();
+    }
+
+    private static boolean onPath(String tool) {
+        return Arrays.stream(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator))
+                .anyMatch(d -> !d.isEmpty() && Files.isExecutable(Path.of(d, tool)));
+    }
+
+    /** What a contract shows, by file: leaf id, declared id, title, status, deadline, enclosure. */
+    private static Map<String, String> contents(ContractSnapshot s) {
+        Map<String, String> m = new TreeMap<>();
+        for (ContractFile f : s.contracts()) {
+            m.put(f.file(), f.leafId() + "|" + f.contract().leafId() + "|" + f.contract().title() + "|" + f.contract().status()
+                    + "|" + f.contract().deadline() + "|" + f.contract().enclosure() + "|" + f.idShape());
+        }
+        return m;
+    }
+
+    private static ContractSnapshot reference(Path ws) {
+        Projector p = Projector.builder(WorkspaceLayout.of(ws)).readOnly().build();
+        p.tick(WakeReason.MANUAL);
+        return p.snapshot();
+    }
+
+    @Test
+    void snapshot_sameContentsAsAProjectionOfTheTree() throws Exception {
+        ContractSnapshot want = reference(ws);
+        Await.await("the first state", () -> engine.snapshot().contracts().size() == want.contracts().size());
+
+        ContractSnapshot got = engine.snapshot();
+        assertThat(contents(got)).isEqualTo(contents(want));
+        assertThat(got.contracts()).extracting(ContractFile::file).containsExactlyElementsOf(
+                want.contracts().stream().map(ContractFile::file).toList());
+        assertThat(got.failures()).isEqualTo(want.failures());
+        assertThat(engine.layout().root().toString()).isEqualTo(ws.toString());
+    }
+
+    @Test
+    void heal_previewWritesNothing_applyRewritesTheFilesOnTheEnginesHost_sameKeyAnswersTheFirst() throws Exception {
+        Path legacy = ws.resolve(demo.legacyIds().get(0));
+        String before = Files.readString(legacy);
+
+        HealReport preview = engine.heal(false, "");
+        assertThat(preview.dryRun()).isTrue();
+        assertThat(preview.changes()).isNotEmpty();
+        assertThat(Files.readString(legacy)).isEqualTo(before);
+
+        HealReport applied = engine.heal(true, "heal-1");
+        assertThat(applied.dryRun()).isFalse();
+        assertThat(applied.changes()).extracting(HealReport.Change::file).containsExactlyInAnyOrderElementsOf(
+                preview.changes().stream().map(HealReport.Change::file).toList());
+        assertThat(Files.readString(legacy)).isNotEqualTo(before);
+        HealReport again = engine.heal(true, "heal-1");
+        assertThat(again).as("the same key: the first report, not a second sweep").isEqualTo(applied);
+        assertThat(engine.heal(true, "heal-2").changes()).as("a new key sweeps again: nothing left").isEmpty();
+        Await.await("the heal events", () -> events.stream().filter(e -> e instanceof EngineEvent.HealFinished).count() >= 3);
+        assertThat(events.stream().filter(e -> e instanceof EngineEvent.HealFinished h && !h.report().dryRun()).count())
+                .as("preview, heal-1 once, heal-2").isEqualTo(2);
+    }
+
+    @Test
+    void warm_realUv_streamsItsLines_cancelEndsUvsTreeAndKeepsTheOldSeed() throws Exception {
+        Assumptions.assumeTrue(onPath("uv"), "uv is not on PATH (pip install uv): the warm case needs the real uv");
+        Path target = SeedFixtures.target(ws, "app", "small");
+
+        Action<WarmResult> first = engine.warm("app", "warm-1");
+        WarmResult warmed = first.result().get(5, TimeUnit.MINUTES);
+        assertThat(warmed.outcome()).as(warmed.message()).isEqualTo(WarmOutcome.WARMED);
+        Await.await("the first warm's end", () -> finished(first.id()) != null);
+        assertThat(events).filteredOn(e -> e instanceof SeedEvent.WarmOutput w && w.target().equals("app")).isNotEmpty();
+        assertThat(events).filteredOn(e -> e instanceof SeedEvent.WarmFinished).hasSize(1);
+        assertThat(engine.seeds()).anyMatch(s -> s.target().equals("app") && s.seeded());
+        Path seedDir = engine.seeds().stream().filter(s -> s.target().equals("app")).findFirst().orElseThrow().seedDir();
+        Map<String, String> seed = SeedFixtures.digest(seedDir);
+
+        try (SlowWheelServer host = new SlowWheelServer()) {
+            host.writeLock(target, false);
+            events.clear();
+            Action<WarmResult> second = engine.warm("app", "warm-2");
+            assertThat(host.requested.await(90, TimeUnit.SECONDS)).as("uv downloading the stalled wheel").isTrue();
+            SeedEvent.WarmStarted started = events.stream().filter(e -> e instanceof SeedEvent.WarmStarted)
+                    .map(e -> (SeedEvent.WarmStarted) e).findFirst().orElseThrow();
+            ProcessHandle uv = ProcessHandle.of(started.pid()).orElseThrow();
+            List<ProcessHandle> tree = new ArrayList<>(uv.descendants().toList());
+            tree.add(uv);
+
+            second.cancel();
+
+            WarmResult cancelled;
+            try {
+                cancelled = second.result().get(60, TimeUnit.SECONDS);
+                assertThat(cancelled.outcome()).isEqualTo(WarmOutcome.CANCELLED);
+            } catch (ExecutionException e) {
+                assertThat(e.getCause()).isInstanceOf(CancellationException.class);
+            }
+            for (ProcessHandle h : tree) {
+                assertThat(SeedFixtures.gone(h.pid())).as("uv's process %d ended", h.pid()).isTrue();
+            }
+            Await.await("the cancelled warm's end", () -> finished(second.id()) != null);
+            assertThat(finished(second.id()).status()).isEqualTo(EngineEvent.Status.CANCELLED);
+        }
+        assertThat(SeedFixtures.digest(seedDir)).as("the old seed").isEqualTo(seed);
+    }
+
+    private EngineEvent.ActionFinished finished(String id) {
+        return events.stream().filter(e -> e instanceof EngineEvent.ActionFinished f && f.id().equals(id))
+                .map(e -> (EngineEvent.ActionFinished) e).findFirst().orElse(null);
+    }
+
+    @Test
+    void probe_demoServers_stepsForEachServer_savedRun_sameKeyOneRun() throws Exception {
+        Assumptions.assumeTrue(onPath("python3"), "python3 is not on PATH: the demo servers are Python");
+        Set<String> names = engine.servers().stream().map(s -> s.name()).collect(Collectors.toSet());
+        assertThat(names).hasSize(3);
+        int runsBefore = engine.probeRuns().size();
+
+        Action<ProbeReport> a = engine.probe(ProbeRequest.all(), "probe-1");
+        Action<ProbeReport> b = engine.probe(ProbeRequest.all(), "probe-1");
+        assertThat(b.id()).as("the same key: the same action").isEqualTo(a.id());
+        ProbeReport report = a.result().get(3, TimeUnit.MINUTES);
+
+        assertThat(report.results()).extracting(r -> r.name()).containsExactlyInAnyOrderElementsOf(names);
+        assertThat(b.result().get(10, TimeUnit.SECONDS)).isEqualTo(report);
+        Await.await("every server's end step", () -> events.stream().filter(e -> e instanceof ProbeEvent.Finished)
+                .map(e -> ((ProbeEvent) e).server()).collect(Collectors.toSet()).containsAll(names));
+        for (String n : names) {
+            assertThat(events).as(n).anyMatch(e -> e instanceof ProbeEvent.Spawned s && s.server().equals(n));
+        }
+        List<SavedRun> runs = engine.probeRuns();
+        assertThat(runs).as("one run saved for the two calls").hasSize(runsBefore + 1);
+        JsonNode saved = engine.probeRun(runs.get(0).id());
+        assertThat(saved.toString()).contains("demo-light");
+        assertThatThrownBy(() -> engine.probeRun("../kiln.json")).isInstanceOf(EngineException.class)
+                .extracting(e -> ((EngineException) e).kind()).isEqualTo(EngineException.Kind.REJECTED);
+        assertThatThrownBy(() -> engine.probe(new ProbeRequest(List.of("nope"), "", dev.kiln.core.startup.BytecodeMode.AS_IS,
+                java.util.Optional.empty()), "")).isInstanceOf(EngineException.class)
+                .hasMessageContaining("nope").extracting(e -> ((EngineException) e).kind()).isEqualTo(EngineException.Kind.REJECTED);
+    }
+
+    @Test
+    void precompile_venvServer_changesTheAudit() throws Exception {
+        Assumptions.assumeTrue(onPath("python3"), "python3 is not on PATH: the bytecode case needs a venv");
+        Path venv = dir.resolve("venv");
+        RealServers.run(List.of("python3", "-m", "venv", "--without-pip", venv.toString()), dir, 120);
+        Path site = RealServers.sitePackages(venv);
+        Files.createDirectories(site.resolve("srv"));
+        Files.writeString(site.resolve("srv/__init__.py"), "X = 1\n");
+        Files.writeString(site.resolve("srv/main.py"), "def run():\n    return 2\n");
+        Files.writeString(ws.resolve("servers.json"), """
+                {"mcpServers": {"venv-server": {"command": "%s", "args": ["-m", "srv"], "disabled": true}}}
+                """.formatted(venv.resolve("bin/python")));
+
+        BytecodeReport before = engine.audit("venv-server");
+        assertThat(before.missing()).isGreaterThanOrEqualTo(2);
+        Bytecode.CompileResult r = engine.precompile("venv-server", "compile-1").result().get(3, TimeUnit.MINUTES);
+        assertThat(r.exitCode()).isZero();
+        BytecodeReport after = engine.audit("venv-server");
+        assertThat(after.missing()).isZero();
+        assertThat(after.fresh()).isEqualTo(after.sources());
+        assertThat(r.after().missing()).isZero();
+        assertThatThrownBy(() -> engine.audit("nope")).isInstanceOf(EngineException.class)
+                .extracting(e -> ((EngineException) e).kind()).isEqualTo(EngineException.Kind.REJECTED);
+    }
+
+    @Test
+    void archive_buildHitEntriesInvalidate() throws Exception {
+        ArchiveEntry built = engine.archive("servers", List.of());
+        assertThat(built.bytes()).isPositive();
+        ArchiveEntry again = engine.archive("servers", List.of());
+        assertThat(again.sha256()).isEqualTo(built.sha256());
+        assertThat(engine.archiveStats().hits()).isGreaterThanOrEqualTo(1);
+        assertThat(engine.archiveEntries()).extracting(ArchiveEntry::sha256).contains(built.sha256());
+        Await.await("the archive events", () -> events.stream().anyMatch(e -> e instanceof ArchiveEvent.Built)
+                && events.stream().anyMatch(e -> e instanceof ArchiveEvent.Hit));
+        assertThat(engine.archiveMaximumBytes()).isPositive();
+        assertThat(engine.archivePolicy()).isIn("validated", "snapshot");
+
+        engine.invalidateArchives();
+        assertThat(engine.archiveEntries()).isEmpty();
+        assertThatThrownBy(() -> engine.archive("../..", List.of())).isInstanceOf(EngineException.class)
+                .extracting(e -> ((EngineException) e).kind()).isEqualTo(EngineException.Kind.REJECTED);
+    }
+
+    @Test
+    void seeds_planAndHistory_unknownTargetRejected() throws Exception {
+        Files.createDirectories(ws.resolve("targets"));
+        SeedFixtures.target(ws, "app", "small");
+        assertThat(engine.seeds()).anyMatch(s -> s.target().equals("app") && !s.seeded());
+        assertThat(engine.planWarm("app").warmNeeded()).isTrue();
+        assertThat(engine.warmHistory()).isEmpty();
+        assertThatThrownBy(() -> engine.planWarm("nope")).isInstanceOf(EngineException.class)
+                .hasMessageContaining("nope").extracting(e -> ((EngineException) e).kind()).isEqualTo(EngineException.Kind.REJECTED);
+        assertThat(engine.diagnose().verdict()).isNotNull();
+        assertThat(engine.defaultStartupTimeout()).isPositive();
+        assertThat(engine.latestSweep()).isEmpty();
+    }
+
+    /** Waits up to {@code d} (testkit patience otherwise). */
+    static void await(String what, Duration d, java.util.function.BooleanSupplier c) throws InterruptedException {
+        Await.await(what, d, c);
+    }
+}

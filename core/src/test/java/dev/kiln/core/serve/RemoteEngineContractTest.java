@@ -1,0 +1,229 @@
+package dev.kiln.core.serve;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.sun.net.httpserver.HttpServer;
+import dev.kiln.core.archive.ArchiveCache;
+import dev.kiln.core.engine.Engine;
+import dev.kiln.core.engine.EngineEvent;
+import dev.kiln.core.engine.EngineException;
+import dev.kiln.core.engine.WorkspaceActions;
+import dev.kiln.core.seed.SeedCaches;
+import dev.kiln.core.seed.SeedEvent;
+import dev.kiln.core.snapshot.ContractFile;
+import dev.kiln.core.startup.ServerConfig;
+import dev.kiln.core.telemetry.EventBus;
+import dev.kiln.core.watch.ChangePacer;
+import dev.kiln.core.workspace.WorkspaceLayout;
+import dev.kiln.core.workspace.WorkspaceSettings;
+import dev.kiln.testkit.Await;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The engine contract over the API: a {@link RemoteEngine} attached to a real {@link ProjectionDaemon} on loopback,
+ * wired as {@code kiln serve} wires it (one bus for the daemon and its actions). Besides the contract: the event
+ * stream resumes after breaks without loss or duplicates, a restarted daemon resets the state and the engine comes
+ * back by itself, faults map to their kinds, secrets stay on the daemon's host.
+ */
+class RemoteEngineContractTest extends EngineContractTest {
+    private EventBus bus;
+    private WorkspaceActions actions;
+    private ProjectionDaemon daemon;
+
+    private ProjectionDaemon daemon(Path ws, int port) throws Exception {
+        ProjectionDaemon d = ProjectionDaemon.builder(WorkspaceLayout.of(ws)).events(bus).actions(actions, bus)
+                .pacing(new ChangePacer.Settings(Duration.ofMillis(20), Duration.ofMillis(100), Duration.ofHours(1)))
+                .port(port).start();
+        d.awaitFirstProjection(Duration.ofSeconds(60));
+        return d;
+    }
+
+    @Override
+    Engine open(Path ws) throws Exception {
+        WorkspaceSettings settings = WorkspaceSettings.read(ws);
+        bus = new EventBus();
+        actions = new WorkspaceActions(WorkspaceLayout.of(ws), settings,
+                ArchiveCache.builder().maximumBytes(settings.archiveCacheMaxBytes()).eventSink(bus).build(),
+                SeedCaches.builder(ws).settings(settings).events(bus).build(), bus, Clock.systemUTC());
+        daemon = daemon(ws, 0);
+        return RemoteEngine.connect(daemon.url(), daemon.tokenFile(), null, Clock.systemUTC(), Duration.ofMillis(50),
+                Duration.ofMillis(400));
+    }
+
+    @Override
+    void shut() {
+        daemon.close();
+        actions.close();
+    }
+
+    private RemoteEngine remote() {
+        return (RemoteEngine) engine;
+    }
+
+    @Test
+    void events_streamBrokenMidStreamOnBothSides_everyEventArrivesOnceInOrder() throws Exception {
+        Await.await("connected", remote()::connected);
+        List<String> got = new CopyOnWriteArrayList<>();
+        engine.events().subscribe(e -> {
+            if (e instanceof SeedEvent.WarmOutput w && w.target().equals("resume")) {
+                got.add(w.line());
+            }
+        });
+        int n = 600;
+        for (int i = 0; i < n; i++) {
+            bus.publish(new SeedEvent.WarmOutput(Instant.now(), "resume", "line " + i, i % 2 == 0));
+            if (i % 100 == 30) {
+                daemon.dropSseClients(); // the daemon ends the exchange
+            }
+            if (i % 100 == 70) {
+                remote().breakStream(); // the connection breaks on the console's side
+            }
+        }
+        List<String> want = IntStream.range(0, n).mapToObj(i -> "line " + i).toList();
+        Await.await("every line", () -> got.size() >= n);
+        // one more event after the last break: if anything were replayed twice it would be in front of it
+        bus.publish(new SeedEvent.WarmOutput(Instant.now(), "resume", "last", false));
+        Await.await("the last line", () -> got.contains("last"));
+        List<String> all = new ArrayList<>(want);
+        all.add("last");
+        assertThat(got).containsExactlyElementsOf(all);
+        assertThat(events).as("the breaks were seen").anyMatch(e -> e instanceof EngineEvent.ConnectionChanged c && !c.connected());
+        assertThat(events).as("every break resumed without a reset")
+                .noneMatch(e -> e instanceof EngineEvent.ConnectionChanged c && c.reset());
+    }
+
+    @Test
+    void daemonRestarted_engineMarksItDownComesBackByItselfWithAFreshState() throws Exception {
+        Await.await("connected", remote()::connected);
+        int port = daemon.port();
+        ContractFile any = engine.snapshot().contracts().get(0);
+        daemon.close();
+        Await.await("marked down", () -> !remote().connected());
+        assertThat(events).anyMatch(e -> e instanceof EngineEvent.ConnectionChanged c && !c.connected());
+        assertThatThrownBy(() -> engine.seeds()).isInstanceOf(EngineException.class)
+                .extracting(e -> ((EngineException) e).kind()).isEqualTo(EngineException.Kind.UNREACHABLE);
+
+        Path file = ws.resolve("tasks").resolve(any.file());
+        String text = Files.readString(file);
+        String edited = text.replaceFirst("\"title\"\\s*:\\s*\"[^\"]*\"", "\"title\": \"edited while down\"");
+        assertThat(edited).isNotEqualTo(text);
+        Files.writeString(file, edited);
+        daemon = daemon(ws, port);
+
+        Await.await("back", remote()::connected);
+        Await.await("the edit while down", () -> engine.snapshot().contracts().stream()
+                .anyMatch(f -> f.file().equals(any.file()) && "edited while down".equals(f.contract().title())));
+        assertThat(events).as("the new daemon's events are another sequence: a reset")
+                .anyMatch(e -> e instanceof EngineEvent.ConnectionChanged c && c.connected() && c.reset());
+        assertThat(engine.seeds()).isNotNull(); // the new token is read from the token file again
+    }
+
+    @Test
+    void contractEdit_arrivesAsADelta_unchangedContractsKeepTheirInstance() throws Exception {
+        Await.await("connected", remote()::connected);
+        List<ContractFile> before = engine.snapshot().contracts();
+        ContractFile edited = before.get(1);
+        Path file = ws.resolve("tasks").resolve(edited.file());
+        String text = Files.readString(file);
+        String changed = text.replaceFirst("\"status\"\\s*:\\s*\"[^\"]*\"", "\"status\": \"remote-edit\"");
+        assertThat(changed).isNotEqualTo(text);
+        Files.writeString(file, changed);
+
+        Await.await("the edit", () -> engine.snapshot().contracts().stream()
+                .anyMatch(f -> f.file().equals(edited.file()) && "remote-edit".equals(f.contract().status())));
+        List<ContractFile> after = engine.snapshot().contracts();
+        assertThat(after).hasSameSizeAs(before);
+        for (int i = 0; i < before.size(); i++) {
+            if (!before.get(i).file().equals(edited.file())) {
+                assertThat(after.get(i)).as(before.get(i).file()).isSameAs(before.get(i));
+            }
+        }
+        assertThat(events).anyMatch(e -> e instanceof dev.kiln.core.projection.TickFinished t && t.result().changed());
+    }
+
+    @Test
+    void servers_envAndHeaderValuesNeverLeaveTheDaemonsHost() throws Exception {
+        Files.writeString(ws.resolve("servers.json"), """
+                {"mcpServers": {
+                  "local": {"command": "python3", "args": ["x.py"], "env": {"API_KEY": "hunter2-secret"}},
+                  "web": {"url": "http://user:pw-secret@127.0.0.1:9/mcp", "headers": {"Authorization": "Bearer tok-secret"}}
+                }}
+                """);
+        List<ServerConfig> servers = engine.servers();
+        ServerConfig local = servers.stream().filter(s -> s.name().equals("local")).findFirst().orElseThrow();
+        assertThat(local.env()).containsOnlyKeys("API_KEY").containsEntry("API_KEY", Wire.REDACTED);
+        ServerConfig web = servers.stream().filter(s -> s.name().equals("web")).findFirst().orElseThrow();
+        assertThat(web.headers()).containsEntry("Authorization", Wire.REDACTED);
+        Http.Response raw = Http.call("GET", daemon.url().resolve(Wire.SERVERS));
+        assertThat(raw.statusCode()).isEqualTo(200);
+        assertThat(raw.body()).doesNotContain("hunter2-secret").doesNotContain("tok-secret").doesNotContain("pw-secret");
+    }
+
+    @Test
+    void faults_eachKindWithAMessageThatSaysWhatToDo() throws Exception {
+        int free;
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            free = s.getLocalPort();
+        }
+        assertThatThrownBy(() -> RemoteEngine.connect(URI.create("http://127.0.0.1:" + free + "/"), null, null, Clock.systemUTC()))
+                .isInstanceOf(EngineException.class).hasMessageContaining("nothing listens")
+                .extracting(e -> ((EngineException) e).kind()).isEqualTo(EngineException.Kind.UNREACHABLE);
+
+        HttpServer other = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        other.createContext("/api/v1/version", x -> {
+            byte[] b = "{\"api_version\": 2}".getBytes(StandardCharsets.UTF_8);
+            x.sendResponseHeaders(200, b.length);
+            x.getResponseBody().write(b);
+            x.close();
+        });
+        other.createContext("/garbage/api/v1/version", x -> {
+            byte[] b = "<html>hello</html>".getBytes(StandardCharsets.UTF_8);
+            x.sendResponseHeaders(200, b.length);
+            x.getResponseBody().write(b);
+            x.close();
+        });
+        other.start();
+        try {
+            URI base = URI.create("http://127.0.0.1:" + other.getAddress().getPort() + "/");
+            assertThatThrownBy(() -> RemoteEngine.connect(base, null, null, Clock.systemUTC()))
+                    .isInstanceOf(EngineException.class).hasMessageContaining("speaks API v2")
+                    .extracting(e -> ((EngineException) e).kind()).isEqualTo(EngineException.Kind.INCOMPATIBLE);
+            assertThatThrownBy(() -> RemoteEngine.connect(base.resolve("garbage/"), null, null, Clock.systemUTC()))
+                    .isInstanceOf(EngineException.class).hasMessageContaining("no kiln serve")
+                    .extracting(e -> ((EngineException) e).kind()).isEqualTo(EngineException.Kind.INCOMPATIBLE);
+        } finally {
+            other.stop(0);
+        }
+
+        // no token: reads work, a mutation is refused
+        try (RemoteEngine readOnly = RemoteEngine.connect(daemon.url(), null, null, Clock.systemUTC())) {
+            assertThat(readOnly.seeds()).isNotNull();
+            assertThatThrownBy(() -> readOnly.heal(true, "k")).isInstanceOf(EngineException.class)
+                    .extracting(e -> ((EngineException) e).kind()).isEqualTo(EngineException.Kind.UNAUTHORIZED);
+        }
+        // a token that is not (or no longer) the daemon's, mid-session
+        Path stale = dir.resolve("stale-token");
+        Files.writeString(stale, "0".repeat(64) + "\n");
+        Files.setPosixFilePermissions(stale, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        try (RemoteEngine revoked = RemoteEngine.connect(daemon.url(), stale, null, Clock.systemUTC())) {
+            assertThatThrownBy(() -> revoked.heal(true, "k")).isInstanceOf(EngineException.class)
+                    .hasMessageContaining(stale.toString())
+                    .extracting(e -> ((EngineException) e).kind()).isEqualTo(EngineException.Kind.UNAUTHORIZED);
+        }
+    }
+}
