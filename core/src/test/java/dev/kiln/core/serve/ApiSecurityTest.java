@@ -64,22 +64,15 @@ class ApiSecurityTest {
             }
 
             @Override
-
             public dev.kiln.core.engine.WorkspaceActions actions() {
-
+                mutations.incrementAndGet(); // a route reached its handler
                 throw new UnsupportedOperationException("no workspace behind this test API");
-
             }
-
 
             @Override
-
             public JsonNode doctor() {
-
                 throw new UnsupportedOperationException("no workspace behind this test API");
-
             }
-
 
             @Override
             public JsonNode heal(boolean dryRun, String idempotencyKey) {
@@ -194,7 +187,8 @@ class ApiSecurityTest {
     void everyMutatingRoute_withoutOrWithWrongToken_401AndNothingRuns() throws Exception {
         start(b -> b);
         for (String path : List.of("/api/v1/project", "/api/v1/heal", "/api/v1/heal?dry_run=true", "/api/project",
-                "/api/heal")) {
+                "/api/heal", "/api/v1/seeds/warm", "/api/v1/probe", "/api/v1/bytecode/precompile", "/api/v1/archive/build",
+                "/api/v1/archive/invalidate", "/api/v1/actions/warm-1/cancel")) {
             Raw none = raw("POST", path, host());
             assertThat(none.status()).as(path + " without a token").isEqualTo(401);
             assertThat(none.error()).isEqualTo("unauthorized");
@@ -320,22 +314,14 @@ class ApiSecurityTest {
             }
 
             @Override
-
             public dev.kiln.core.engine.WorkspaceActions actions() {
-
                 throw new UnsupportedOperationException("no workspace behind this test API");
-
             }
-
 
             @Override
-
             public JsonNode doctor() {
-
                 throw new UnsupportedOperationException("no workspace behind this test API");
-
             }
-
 
             @Override
             public JsonNode heal(boolean dryRun, String idempotencyKey) {

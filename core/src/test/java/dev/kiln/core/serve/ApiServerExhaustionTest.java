@@ -63,22 +63,14 @@ class ApiServerExhaustionTest {
             }
 
             @Override
-
             public dev.kiln.core.engine.WorkspaceActions actions() {
-
                 throw new UnsupportedOperationException("no workspace behind this test API");
-
             }
-
 
             @Override
-
             public JsonNode doctor() {
-
                 throw new UnsupportedOperationException("no workspace behind this test API");
-
             }
-
 
             @Override
             public JsonNode heal(boolean dryRun, String idempotencyKey) {

@@ -55,22 +55,14 @@ class ApiServerTest {
             }
 
             @Override
-
             public dev.kiln.core.engine.WorkspaceActions actions() {
-
                 throw new UnsupportedOperationException("no workspace behind this test API");
-
             }
-
 
             @Override
-
             public JsonNode doctor() {
-
                 throw new UnsupportedOperationException("no workspace behind this test API");
-
             }
-
 
             @Override
             public JsonNode heal(boolean dryRun, String idempotencyKey) {
