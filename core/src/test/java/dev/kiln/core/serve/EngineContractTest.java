@@ -44,7 +44,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
@@ -177,8 +176,8 @@ abstract class EngineContractTest {
             try {
                 cancelled = second.result().get(60, TimeUnit.SECONDS);
                 assertThat(cancelled.outcome()).isEqualTo(WarmOutcome.CANCELLED);
-            } catch (ExecutionException e) {
-                assertThat(e.getCause()).isInstanceOf(CancellationException.class);
+            } catch (CancellationException e) {
+                // cancelled before uv reported: as good, the tree must still be gone
             }
             for (ProcessHandle h : tree) {
                 assertThat(SeedFixtures.gone(h.pid())).as("uv's process %d ended", h.pid()).isTrue();
@@ -222,6 +221,39 @@ abstract class EngineContractTest {
         assertThatThrownBy(() -> engine.probe(new ProbeRequest(List.of("nope"), "", dev.kiln.core.startup.BytecodeMode.AS_IS,
                 java.util.Optional.empty()), "")).isInstanceOf(EngineException.class)
                 .hasMessageContaining("nope").extracting(e -> ((EngineException) e).kind()).isEqualTo(EngineException.Kind.REJECTED);
+    }
+
+    @Test
+    void probe_cancelled_endsEveryServersProcessTreeOnTheEnginesHost() throws Exception {
+        Assumptions.assumeTrue(onPath("python3"), "python3 is not on PATH: the hanging server is Python");
+        // A server that never answers initialize and has a child of its own: only a cancel ends it before its timeout.
+        Files.writeString(ws.resolve("servers/hang.py"), """
+                import subprocess, sys, time
+                child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
+                print(child.pid, file=sys.stderr, flush=True)
+                time.sleep(300)
+                """);
+        Files.writeString(ws.resolve("servers.json"), """
+                {"mcpServers": {"hang": {"command": "python3", "args": ["servers/hang.py"], "startup_timeout_sec": 300}}}
+                """);
+        Action<ProbeReport> a = engine.probe(ProbeRequest.all(), "hang-1");
+        Await.await("the server spawned", () -> events.stream().anyMatch(e -> e instanceof ProbeEvent.Spawned s
+                && s.server().equals("hang") && s.pid() > 0));
+        long pid = events.stream().filter(e -> e instanceof ProbeEvent.Spawned s && s.server().equals("hang"))
+                .mapToLong(e -> ((ProbeEvent.Spawned) e).pid()).findFirst().orElseThrow();
+        ProcessHandle server = ProcessHandle.of(pid).orElseThrow();
+        Await.await("its child started", () -> server.descendants().findAny().isPresent());
+        List<ProcessHandle> tree = new ArrayList<>(server.descendants().toList());
+        tree.add(server);
+
+        a.cancel();
+
+        assertThatThrownBy(() -> a.result().get(60, TimeUnit.SECONDS)).isInstanceOf(CancellationException.class);
+        for (ProcessHandle h : tree) {
+            assertThat(SeedFixtures.gone(h.pid())).as("process %d of the server's tree ended", h.pid()).isTrue();
+        }
+        Await.await("the cancelled probe's end", () -> finished(a.id()) != null);
+        assertThat(finished(a.id()).status()).isEqualTo(EngineEvent.Status.CANCELLED);
     }
 
     @Test
