@@ -128,8 +128,8 @@ class RemoteEngineContractTest extends EngineContractTest {
         Await.await("back", remote()::connected);
         Await.await("the edit while down", () -> engine.snapshot().contracts().stream()
                 .anyMatch(f -> f.file().equals(any.file()) && "edited while down".equals(f.contract().title())));
-        assertThat(events).as("the new daemon's events are another sequence: a reset")
-                .anyMatch(e -> e instanceof EngineEvent.ConnectionChanged c && c.connected() && c.reset());
+        Await.await("a reset: the new daemon's events are another sequence", () -> events.stream()
+                .anyMatch(e -> e instanceof EngineEvent.ConnectionChanged c && c.connected() && c.reset()));
         assertThat(engine.seeds()).isNotNull(); // the new token is read from the token file again
     }
 
@@ -153,7 +153,9 @@ class RemoteEngineContractTest extends EngineContractTest {
                 assertThat(after.get(i)).as(before.get(i).file()).isSameAs(before.get(i));
             }
         }
-        assertThat(events).anyMatch(e -> e instanceof dev.kiln.core.projection.TickFinished t && t.result().changed());
+        // the tick's event comes after its revision: a view that reloads on it finds the edit
+        Await.await("the tick's event", () -> events.stream()
+                .anyMatch(e -> e instanceof dev.kiln.core.projection.TickFinished t && t.result().changed()));
     }
 
     @Test
