@@ -78,7 +78,7 @@ public final class CachesView extends VBox {
         cards.getChildren().forEach(c -> HBox.setHgrow(c, Priority.ALWAYS));
 
         charts = new LiveCharts<>(vm::buckets, CachesViewModel.Bucket::secondsAgo, () -> vm.chartWindowProperty().get().span(),
-                ChartWindow.BUCKETS, () -> { });
+                ChartWindow.BUCKETS, () -> { }).chartHeight(185);
         Label caption = new Label("Live, newest on the right");
         caption.getStyleClass().add("text-muted");
         HBox chartHead = new HBox(10, ProjectionCharts.windowPicker(vm.chartWindowProperty()), caption);
@@ -97,7 +97,7 @@ public final class CachesView extends VBox {
             third.setPercentWidth(100 / 3.0);
             grid.getColumnConstraints().add(third);
         }
-        grid.add(charts.line("Parse cache hit ratio per tick (%)", "chart-parse-ratio", Map.of("reused", CachesViewModel.Bucket::hitRatio)), 0, 0);
+        grid.add(charts.line("Parse cache hit ratio per tick (%)", "chart-parse-ratio", Map.of("reused", CachesViewModel.Bucket::hitRatio), 100), 0, 0);
         grid.add(charts.line("Archive requests per bucket", "chart-archive-requests", requests), 1, 0);
         grid.add(charts.line("Archive bytes held, bound " + mib(vm.maximumBytes()), "chart-archive-bytes", bytes), 2, 0);
         vm.chartWindowProperty().addListener((o, a, b) -> charts.redraw());
@@ -122,8 +122,9 @@ public final class CachesView extends VBox {
         browse.setVisible(!vm.remote()); // a daemon's directories are not on this machine
         browse.setManaged(!vm.remote());
         TextField members = new TextField();
-        members.setPromptText("Members (e.g. pyproject.toml src) — empty: all");
-        members.setPrefColumnCount(18);
+        members.setPromptText("Members (empty: all)");
+        members.setTooltip(new javafx.scene.control.Tooltip("Top-level members to pack, separated by spaces or commas, e.g. pyproject.toml src"));
+        members.setPrefColumnCount(14);
         members.textProperty().bindBidirectional(vm.membersProperty());
         Button fetch = new Button("Get archive");
         fetch.setId("caches-fetch");
@@ -187,6 +188,7 @@ public final class CachesView extends VBox {
         tabs.setId("caches-tabs");
         tabs.setTabClosingPolicy(TabPane.TabClosingPolicy.UNAVAILABLE);
         tabs.setMinHeight(140);
+        tabs.setPrefHeight(160); // grows into what is left: a tall default would squeeze the charts instead
         VBox.setVgrow(tabs, Priority.ALWAYS);
 
         getChildren().addAll(new VBox(2, title, sub), cards, chartHead, grid, form, result, error, tabs);

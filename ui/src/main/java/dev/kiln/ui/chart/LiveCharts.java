@@ -38,6 +38,7 @@ public final class LiveCharts<B> {
     private final List<java.util.function.Consumer<List<B>>> redraws = new ArrayList<>();
     private final List<NumberAxis> xAxes = new ArrayList<>();
     private final Timeline timer;
+    private double chartHeight = 138;
 
     /**
      * @param buckets the buckets now (called once per redraw)
@@ -91,9 +92,25 @@ public final class LiveCharts<B> {
         }
     }
 
+    /** The height of the charts made from now on (default 138). */
+    public LiveCharts<B> chartHeight(double height) {
+        this.chartHeight = height;
+        return this;
+    }
+
     /** A line chart, one line per entry of {@code series} (in its order); NaN draws as 0. */
     public VBox line(String title, String id, Map<String, ToDoubleFunction<B>> series) {
         LineChart<Number, Number> c = new LineChart<>(xAxis(), yAxis());
+        c.setCreateSymbols(false);
+        return dress(c, title, id, series);
+    }
+
+    /** As {@link #line(String, String, Map)}, its y axis fixed from 0 to {@code upper} (a percentage: 100). */
+    public VBox line(String title, String id, Map<String, ToDoubleFunction<B>> series, double upper) {
+        NumberAxis y = new NumberAxis(0, upper, upper / 4);
+        y.setAutoRanging(false);
+        y.setMinorTickVisible(false);
+        LineChart<Number, Number> c = new LineChart<>(xAxis(), y);
         c.setCreateSymbols(false);
         return dress(c, title, id, series);
     }
@@ -120,7 +137,7 @@ public final class LiveCharts<B> {
         chart.setVerticalGridLinesVisible(false);
         chart.setVerticalZeroLineVisible(false);
         chart.setLegendSide(javafx.geometry.Side.RIGHT);
-        chart.setPrefHeight(138);
+        chart.setPrefHeight(chartHeight);
         chart.setMinHeight(100);
         chart.getStyleClass().add("kiln-chart");
         Map<String, List<XYChart.Data<Number, Number>>> byName = new java.util.LinkedHashMap<>();

@@ -65,18 +65,17 @@ public final class SeedsView extends VBox {
         seeds.setId("seeds-table");
         seeds.getStyleClass().addAll("dense", "striped");
         seeds.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_FLEX_LAST_COLUMN);
-        seeds.getColumns().add(column("Target", 110, TargetRow::target));
+        seeds.getColumns().add(column("Target", 100, TargetRow::target));
         TableColumn<TargetRow, String> state = column("State", 100, r -> r.state().label());
         state.setCellFactory(c -> new StateCell<>());
         seeds.getColumns().add(state);
-        seeds.getColumns().add(column("Lockfile", 105, TargetRow::lockfile));
-        seeds.getColumns().add(column("Seed", 105, TargetRow::seeded));
-        seeds.getColumns().add(column("Size", 130, TargetRow::size));
-        seeds.getColumns().add(column("Last warm", 190, TargetRow::lastWarm));
-        TableColumn<TargetRow, String> progress = column("Progress", 120, TargetRow::progress);
+        seeds.getColumns().add(column("Lockfile", 120, TargetRow::lockfile));
+        seeds.getColumns().add(column("Size", 170, TargetRow::size));
+        seeds.getColumns().add(column("Last warm", 225, TargetRow::lastWarm));
+        TableColumn<TargetRow, String> progress = column("Progress", 110, TargetRow::progress);
         progress.setCellFactory(c -> new StateCell<>());
         seeds.getColumns().add(progress);
-        TableColumn<TargetRow, String> reason = column("Reason", 240, TargetRow::reason);
+        TableColumn<TargetRow, String> reason = column("Reason", 150, TargetRow::reason);
         reason.setCellFactory(c -> new TableCell<>() {
             @Override
             protected void updateItem(String item, boolean empty) {
@@ -118,13 +117,21 @@ public final class SeedsView extends VBox {
         run.progressProperty().bind(vm.runFractionProperty());
         run.visibleProperty().bind(vm.warmingProperty());
         run.managedProperty().bind(vm.warmingProperty());
+        Label running = new Label();
+        running.setId("seeds-run-text");
+        running.textProperty().bind(vm.runProgressProperty());
+        Region push = new Region();
+        HBox.setHgrow(push, Priority.ALWAYS);
+        HBox actions = new HBox(10, busy, run, running, push, plan, warm, all, cancel, refresh);
         Label message = new Label();
         message.setId("seeds-message");
+        message.getStyleClass().add("text-muted");
         message.textProperty().bind(vm.messageProperty());
         message.setWrapText(true);
         message.setMaxWidth(Double.MAX_VALUE);
-        HBox.setHgrow(message, Priority.ALWAYS);
-        HBox actions = new HBox(10, busy, run, message, plan, warm, all, cancel, refresh);
+        message.setMinHeight(Region.USE_PREF_SIZE);
+        message.managedProperty().bind(vm.messageProperty().isNotEmpty());
+        message.visibleProperty().bind(message.managedProperty());
         actions.setAlignment(Pos.CENTER_LEFT);
         for (Button b : new Button[] {plan, warm, all, cancel, refresh}) {
             b.setMinWidth(Region.USE_PREF_SIZE);
@@ -141,6 +148,7 @@ public final class SeedsView extends VBox {
         output.setId("seeds-output");
         output.getStyleClass().add("kiln-log");
         output.setPlaceholder(new Label("uv's output of a warm streams here"));
+        output.setFixedCellSize(19); // log lines, dense
         vm.output().addListener((ListChangeListener<String>) c -> output.scrollTo(vm.output().size() - 1));
         Label outputTitle = new Label("uv output");
         outputTitle.getStyleClass().add("kiln-chart-title");
@@ -172,7 +180,7 @@ public final class SeedsView extends VBox {
         lower.setDividerPositions(0.55);
         VBox.setVgrow(lower, Priority.ALWAYS);
 
-        getChildren().addAll(new VBox(2, title, sub), uv, seeds, actions, error, lower);
+        getChildren().addAll(new VBox(2, title, sub), uv, seeds, actions, message, error, lower);
         vm.refresh();
     }
 
@@ -189,7 +197,8 @@ public final class SeedsView extends VBox {
         c.setAnimated(false);
         c.setLegendSide(javafx.geometry.Side.RIGHT);
         c.setVerticalGridLinesVisible(false);
-        c.setCategoryGap(4);
+        c.setCategoryGap(3);
+        x.setTickMarkVisible(false);
         c.getStyleClass().addAll("kiln-chart", "kiln-warm-chart");
         Map<WarmOutcome, XYChart.Series<String, Number>> series = new EnumMap<>(WarmOutcome.class);
         for (WarmOutcome o : WarmOutcome.values()) {
@@ -199,10 +208,23 @@ public final class SeedsView extends VBox {
             c.getData().add(s);
         }
         Runnable fill = () -> {
-            x.getCategories().setAll(vm.bars().stream().map(SeedsViewModel.WarmBar::label).toList());
+            // Always CHART_WARMS slots, the latest warms on the right: one warm is a bar, not a wall. Labels on
+            // every fifth bar and the last keep them apart; a bar's tooltip says everything.
+            java.util.List<SeedsViewModel.WarmBar> bars = vm.bars();
+            int slots = Math.max(SeedsViewModel.CHART_WARMS, bars.size());
+            java.util.List<String> categories = new java.util.ArrayList<>(slots);
+            int first = slots - bars.size();
+            for (int i = 0; i < slots; i++) {
+                int bar = i - first;
+                boolean labelled = bar >= 0 && (bar == bars.size() - 1 || (bars.size() - 1 - bar) % 5 == 0);
+                categories.add(labelled ? bars.get(bar).label() : "\u200b".repeat(i + 1)); // unique, and shows nothing
+            }
+            x.setAutoRanging(false); // the slots, not the data's categories, make the axis
+            x.getCategories().setAll(categories);
             series.values().forEach(s -> s.getData().clear());
-            for (SeedsViewModel.WarmBar b : vm.bars()) {
-                XYChart.Data<String, Number> d = new XYChart.Data<>(b.label(), b.seconds());
+            for (int i = 0; i < bars.size(); i++) {
+                SeedsViewModel.WarmBar b = bars.get(i);
+                XYChart.Data<String, Number> d = new XYChart.Data<>(categories.get(first + i), b.seconds());
                 series.get(b.outcome()).getData().add(d);
                 String tip = b.target() + " · " + b.outcome().label() + " in " + String.format("%.1f s", b.seconds()) + "\n" + b.message();
                 d.nodeProperty().addListener((o, was, node) -> {
@@ -211,13 +233,12 @@ public final class SeedsView extends VBox {
                     }
                 });
             }
-            // Only the latest labels fit: thin them out so they never overlap.
-            x.setTickLabelsVisible(vm.bars().size() <= 12);
         };
         vm.bars().addListener((ListChangeListener<SeedsViewModel.WarmBar>) ch -> fill.run());
         fill.run();
         Label t = new Label();
         t.textProperty().bind(Bindings.createStringBinding(() -> vm.bars().isEmpty() ? "Warm history: no warms yet"
+                : vm.bars().size() == 1 ? "Warm history: the last warm, its duration by outcome"
                 : "Warm history: the last " + vm.bars().size() + " warms, duration by outcome", vm.bars()));
         t.getStyleClass().add("kiln-chart-title");
         VBox box = new VBox(2, t, c);

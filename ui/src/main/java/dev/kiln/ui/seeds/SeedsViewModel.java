@@ -45,7 +45,7 @@ public final class SeedsViewModel {
     public static final int OUTPUT_LINES = 500;
     /** Warms the history chart shows, the latest ones. */
     public static final int CHART_WARMS = 30;
-    private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm").withZone(ZoneId.systemDefault());
+    private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("MM-dd HH:mm").withZone(ZoneId.systemDefault());
     private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm:ss").withZone(ZoneId.systemDefault());
 
     /**
@@ -138,7 +138,7 @@ public final class SeedsViewModel {
 
     static TargetRow row(SeedInfo s, Optional<WarmResult> last, String progress) {
         SeedState.Status st = SeedState.of(s, last);
-        String lastWarm = last.map(r -> TIME.format(r.at()) + " · " + r.outcome().label() + " in " + seconds(r.duration()))
+        String lastWarm = last.map(r -> TIME.format(r.at()) + " · " + r.outcome().label() + " · " + seconds(r.duration()))
                 .or(() -> s.warmedAt().map(TIME::format)).orElse("–");
         return new TargetRow(s.target(), st.state(), st.reason(), s.currentHash().map(SeedsViewModel::shortHash).orElse("–"),
                 s.hash().map(SeedsViewModel::shortHash).orElse("–"),
@@ -284,7 +284,7 @@ public final class SeedsViewModel {
             active = null;
             runDone++;
             progress.put(target, r.outcome().label());
-            message.set(r.target() + ": " + r.outcome().label() + " — " + r.message());
+            message.set(r.target() + ": " + r.outcome().label() + " in " + seconds(r.duration()) + " — " + r.message());
             if (r.outcome() == WarmOutcome.CANCELLED) {
                 cancelled = true;
             }

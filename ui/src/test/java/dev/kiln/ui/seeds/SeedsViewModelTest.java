@@ -71,7 +71,7 @@ abstract class SeedsViewModelTest extends EngineTestBase {
             assertThat(r.state()).isEqualTo(SeedState.FRESH);
             assertThat(r.seeded()).isEqualTo(r.lockfile());
             assertThat(r.size()).contains("wheels");
-            assertThat(r.lastWarm()).contains("warmed in");
+            assertThat(r.lastWarm()).contains("warmed · ");
             assertThat(r.progress()).isEqualTo("warmed");
         });
         assertThat(vm.anyWantsWarmProperty().get()).isFalse();
