@@ -67,8 +67,8 @@ public final class CachesView extends VBox {
         held.getChildren().add(fill);
 
         HBox cards = new HBox(12,
-                Cards.card("Parse cache entries", tick(vm, r -> String.format("%,d", r.stats().parsed() + r.stats().reused())), "caches-parse-entries"),
-                Cards.card("Parse hits, last tick", tick(vm, r -> ratio(r.stats().reused(), r.stats().parsed())), "caches-parse-ratio"),
+                Cards.card("Parse cache entries", tick(vm, r -> String.format("%,d", CachesViewModel.ParseTick.of(r).entries())), "caches-parse-entries"),
+                Cards.card("Parse hits, last tick", tick(vm, r -> ratio(CachesViewModel.ParseTick.of(r))), "caches-parse-ratio"),
                 Cards.card("Archive hit rate", stat(vm, s -> s.requests() == 0 ? "–" : String.format("%.0f %%", s.hitRate() * 100)), "caches-hitrate"),
                 Cards.card("Hits / misses", stat(vm, s -> s.hits() + " / " + s.misses()), "caches-hits"),
                 Cards.card("Builds", stat(vm, s -> s.builds() + (s.buildFailures() > 0 ? " (" + s.buildFailures() + " failed)" : "")), null),
@@ -195,13 +195,18 @@ public final class CachesView extends VBox {
         vm.refresh();
     }
 
+    /** Redraws the charts now (they also redraw once a second while shown). */
+    public void redraw() {
+        charts.redraw();
+    }
+
     /** Whether the charts redraw (for tests: a hidden page must not). */
     public boolean chartsLive() {
         return charts.isLive();
     }
 
-    private static String ratio(int reused, int parsed) {
-        return reused + parsed == 0 ? "–" : String.format("%.0f %%", 100.0 * reused / (reused + parsed));
+    private static String ratio(CachesViewModel.ParseTick t) {
+        return t.entries() == 0 ? "–" : String.format("%.0f %%", Math.floor(t.hitRatio())); // 58 of 59 is 98 %, never a rounded 100 %
     }
 
     private static StringBinding stat(CachesViewModel vm, Function<ArchiveCacheStats, String> f) {

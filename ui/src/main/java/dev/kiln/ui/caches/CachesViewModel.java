@@ -40,8 +40,23 @@ public final class CachesViewModel {
     /** Archive events kept in the activity table. */
     public static final int HISTORY = 300;
 
-    /** What a chart keeps of one tick. */
-    private record ParseSample(int parsed, int reused) {
+    /**
+     * The parse cache in one tick: the contracts the projection holds ({@code entries}: one cached parse each), those
+     * parsed this tick (misses) and those served from the cache (hits). Every contract not parsed came from the
+     * cache — re-stat'ed on a full tick, untouched on an incremental one, whose own stats count only what it
+     * re-enumerated.
+     */
+    public record ParseTick(int entries, int parsed, int reused) {
+        public static ParseTick of(TickResult r) {
+            int entries = r.leaves();
+            int parsed = Math.min(r.stats().parsed(), entries);
+            return new ParseTick(entries, parsed, entries - parsed);
+        }
+
+        /** Hits in percent, NaN for a tick with no contracts. */
+        public double hitRatio() {
+            return entries == 0 ? Double.NaN : 100.0 * reused / entries;
+        }
     }
 
     /** What a chart keeps of one archive event: the counters it moved, and the bytes held before and after it. */
@@ -78,7 +93,7 @@ public final class CachesViewModel {
 
     private final Engine engine;
     private final Background background;
-    private final SampleHistory<ParseSample> parse = new SampleHistory<>(ChartWindow.ONE_HOUR.span(), ChartSeries.MAX_SAMPLES);
+    private final SampleHistory<ParseTick> parse = new SampleHistory<>(ChartWindow.ONE_HOUR.span(), ChartSeries.MAX_SAMPLES);
     private final SampleHistory<ArchiveSample> archive = new SampleHistory<>(ChartWindow.ONE_HOUR.span(), ChartSeries.MAX_SAMPLES);
     private final ObjectProperty<ChartWindow> chartWindow = new SimpleObjectProperty<>(ChartWindow.TEN_MINUTES);
     private final ReadOnlyObjectWrapper<ArchiveCacheStats> stats = new ReadOnlyObjectWrapper<>(ArchiveCacheStats.empty());
@@ -137,7 +152,7 @@ public final class CachesViewModel {
             if (e instanceof TickFinished t) {
                 TickResult r = t.result();
                 lastTick.set(r);
-                parse.add(r.at(), new ParseSample(r.stats().parsed(), r.stats().reused()));
+                parse.add(r.at(), ParseTick.of(r));
             } else if (e instanceof ArchiveEvent a) {
                 ArchiveCacheStats before = stats.get();
                 ArchiveCacheStats after = a.stats();
@@ -166,7 +181,7 @@ public final class CachesViewModel {
     public List<Bucket> buckets(ChartWindow window, java.time.Instant now) {
         int n = ChartWindow.BUCKETS;
         Duration span = window.span();
-        List<List<ParseSample>> ps = parse.buckets(span, n, now);
+        List<List<ParseTick>> ps = parse.buckets(span, n, now);
         List<List<ArchiveSample>> as = archive.buckets(span, n, now);
         // Bytes held before the window's first event: what that event found; without events, what is held now.
         long held = as.stream().flatMap(List::stream).findFirst().map(ArchiveSample::heldBefore).orElse(stats.get().bytesHeld());
@@ -176,7 +191,7 @@ public final class CachesViewModel {
             int ticks = 0;
             int parsed = 0;
             int reused = 0;
-            for (ParseSample p : ps.get(i)) {
+            for (ParseTick p : ps.get(i)) {
                 ticks++;
                 parsed += p.parsed();
                 reused += p.reused();

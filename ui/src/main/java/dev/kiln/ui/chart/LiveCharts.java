@@ -84,7 +84,7 @@ public final class LiveCharts<B> {
         double s = span.get().toMillis() / 1000.0;
         for (NumberAxis x : xAxes) {
             x.setLowerBound(-s);
-            x.setTickUnit(s / 6);
+            x.setTickUnit(tickUnit(s));
         }
         List<B> now = buckets.get(); // once per redraw, for every chart
         for (java.util.function.Consumer<List<B>> r : redraws) {
@@ -96,6 +96,11 @@ public final class LiveCharts<B> {
     public LiveCharts<B> chartHeight(double height) {
         this.chartHeight = height;
         return this;
+    }
+
+    /** Seconds between x ticks: round numbers a person reads at a glance (10 s, 2 min, 10 min). */
+    static double tickUnit(double spanSeconds) {
+        return spanSeconds <= 60 ? 10 : spanSeconds <= 600 ? 120 : spanSeconds <= 3600 ? 600 : Math.ceil(spanSeconds / 6 / 60) * 60;
     }
 
     /** A line chart, one line per entry of {@code series} (in its order); NaN draws as 0. */
@@ -152,15 +157,28 @@ public final class LiveCharts<B> {
             byName.put(name, data);
             chart.getData().add(s);
         }
+        NumberAxis y = (NumberAxis) chart.getYAxis();
+        boolean autoY = y.isAutoRanging();
         redraws.add(bs -> {
+            double max = 0;
             for (Map.Entry<String, ToDoubleFunction<B>> e : series.entrySet()) {
                 List<XYChart.Data<Number, Number>> data = byName.get(e.getKey());
                 for (int i = 0; i < Math.min(bs.size(), data.size()); i++) {
                     B b = bs.get(i);
-                    double y = e.getValue().applyAsDouble(b);
+                    double value = e.getValue().applyAsDouble(b);
                     XYChart.Data<Number, Number> d = data.get(i);
                     d.setXValue(-secondsAgo.applyAsDouble(b));
-                    d.setYValue(Double.isNaN(y) ? 0 : y);
+                    d.setYValue(Double.isNaN(value) ? 0 : value);
+                    max = Math.max(max, Double.isNaN(value) ? 0 : value);
+                }
+            }
+            if (autoY) {
+                // Nothing to show yet: an axis from 0 to 1, not a collapsed one labelled only "0.0".
+                y.setAutoRanging(max > 0);
+                if (max == 0) {
+                    y.setLowerBound(0);
+                    y.setUpperBound(1);
+                    y.setTickUnit(1);
                 }
             }
         });
@@ -183,7 +201,7 @@ public final class LiveCharts<B> {
                 if (s == 0) {
                     return "now";
                 }
-                return s < 120 ? "−" + s + " s" : "−" + s / 60 + " min";
+                return s < 120 ? "−" + s + " s" : s % 60 == 0 ? "−" + s / 60 + " min" : "−" + Math.round(s / 6.0) / 10.0 + " min";
             }
 
             @Override

@@ -66,12 +66,12 @@ public final class SeedsView extends VBox {
         seeds.getStyleClass().addAll("dense", "striped");
         seeds.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_FLEX_LAST_COLUMN);
         seeds.getColumns().add(column("Target", 100, TargetRow::target));
-        TableColumn<TargetRow, String> state = column("State", 100, r -> r.state().label());
+        TableColumn<TargetRow, String> state = column("State", 125, r -> r.state().label());
         state.setCellFactory(c -> new StateCell<>());
         seeds.getColumns().add(state);
         seeds.getColumns().add(column("Lockfile", 120, TargetRow::lockfile));
-        seeds.getColumns().add(column("Size", 170, TargetRow::size));
-        seeds.getColumns().add(column("Last warm", 225, TargetRow::lastWarm));
+        seeds.getColumns().add(column("Size", 160, TargetRow::size));
+        seeds.getColumns().add(column("Last warm", 215, TargetRow::lastWarm));
         TableColumn<TargetRow, String> progress = column("Progress", 110, TargetRow::progress);
         progress.setCellFactory(c -> new StateCell<>());
         seeds.getColumns().add(progress);
