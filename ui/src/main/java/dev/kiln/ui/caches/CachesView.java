@@ -59,11 +59,13 @@ public final class CachesView extends VBox {
         ProgressBar fill = new ProgressBar();
         fill.setId("caches-fill");
         fill.setMaxWidth(Double.MAX_VALUE);
-        fill.setPrefHeight(6);
+        fill.getStyleClass().add("small"); // AtlantaFX's thin bar
+        fill.setMinHeight(Region.USE_PREF_SIZE);
         fill.progressProperty().bind(Bindings.createDoubleBinding(
                 () -> vm.maximumBytes() <= 0 ? 0 : Math.min(1, vm.statsProperty().get().bytesHeld() / (double) vm.maximumBytes()),
                 vm.statsProperty()));
         VBox held = Cards.card("Held of " + mib(vm.maximumBytes()), stat(vm, s -> mib(s.bytesHeld())), "caches-held");
+        VBox.setMargin(fill, new javafx.geometry.Insets(4, 0, 0, 0));
         held.getChildren().add(fill);
 
         HBox cards = new HBox(12,

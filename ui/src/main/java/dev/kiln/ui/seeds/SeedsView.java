@@ -70,9 +70,9 @@ public final class SeedsView extends VBox {
         state.setCellFactory(c -> new StateCell<>());
         seeds.getColumns().add(state);
         seeds.getColumns().add(column("Lockfile", 120, TargetRow::lockfile));
-        seeds.getColumns().add(column("Size", 160, TargetRow::size));
-        seeds.getColumns().add(column("Last warm", 215, TargetRow::lastWarm));
-        TableColumn<TargetRow, String> progress = column("Progress", 110, TargetRow::progress);
+        seeds.getColumns().add(column("Size", 150, TargetRow::size));
+        seeds.getColumns().add(column("Last warm", 240, TargetRow::lastWarm));
+        TableColumn<TargetRow, String> progress = column("Progress", 100, TargetRow::progress);
         progress.setCellFactory(c -> new StateCell<>());
         seeds.getColumns().add(progress);
         TableColumn<TargetRow, String> reason = column("Reason", 150, TargetRow::reason);
@@ -86,8 +86,12 @@ public final class SeedsView extends VBox {
         });
         seeds.getColumns().add(reason);
         seeds.setPlaceholder(new Label("No targets: add targets/<name>/target.json"));
-        seeds.setPrefHeight(150);
-        seeds.setMinHeight(110);
+        // Every target shows (up to six rows, then it scrolls): the lower panes give way, not the table.
+        seeds.setFixedCellSize(28);
+        javafx.beans.binding.DoubleBinding fit = Bindings.createDoubleBinding(
+                () -> 36 + 28.0 * Math.max(2, Math.min(6, vm.rows().size())), vm.rows());
+        seeds.minHeightProperty().bind(fit);
+        seeds.prefHeightProperty().bind(fit);
 
         Button plan = new Button("Dry run");
         plan.setOnAction(e -> vm.plan(selected(seeds)));
@@ -178,6 +182,7 @@ public final class SeedsView extends VBox {
         SplitPane lower = new SplitPane(middle, history);
         lower.setOrientation(Orientation.VERTICAL);
         lower.setDividerPositions(0.55);
+        lower.setPrefHeight(320); // grows into what is left
         VBox.setVgrow(lower, Priority.ALWAYS);
 
         getChildren().addAll(new VBox(2, title, sub), uv, seeds, actions, message, error, lower);
