@@ -11,6 +11,7 @@ module dev.kiln.ui {
     exports dev.kiln.ui.shell;
     exports dev.kiln.ui.contracts;
     exports dev.kiln.ui.util;
+    exports dev.kiln.ui.chart;
     exports dev.kiln.ui.events;
     exports dev.kiln.ui.projection;
     exports dev.kiln.ui.caches;

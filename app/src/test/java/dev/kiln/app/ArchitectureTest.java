@@ -18,6 +18,7 @@ import com.tngtech.archunit.lang.SimpleConditionEvent;
 import dev.kiln.core.archfixture.Hidden;
 import dev.kiln.core.archfixture.Lonely;
 import dev.kiln.core.telemetry.KilnEvent;
+import dev.kiln.ui.archfixture.HoldsKilnViewModel;
 import dev.kiln.ui.archfixture.ReachesIn;
 import java.io.InputStream;
 import java.lang.module.ModuleDescriptor;
@@ -169,6 +170,33 @@ class ArchitectureTest {
                 .isInstanceOf(AssertionError.class)
                 .hasMessageContaining(Lonely.class.getName() + " is public but nothing outside")
                 .hasMessageNotContaining(Hidden.class.getName() + " is public");
+    }
+
+    /**
+     * View models see a workspace only through {@code dev.kiln.core.engine.Engine}, so they work the same on a daemon
+     * reached over its API: none may hold the in-process {@code Kiln} (or reach past the engine to its parts).
+     */
+    static ArchRule viewModelsUseTheEngineNotKiln() {
+        return noClasses().that().resideInAPackage("dev.kiln.ui..").and().haveSimpleNameEndingWith("ViewModel")
+                .should().dependOnClassesThat().haveFullyQualifiedName("dev.kiln.core.Kiln")
+                .orShould().dependOnClassesThat().haveFullyQualifiedName("dev.kiln.core.contract.LeafIdHeal")
+                .orShould().dependOnClassesThat().haveFullyQualifiedName("dev.kiln.core.startup.ProbeRuns")
+                .orShould().dependOnClassesThat().haveFullyQualifiedName("dev.kiln.core.serve.WorkspaceOwnership");
+    }
+
+    @Test
+    void viewModels_useTheEngine_neverKiln() {
+        assertThat(kiln.stream().filter(c -> c.getPackageName().startsWith("dev.kiln.ui") && c.getSimpleName().endsWith("ViewModel")))
+                .as("the rule has view models to check").hasSizeGreaterThanOrEqualTo(6);
+        viewModelsUseTheEngineNotKiln().check(kiln);
+    }
+
+    @Test
+    void viewModels_useTheEngine_failsOnAFixtureThatHoldsKiln() {
+        JavaClasses fixture = new ClassFileImporter().importClasses(HoldsKilnViewModel.class, dev.kiln.core.Kiln.class);
+        assertThatThrownBy(() -> viewModelsUseTheEngineNotKiln().check(fixture))
+                .isInstanceOf(AssertionError.class)
+                .hasMessageContaining(HoldsKilnViewModel.class.getName()).hasMessageContaining("dev.kiln.core.Kiln");
     }
 
     @Test

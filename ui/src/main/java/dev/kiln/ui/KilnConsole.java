@@ -223,7 +223,7 @@ public final class KilnConsole extends Application {
         MainViewModel model = new MainViewModel(workspace);
         model.setTheme(theme);
         Kiln kiln = Kiln.open(workspace.root(), new EventBus(), Clock.systemUTC());
-        MainWindow window = new MainWindow(model, background, kiln);
+        MainWindow window = new MainWindow(model, background, kiln.engine());
         closeSession(stage); // a window shows one workspace at a time
         Runnable close = () -> {
             window.close();

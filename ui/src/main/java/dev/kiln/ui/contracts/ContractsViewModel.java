@@ -1,9 +1,9 @@
 package dev.kiln.ui.contracts;
 
-import dev.kiln.core.Kiln;
 import dev.kiln.core.contract.Contract;
 import dev.kiln.core.contract.HealReport;
-import dev.kiln.core.contract.LeafIdHeal;
+import dev.kiln.core.contract.ContractCodec;
+import dev.kiln.core.engine.Engine;
 import dev.kiln.core.snapshot.ContractFile;
 import dev.kiln.core.snapshot.ContractSnapshot;
 import dev.kiln.core.snapshot.SnapshotFailure;
@@ -33,7 +33,7 @@ import javafx.collections.transformation.FilteredList;
 public final class ContractsViewModel {
     private static final java.time.format.DateTimeFormatter DAY =
             java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd").withZone(java.time.ZoneOffset.UTC);
-    private final Kiln kiln;
+    private final Engine engine;
     private final Background background;
     private final ObservableList<ContractRow> all = FXCollections.observableArrayList();
     private final FilteredList<ContractRow> shown = new FilteredList<>(all, r -> true);
@@ -50,10 +50,9 @@ public final class ContractsViewModel {
     private final javafx.beans.property.ReadOnlyIntegerWrapper changedCount = new javafx.beans.property.ReadOnlyIntegerWrapper(0);
     private final ReadOnlyObjectWrapper<ContractRow> selected = new ReadOnlyObjectWrapper<>();
     private final ReadOnlyStringWrapper details = new ReadOnlyStringWrapper("");
-    private long detailsGeneration;
 
-    public ContractsViewModel(Kiln kiln, Background background) {
-        this.kiln = kiln;
+    public ContractsViewModel(Engine engine, Background background) {
+        this.engine = engine;
         this.background = background;
         filter.addListener((o, a, b) -> applyFilter());
         flaggedOnly.addListener((o, a, b) -> applyFilter());
@@ -63,8 +62,8 @@ public final class ContractsViewModel {
     public void refresh() {
         loading.set(true);
         background.run(() -> {
-            kiln.projectNow();
-            return kiln.projector().snapshot();
+            engine.projectNow();
+            return engine.snapshot();
         }, this::show, e -> {
             loading.set(false);
             error.set("Projection failed: " + e.getMessage());
@@ -73,7 +72,7 @@ public final class ContractsViewModel {
 
     /** Shows the projector's latest snapshot, if it is not the one shown already (called after every tick). */
     public void showLatest() {
-        ContractSnapshot s = kiln.projector().snapshot();
+        ContractSnapshot s = engine.snapshot();
         if (s != null && s != shownSnapshot) {
             show(s);
         }
@@ -89,7 +88,7 @@ public final class ContractsViewModel {
             summary.set("No projection yet");
             return;
         }
-        Instant now = kiln.clock().instant();
+        Instant now = engine.clock().instant();
         List<ContractRow> rows = new ArrayList<>(snapshot.contracts().size() + snapshot.failures().size());
         // The snapshot builder hands out the very same ContractFile for a cached parse, so identity says "cached".
         java.util.Map<String, ContractFile> before = new java.util.HashMap<>();
@@ -167,8 +166,9 @@ public final class ContractsViewModel {
     }
 
     /**
-     * Shows {@code row} in the details pane: its parse state at once, its file's text read in the background (at
-     * most {@link #DETAILS_LIMIT} characters: a huge file must not stall the page). {@code null} clears it.
+     * Shows {@code row} in the details pane: its parse state, and its contract as the engine read it (the snapshot's
+     * parse, written back as JSON, so it shows the same for a remote engine), cut at {@link #DETAILS_LIMIT}
+     * characters. A file that failed shows why. {@code null} clears it.
      */
     public void select(ContractRow row) {
         selected.set(row);
@@ -176,23 +176,13 @@ public final class ContractsViewModel {
             details.set("");
             return;
         }
-        java.nio.file.Path file = shownSnapshot.tasksDir().resolve(row.file());
-        long generation = ++detailsGeneration;
-        background.run(() -> {
-            if (java.nio.file.Files.isDirectory(file)) {
-                return "(a directory: " + row.problem() + ")";
-            }
-            String text = java.nio.file.Files.readString(file, java.nio.charset.StandardCharsets.UTF_8);
-            return text.length() > DETAILS_LIMIT ? text.substring(0, DETAILS_LIMIT) + "\n… (" + text.length() + " characters, cut)" : text;
-        }, text -> {
-            if (generation == detailsGeneration) {
-                details.set(text);
-            }
-        }, e -> {
-            if (generation == detailsGeneration) {
-                details.set("(cannot read " + row.file() + ": " + e.getMessage() + ")");
-            }
-        });
+        ContractSnapshot s = shownSnapshot;
+        String text = s.contracts().stream().filter(f -> f.file().equals(row.file())).findFirst()
+                .map(f -> new String(ContractCodec.write(f.contract()), java.nio.charset.StandardCharsets.UTF_8))
+                .orElseGet(() -> s.failures().stream().filter(f -> f.path().equals(row.file())).findFirst()
+                        .map(f -> "(" + (f.isDirectory() ? "a directory" : "not parsed") + ": " + f.reason() + ")")
+                        .orElse("(" + row.file() + " is not in the snapshot any more)"));
+        details.set(text.length() > DETAILS_LIMIT ? text.substring(0, DETAILS_LIMIT) + "\n… (" + text.length() + " characters, cut)" : text);
     }
 
     /** The row in the details pane, or {@code null}. */
@@ -208,7 +198,7 @@ public final class ContractsViewModel {
     /** Plans a heal (a dry run: nothing is written) and shows what it would change. */
     public void previewHeal() {
         notice.set("");
-        background.run(() -> LeafIdHeal.sweep(kiln.layout().tasksDir(), true), healPreview::set,
+        background.run(() -> engine.heal(false, ""), healPreview::set,
                 e -> error.set("Heal preview failed: " + e.getMessage()));
     }
 
@@ -218,7 +208,8 @@ public final class ContractsViewModel {
             return;
         }
         healPreview.set(null);
-        background.run(() -> LeafIdHeal.sweep(kiln.layout().tasksDir(), false), report -> {
+        String key = java.util.UUID.randomUUID().toString(); // one per click: a retried request heals once
+        background.run(() -> engine.heal(true, key), report -> {
             notice.set("Healed " + report.changes().size() + " leaf ids"
                     + (report.misplaced().isEmpty() ? "" : "; " + report.misplaced().size() + " misplaced ids left for you to decide")
                     + (report.problems().isEmpty() ? "" : "; " + report.problems().size() + " files could not be rewritten"));

@@ -2,13 +2,12 @@ package dev.kiln.ui.projection;
 
 import dev.kiln.core.projection.TickResult;
 import dev.kiln.core.projection.WakeReason;
+import dev.kiln.ui.chart.SampleHistory;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 
@@ -50,15 +49,11 @@ public final class ChartSeries {
         }
     }
 
-    private final ArrayDeque<Sample> samples = new ArrayDeque<>();
+    private final SampleHistory<Sample> samples = new SampleHistory<>(KEEP, MAX_SAMPLES);
 
     /** Adds a finished tick and drops what no window shows any more. */
     public void add(TickResult r) {
-        samples.addLast(new Sample(r.at(), r.durationMillis(), r.stats().parsed(), r.stats().reused(), r.reason(), r.changed()));
-        Instant oldest = r.at().minus(KEEP);
-        while (samples.size() > MAX_SAMPLES || (!samples.isEmpty() && samples.peekFirst().at().isBefore(oldest))) {
-            samples.removeFirst();
-        }
+        samples.add(r.at(), new Sample(r.at(), r.durationMillis(), r.stats().parsed(), r.stats().reused(), r.reason(), r.changed()));
     }
 
     /** Samples held (for the memory bound). */
@@ -72,35 +67,24 @@ public final class ChartSeries {
      */
     public List<Bucket> buckets(ChartWindow window, Instant now) {
         int n = ChartWindow.BUCKETS;
-        long width = window.bucket().toNanos();
-        int[] ticks = new int[n];
-        double[] max = new double[n];
-        int[] parsed = new int[n];
-        int[] reused = new int[n];
-        int[] revisions = new int[n];
-        List<Map<WakeReason, Integer>> reasons = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
-            reasons.add(new EnumMap<>(WakeReason.class));
-        }
-        Instant start = now.minus(window.span());
-        for (Iterator<Sample> it = samples.descendingIterator(); it.hasNext(); ) {
-            Sample s = it.next();
-            if (!s.at().isAfter(start)) {
-                break; // older than the window; samples are in tick order
-            }
-            long age = Math.max(0, Duration.between(s.at(), now).toNanos());
-            int i = n - 1 - (int) Math.min(n - 1, age / width);
-            ticks[i]++;
-            max[i] = Math.max(max[i], s.millis());
-            parsed[i] += s.parsed();
-            reused[i] += s.reused();
-            revisions[i] += s.changed() ? 1 : 0;
-            reasons.get(i).merge(s.reason(), 1, Integer::sum);
-        }
+        List<List<Sample>> in = samples.buckets(window.span(), n, now);
         List<Bucket> out = new ArrayList<>(n);
-        double w = width / 1e9;
         for (int i = 0; i < n; i++) {
-            out.add(new Bucket((n - 1 - i) * w, ticks[i], max[i], parsed[i], reused[i], reasons.get(i), revisions[i]));
+            int ticks = 0;
+            double max = 0;
+            int parsed = 0;
+            int reused = 0;
+            int revisions = 0;
+            Map<WakeReason, Integer> reasons = new EnumMap<>(WakeReason.class);
+            for (Sample s : in.get(i)) {
+                ticks++;
+                max = Math.max(max, s.millis());
+                parsed += s.parsed();
+                reused += s.reused();
+                revisions += s.changed() ? 1 : 0;
+                reasons.merge(s.reason(), 1, Integer::sum);
+            }
+            out.add(new Bucket(SampleHistory.secondsAgo(window.span(), n, i), ticks, max, parsed, reused, reasons, revisions));
         }
         return out;
     }

@@ -1,12 +1,11 @@
 package dev.kiln.ui.projection;
 
-import dev.kiln.core.Kiln;
+import dev.kiln.core.engine.Engine;
 import dev.kiln.core.projection.TickFinished;
 import dev.kiln.core.projection.TickResult;
 import dev.kiln.core.projection.WakeReason;
 import dev.kiln.core.serve.FollowChanged;
 import dev.kiln.core.serve.OwnershipChanged;
-import dev.kiln.core.serve.WorkspaceOwnership;
 import dev.kiln.core.telemetry.KilnEvent;
 import dev.kiln.core.watch.WatchChanged;
 import dev.kiln.ui.util.Background;
@@ -22,17 +21,17 @@ import javafx.collections.FXCollections;
 import javafx.collections.ObservableList;
 
 /**
- * The Projection page: the latest tick, why ticks wake, and the recent history, live from tick events. It drives
- * the workspace's {@link WorkspaceOwnership} (own / follow / take over): every transition runs on the background
- * executor, and the page shows what the machine's {@link OwnershipChanged} events say.
+ * The Projection page: the latest tick, why ticks wake, and the recent history, live from tick events. It starts the
+ * engine's projection (own / follow / take over, or attached to a daemon): every start runs on the background
+ * executor, and the page shows what the {@link OwnershipChanged} events say.
  *
- * <p>Concurrency: FX thread only; the machine's file and lock I/O happens in {@link Background} work.
+ * <p>Concurrency: FX thread only; the engine's file, lock and network I/O happens in {@link Background} work.
  */
 public final class ProjectionViewModel {
     /** Ticks kept in the history table. */
     public static final int HISTORY = 200;
 
-    private final Kiln kiln;
+    private final Engine engine;
     private final Background background;
     private final ReadOnlyObjectWrapper<TickResult> last = new ReadOnlyObjectWrapper<>();
     private final ObservableList<TickResult> history = FXCollections.observableArrayList();
@@ -51,10 +50,10 @@ public final class ProjectionViewModel {
     private boolean live;
     private final StalenessViewModel staleness;
 
-    public ProjectionViewModel(Kiln kiln, Background background) {
-        this.kiln = kiln;
+    public ProjectionViewModel(Engine engine, Background background) {
+        this.engine = engine;
         this.background = background;
-        this.staleness = new StalenessViewModel(kiln.layout(), apiUrl::get, background);
+        this.staleness = new StalenessViewModel(engine, background);
     }
 
     /** "Why is this stale?": the staleness doctor on this workspace. */
@@ -69,19 +68,12 @@ public final class ProjectionViewModel {
      */
     public void start(boolean live) {
         this.live = live;
-        WorkspaceOwnership ownership = kiln.ownership();
-        background.run(() -> {
-            if (live) {
-                ownership.start();
-            } else {
-                ownership.onDemand();
+        background.run(() -> engine.start(live), why -> {
+            if (why.isPresent() && "starting…".equals(watch.get())) {
+                watch.set(why.get()); // an engine that publishes no ownership change (attached) still says how it projects
             }
-            WorkspaceOwnership.Mode mode = ownership.state().mode();
-            if (mode != WorkspaceOwnership.Mode.OWN && mode != WorkspaceOwnership.Mode.CLOSED) {
-                kiln.projector().tick(WakeReason.STARTUP);
-            }
-            return mode;
-        }, mode -> { }, e -> error.set("Projection failed: " + e.getMessage()));
+            engine.apiUrl().ifPresent(apiUrl::set);
+        }, e -> error.set("Projection failed: " + e.getMessage()));
     }
 
     /** Takes one frame's events: finished ticks, and who writes the workspace and how it is watched. */
@@ -92,7 +84,7 @@ public final class ProjectionViewModel {
             } else if (e instanceof OwnershipChanged o) {
                 watch.set(o.state().text());
                 apiUrl.set(o.state().apiUrl());
-                if (o.mode() == WorkspaceOwnership.Mode.VACANT && live) {
+                if (o.mode().name().equals("VACANT") && live) {
                     start(true); // the owner stopped: this console takes the workspace over
                 }
             } else if (e instanceof WatchChanged w) {
@@ -125,7 +117,7 @@ public final class ProjectionViewModel {
      * calls it once a second while it shows; ticks and watch changes call it too.
      */
     public void refreshClock() {
-        java.time.Instant now = kiln.clock().instant();
+        java.time.Instant now = engine.clock().instant();
         TickResult r = last.get();
         age.set(r == null ? "not yet" : ageText(java.time.Duration.between(r.at(), now)));
         dev.kiln.core.watch.WatchStatus w = degradedWatch;
@@ -174,7 +166,7 @@ public final class ProjectionViewModel {
 
     /** The charts' buckets now, over the chosen window. */
     public List<ChartSeries.Bucket> buckets() {
-        return series.buckets(chartWindow.get(), kiln.clock().instant());
+        return series.buckets(chartWindow.get(), engine.clock().instant());
     }
 
     /**
@@ -183,7 +175,7 @@ public final class ProjectionViewModel {
      */
     public void projectNow() {
         background.run(() -> {
-            kiln.projectNow();
+            engine.projectNow();
             return null;
         }, r -> error.set(""), e -> error.set("Projection failed: " + e.getMessage()));
     }
@@ -215,6 +207,6 @@ public final class ProjectionViewModel {
     }
 
     public String stateFile() {
-        return kiln.layout().stateFile().toString();
+        return engine.layout().stateFile().toString();
     }
 }

@@ -2,12 +2,9 @@ package dev.kiln.ui.projection;
 
 import dev.kiln.core.doctor.Diagnosis;
 import dev.kiln.core.doctor.Difference;
-import dev.kiln.core.doctor.Doctor;
-import dev.kiln.core.workspace.WorkspaceLayout;
+import dev.kiln.core.engine.Engine;
 import dev.kiln.ui.util.Background;
-import java.net.URI;
 import java.util.Objects;
-import java.util.function.Supplier;
 import javafx.beans.property.ReadOnlyBooleanProperty;
 import javafx.beans.property.ReadOnlyBooleanWrapper;
 import javafx.beans.property.ReadOnlyObjectProperty;
@@ -55,8 +52,7 @@ public final class StalenessViewModel {
         }
     }
 
-    private final WorkspaceLayout layout;
-    private final Supplier<String> ownApi;
+    private final Engine engine;
     private final Background background;
     private final ReadOnlyBooleanWrapper running = new ReadOnlyBooleanWrapper(false);
     private final ReadOnlyObjectWrapper<Diagnosis.Verdict> verdict = new ReadOnlyObjectWrapper<>();
@@ -71,14 +67,11 @@ public final class StalenessViewModel {
     private final ObservableList<Row> rowsView = FXCollections.unmodifiableObservableList(rows);
 
     /**
-     * @param layout the workspace
-     * @param ownApi the API URL of a daemon this very process runs (empty when none): the doctor then leaves the
-     *     lock file alone, since reading it would drop this process's lock
+     * @param engine whose published state the doctor checks ({@link Engine#diagnose()})
      * @param background where the diagnosis runs; its result comes back on the UI thread
      */
-    public StalenessViewModel(WorkspaceLayout layout, Supplier<String> ownApi, Background background) {
-        this.layout = Objects.requireNonNull(layout, "layout");
-        this.ownApi = Objects.requireNonNull(ownApi, "ownApi");
+    public StalenessViewModel(Engine engine, Background background) {
+        this.engine = Objects.requireNonNull(engine, "engine");
         this.background = Objects.requireNonNull(background, "background");
     }
 
@@ -89,9 +82,7 @@ public final class StalenessViewModel {
         }
         running.set(true);
         error.set("");
-        String own = ownApi.get();
-        Doctor doctor = Doctor.builder(layout).ownDaemon(own == null || own.isEmpty() ? null : URI.create(own)).build();
-        background.run(doctor::diagnose, this::show, e -> {
+        background.run(engine::diagnose, this::show, e -> {
             running.set(false);
             error.set("The doctor failed: " + e.getMessage());
         });

@@ -1,66 +1,112 @@
 package dev.kiln.ui.seeds;
 
-import dev.kiln.core.seed.SeedInfo;
+import dev.kiln.core.seed.WarmOutcome;
 import dev.kiln.core.seed.WarmResult;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
+import java.util.EnumMap;
+import java.util.Map;
 import java.util.function.Function;
+import javafx.beans.binding.Bindings;
 import javafx.beans.property.ReadOnlyStringWrapper;
+import javafx.collections.ListChangeListener;
+import javafx.geometry.Orientation;
 import javafx.geometry.Pos;
+import javafx.scene.chart.CategoryAxis;
+import javafx.scene.chart.NumberAxis;
+import javafx.scene.chart.StackedBarChart;
+import javafx.scene.chart.XYChart;
 import javafx.scene.control.Button;
 import javafx.scene.control.Label;
 import javafx.scene.control.ListView;
+import javafx.scene.control.ProgressBar;
 import javafx.scene.control.ProgressIndicator;
 import javafx.scene.control.SplitPane;
 import javafx.scene.control.TableCell;
 import javafx.scene.control.TableColumn;
 import javafx.scene.control.TableView;
-import javafx.geometry.Orientation;
+import javafx.scene.control.Tooltip;
 import javafx.scene.layout.HBox;
 import javafx.scene.layout.Priority;
 import javafx.scene.layout.Region;
 import javafx.scene.layout.VBox;
 
-/** The Seeds page: targets and their seeds, warm actions with live uv output, and the warm history. */
+/**
+ * The Seeds page: each target's state with the reason, warm actions (one, or all stale ones in turn) with live uv
+ * output and progress per target, the missing-uv message, a chart of the latest warms (duration, coloured by
+ * outcome) and the warm history.
+ */
 public final class SeedsView extends VBox {
     private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss").withZone(ZoneId.systemDefault());
 
     public SeedsView(SeedsViewModel vm) {
         setId("page-seeds");
         getStyleClass().add("page");
-        setSpacing(12);
+        setSpacing(10);
 
         Label title = new Label("Seeds");
         title.getStyleClass().add("title-2");
-        Label sub = new Label("uv caches warmed wheels-only, once per lockfile · " + vm.seedsDir());
+        Label sub = new Label();
+        sub.textProperty().bind(Bindings.concat("uv caches warmed wheels-only, once per lockfile",
+                Bindings.when(vm.seedsDirProperty().isEmpty()).then("").otherwise(Bindings.concat(" · ", vm.seedsDirProperty()))));
         sub.getStyleClass().add("text-muted");
 
-        TableView<SeedInfo> seeds = new TableView<>(vm.seeds());
+        Label uv = new Label();
+        uv.setId("seeds-uv-problem");
+        uv.getStyleClass().add("kiln-banner-danger");
+        uv.setWrapText(true);
+        uv.setMaxWidth(Double.MAX_VALUE);
+        uv.setMinHeight(Region.USE_PREF_SIZE);
+        uv.textProperty().bind(Bindings.concat("uv cannot run, so no seed can be warmed: ", vm.uvProblemProperty()));
+        uv.managedProperty().bind(vm.uvProblemProperty().isNotEmpty());
+        uv.visibleProperty().bind(uv.managedProperty());
+
+        TableView<TargetRow> seeds = new TableView<>(vm.rows());
         seeds.setId("seeds-table");
         seeds.getStyleClass().addAll("dense", "striped");
         seeds.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_FLEX_LAST_COLUMN);
-        seeds.getColumns().add(column("Target", 140, SeedInfo::target));
-        TableColumn<SeedInfo, String> state = column("Seed", 90, SeedsView::state);
+        seeds.getColumns().add(column("Target", 100, TargetRow::target));
+        TableColumn<TargetRow, String> state = column("State", 125, r -> r.state().label());
         state.setCellFactory(c -> new StateCell<>());
         seeds.getColumns().add(state);
-        seeds.getColumns().add(column("Lockfile", 110, s -> s.currentHash().map(SeedsViewModel::shortHash).orElse("–")));
-        seeds.getColumns().add(column("Seeded", 110, s -> s.hash().map(SeedsViewModel::shortHash).orElse("–")));
-        seeds.getColumns().add(column("Size", 130, s -> s.seeded() ? mib(s.bytes()) + " · " + s.wheels() + " wheels" : "–"));
-        seeds.getColumns().add(column("Warmed", 150, s -> s.warmedAt().map(TIME::format).orElse("–")));
-        seeds.getColumns().add(column("Problem", 200, s -> s.problem().orElse("")));
+        seeds.getColumns().add(column("Lockfile", 120, TargetRow::lockfile));
+        seeds.getColumns().add(column("Size", 150, TargetRow::size));
+        seeds.getColumns().add(column("Last warm", 240, TargetRow::lastWarm));
+        TableColumn<TargetRow, String> progress = column("Progress", 100, TargetRow::progress);
+        progress.setCellFactory(c -> new StateCell<>());
+        seeds.getColumns().add(progress);
+        TableColumn<TargetRow, String> reason = column("Reason", 150, TargetRow::reason);
+        reason.setCellFactory(c -> new TableCell<>() {
+            @Override
+            protected void updateItem(String item, boolean empty) {
+                super.updateItem(item, empty);
+                setText(empty ? null : item);
+                setTooltip(empty || item == null || item.isEmpty() ? null : new Tooltip(item)); // a long uv message in full
+            }
+        });
+        seeds.getColumns().add(reason);
         seeds.setPlaceholder(new Label("No targets: add targets/<name>/target.json"));
-        seeds.setPrefHeight(170);
-        seeds.setMinHeight(130);
+        // Every target shows (up to six rows, then it scrolls): the lower panes give way, not the table.
+        seeds.setFixedCellSize(28);
+        javafx.beans.binding.DoubleBinding fit = Bindings.createDoubleBinding(
+                () -> 36 + 28.0 * Math.max(2, Math.min(6, vm.rows().size())), vm.rows());
+        seeds.minHeightProperty().bind(fit);
+        seeds.prefHeightProperty().bind(fit);
 
         Button plan = new Button("Dry run");
         plan.setOnAction(e -> vm.plan(selected(seeds)));
         Button warm = new Button("Warm");
         warm.setId("seeds-warm");
-        warm.getStyleClass().add("accent");
         warm.setOnAction(e -> vm.warm(selected(seeds)));
         warm.disableProperty().bind(vm.warmingProperty().or(seeds.getSelectionModel().selectedItemProperty().isNull()));
         plan.disableProperty().bind(seeds.getSelectionModel().selectedItemProperty().isNull());
+        Button all = new Button("Warm all stale");
+        all.setId("seeds-warm-all");
+        all.getStyleClass().add("accent");
+        all.setOnAction(e -> vm.warmAllStale());
+        all.disableProperty().bind(vm.warmingProperty().or(vm.anyWantsWarmProperty().not()));
         Button cancel = new Button("Cancel");
+        cancel.setId("seeds-cancel");
         cancel.setOnAction(e -> vm.cancel());
         cancel.disableProperty().bind(vm.warmingProperty().not());
         Button refresh = new Button("Refresh");
@@ -68,15 +114,30 @@ public final class SeedsView extends VBox {
         ProgressIndicator busy = new ProgressIndicator();
         busy.setPrefSize(18, 18);
         busy.visibleProperty().bind(vm.warmingProperty());
+        busy.managedProperty().bind(vm.warmingProperty());
+        ProgressBar run = new ProgressBar();
+        run.setId("seeds-run-progress");
+        run.setPrefWidth(110);
+        run.progressProperty().bind(vm.runFractionProperty());
+        run.visibleProperty().bind(vm.warmingProperty());
+        run.managedProperty().bind(vm.warmingProperty());
+        Label running = new Label();
+        running.setId("seeds-run-text");
+        running.textProperty().bind(vm.runProgressProperty());
+        Region push = new Region();
+        HBox.setHgrow(push, Priority.ALWAYS);
+        HBox actions = new HBox(10, busy, run, running, push, plan, warm, all, cancel, refresh);
         Label message = new Label();
         message.setId("seeds-message");
+        message.getStyleClass().add("text-muted");
         message.textProperty().bind(vm.messageProperty());
         message.setWrapText(true);
-        HBox.setHgrow(message, Priority.ALWAYS);
         message.setMaxWidth(Double.MAX_VALUE);
-        HBox actions = new HBox(10, busy, message, plan, warm, cancel, refresh);
+        message.setMinHeight(Region.USE_PREF_SIZE);
+        message.managedProperty().bind(vm.messageProperty().isNotEmpty());
+        message.visibleProperty().bind(message.managedProperty());
         actions.setAlignment(Pos.CENTER_LEFT);
-        for (Button b : new Button[] {plan, warm, cancel, refresh}) {
+        for (Button b : new Button[] {plan, warm, all, cancel, refresh}) {
             b.setMinWidth(Region.USE_PREF_SIZE);
         }
 
@@ -91,7 +152,19 @@ public final class SeedsView extends VBox {
         output.setId("seeds-output");
         output.getStyleClass().add("kiln-log");
         output.setPlaceholder(new Label("uv's output of a warm streams here"));
-        vm.output().addListener((javafx.collections.ListChangeListener<String>) c -> output.scrollTo(vm.output().size() - 1));
+        output.setFixedCellSize(19); // log lines, dense
+        vm.output().addListener((ListChangeListener<String>) c -> output.scrollTo(vm.output().size() - 1));
+        Label outputTitle = new Label("uv output");
+        outputTitle.getStyleClass().add("kiln-chart-title");
+        VBox outputBox = new VBox(4, outputTitle, output);
+        VBox.setVgrow(output, Priority.ALWAYS);
+
+        VBox chart = chart(vm);
+        HBox middle = new HBox(10, outputBox, chart);
+        HBox.setHgrow(outputBox, Priority.ALWAYS);
+        outputBox.setPrefWidth(480);
+        chart.setPrefWidth(480);
+        HBox.setHgrow(chart, Priority.ALWAYS);
 
         TableView<WarmResult> history = new TableView<>(vm.history());
         history.setId("seeds-history");
@@ -106,33 +179,90 @@ public final class SeedsView extends VBox {
         history.getColumns().add(hcolumn("Message", 300, WarmResult::message));
         history.setPlaceholder(new Label("No warms yet"));
 
-        SplitPane lower = new SplitPane(output, history);
+        SplitPane lower = new SplitPane(middle, history);
         lower.setOrientation(Orientation.VERTICAL);
-        lower.setDividerPositions(0.45);
+        lower.setDividerPositions(0.55);
+        lower.setPrefHeight(320); // grows into what is left
         VBox.setVgrow(lower, Priority.ALWAYS);
 
-        getChildren().addAll(new VBox(2, title, sub), seeds, actions, error, lower);
+        getChildren().addAll(new VBox(2, title, sub), uv, seeds, actions, message, error, lower);
         vm.refresh();
     }
 
-    private static String selected(TableView<SeedInfo> t) {
-        SeedInfo s = t.getSelectionModel().getSelectedItem();
-        return s == null ? null : s.target();
+    /** The latest warms as bars: height the duration, colour the outcome (one series per outcome, stacked on nothing). */
+    private static VBox chart(SeedsViewModel vm) {
+        CategoryAxis x = new CategoryAxis();
+        x.setTickLabelRotation(0);
+        NumberAxis y = new NumberAxis();
+        y.setForceZeroInRange(true);
+        y.setMinorTickVisible(false);
+        y.setLabel("s");
+        StackedBarChart<String, Number> c = new StackedBarChart<>(x, y);
+        c.setId("seeds-chart");
+        c.setAnimated(false);
+        c.setLegendSide(javafx.geometry.Side.RIGHT);
+        c.setVerticalGridLinesVisible(false);
+        c.setCategoryGap(3);
+        x.setTickMarkVisible(false);
+        c.getStyleClass().addAll("kiln-chart", "kiln-warm-chart");
+        Map<WarmOutcome, XYChart.Series<String, Number>> series = new EnumMap<>(WarmOutcome.class);
+        for (WarmOutcome o : WarmOutcome.values()) {
+            XYChart.Series<String, Number> s = new XYChart.Series<>();
+            s.setName(o.label());
+            series.put(o, s);
+            c.getData().add(s);
+        }
+        Runnable fill = () -> {
+            // Always CHART_WARMS slots, the latest warms on the right: one warm is a bar, not a wall. Labels on
+            // every fifth bar and the last keep them apart; a bar's tooltip says everything.
+            java.util.List<SeedsViewModel.WarmBar> bars = vm.bars();
+            int slots = Math.max(SeedsViewModel.CHART_WARMS, bars.size());
+            java.util.List<String> categories = new java.util.ArrayList<>(slots);
+            int first = slots - bars.size();
+            for (int i = 0; i < slots; i++) {
+                int bar = i - first;
+                boolean labelled = bar >= 0 && (bar == bars.size() - 1 || (bars.size() - 1 - bar) % 5 == 0);
+                categories.add(labelled ? bars.get(bar).label() : "\u200b".repeat(i + 1)); // unique, and shows nothing
+            }
+            x.setAutoRanging(false); // the slots, not the data's categories, make the axis
+            x.getCategories().setAll(categories);
+            series.values().forEach(s -> s.getData().clear());
+            for (int i = 0; i < bars.size(); i++) {
+                SeedsViewModel.WarmBar b = bars.get(i);
+                XYChart.Data<String, Number> d = new XYChart.Data<>(categories.get(first + i), b.seconds());
+                series.get(b.outcome()).getData().add(d);
+                String tip = b.target() + " · " + b.outcome().label() + " in " + String.format("%.1f s", b.seconds()) + "\n" + b.message();
+                d.nodeProperty().addListener((o, was, node) -> {
+                    if (node != null) {
+                        Tooltip.install(node, new Tooltip(tip));
+                    }
+                });
+            }
+        };
+        vm.bars().addListener((ListChangeListener<SeedsViewModel.WarmBar>) ch -> fill.run());
+        fill.run();
+        Label t = new Label();
+        t.textProperty().bind(Bindings.createStringBinding(() -> vm.bars().isEmpty() ? "Warm history: no warms yet"
+                : vm.bars().size() == 1 ? "Warm history: the last warm, its duration by outcome"
+                : "Warm history: the last " + vm.bars().size() + " warms, duration by outcome", vm.bars()));
+        t.getStyleClass().add("kiln-chart-title");
+        VBox box = new VBox(2, t, c);
+        box.getStyleClass().add("kiln-chart-box");
+        VBox.setVgrow(c, Priority.ALWAYS);
+        return box;
     }
 
-    static String state(SeedInfo s) {
-        if (s.problem().isPresent() && s.currentHash().isEmpty()) {
-            return "unreadable";
-        }
-        return !s.seeded() ? "none" : s.current() ? "current" : "stale";
+    private static String selected(TableView<TargetRow> t) {
+        TargetRow s = t.getSelectionModel().getSelectedItem();
+        return s == null ? null : s.target();
     }
 
     static String mib(long bytes) {
         return bytes < 1024 * 1024 ? String.format("%.1f KiB", bytes / 1024.0) : String.format("%.1f MiB", bytes / 1048576.0);
     }
 
-    private static TableColumn<SeedInfo, String> column(String name, double width, Function<SeedInfo, String> value) {
-        TableColumn<SeedInfo, String> c = new TableColumn<>(name);
+    private static TableColumn<TargetRow, String> column(String name, double width, Function<TargetRow, String> value) {
+        TableColumn<TargetRow, String> c = new TableColumn<>(name);
         c.setPrefWidth(width);
         c.setCellValueFactory(f -> new ReadOnlyStringWrapper(value.apply(f.getValue())));
         return c;
@@ -152,12 +282,13 @@ public final class SeedsView extends VBox {
             super.updateItem(item, empty);
             getStyleClass().removeAll("state-ok", "state-warn", "state-bad");
             setText(empty ? null : item);
-            if (empty || item == null) {
+            if (empty || item == null || item.isEmpty()) {
                 return;
             }
-            switch (item) {
-                case "current", "warmed", "unchanged" -> getStyleClass().add("state-ok");
-                case "stale", "none", "cancelled" -> getStyleClass().add("state-warn");
+            String head = item.split(" ")[0];
+            switch (head) {
+                case "fresh", "warmed", "unchanged" -> getStyleClass().add("state-ok");
+                case "stale", "never", "cancelled", "queued", "warming", "warming…", "skipped" -> getStyleClass().add("state-warn");
                 default -> getStyleClass().add("state-bad");
             }
         }

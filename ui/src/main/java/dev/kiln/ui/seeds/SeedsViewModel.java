@@ -1,76 +1,196 @@
 package dev.kiln.ui.seeds;
 
-import dev.kiln.core.Kiln;
-import dev.kiln.core.seed.Cancellation;
+import dev.kiln.core.engine.Action;
+import dev.kiln.core.engine.Engine;
 import dev.kiln.core.seed.SeedEvent;
 import dev.kiln.core.seed.SeedInfo;
+import dev.kiln.core.seed.WarmOutcome;
 import dev.kiln.core.seed.WarmPlan;
 import dev.kiln.core.seed.WarmResult;
 import dev.kiln.core.telemetry.KilnEvent;
 import dev.kiln.ui.util.Background;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
 import javafx.beans.property.ReadOnlyBooleanProperty;
 import javafx.beans.property.ReadOnlyBooleanWrapper;
+import javafx.beans.property.ReadOnlyDoubleProperty;
+import javafx.beans.property.ReadOnlyDoubleWrapper;
 import javafx.beans.property.ReadOnlyStringProperty;
 import javafx.beans.property.ReadOnlyStringWrapper;
 import javafx.collections.FXCollections;
 import javafx.collections.ObservableList;
 
 /**
- * The Seeds page: every target's seed (current, stale or missing), the warm history, and the actions: plan (a dry
- * run that writes nothing), warm with uv's output streaming live, and cancel.
+ * The Seeds page: every target's state (fresh / stale / never warmed / failed, with the reason), the warm history
+ * and its chart, and the actions: plan (a dry run that writes nothing), warm one target, "warm all stale" (each stale
+ * or never-warmed target in turn), all with uv's output streaming live and cancellable; and whether uv can run at all.
+ *
+ * <p>Concurrency: FX thread only; the engine is asked in {@link Background} work, and a warm's output arrives as
+ * events. The running action is read by {@link #cancel()} on the FX thread and set by the background work, hence
+ * volatile.
  */
 public final class SeedsViewModel {
     /** uv output lines kept for the running warm. */
     public static final int OUTPUT_LINES = 500;
+    /** Warms the history chart shows, the latest ones. */
+    public static final int CHART_WARMS = 30;
+    private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("MM-dd HH:mm").withZone(ZoneId.systemDefault());
+    private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm:ss").withZone(ZoneId.systemDefault());
 
-    private final Kiln kiln;
+    /**
+     * One bar of the warm-history chart.
+     *
+     * @param label its place on the axis (the finish time, made unique)
+     * @param seconds how long the warm took
+     * @param outcome how it ended (the bar's colour)
+     * @param target the target
+     * @param message what happened
+     */
+    public record WarmBar(String label, double seconds, WarmOutcome outcome, String target, String message) {
+    }
+
+    private final Engine engine;
     private final Background background;
-    private final ObservableList<SeedInfo> seeds = FXCollections.observableArrayList();
+    private final ObservableList<TargetRow> rows = FXCollections.observableArrayList();
     private final ObservableList<WarmResult> history = FXCollections.observableArrayList();
+    private final ObservableList<WarmBar> bars = FXCollections.observableArrayList();
     private final ObservableList<String> output = FXCollections.observableArrayList();
     private final ReadOnlyStringWrapper message = new ReadOnlyStringWrapper("");
     private final ReadOnlyStringWrapper error = new ReadOnlyStringWrapper("");
+    private final ReadOnlyStringWrapper uvProblem = new ReadOnlyStringWrapper("");
+    private final ReadOnlyStringWrapper seedsDir = new ReadOnlyStringWrapper("");
+    private final ReadOnlyStringWrapper runProgress = new ReadOnlyStringWrapper("");
+    private final ReadOnlyDoubleWrapper runFraction = new ReadOnlyDoubleWrapper(0);
     private final ReadOnlyBooleanWrapper warming = new ReadOnlyBooleanWrapper(false);
-    private volatile Cancellation cancellation;
+    private final ReadOnlyBooleanWrapper anyWantsWarm = new ReadOnlyBooleanWrapper(false);
+    private List<SeedInfo> seeds = List.of();
+    private List<WarmResult> journal = List.of();
+    /** Per target, where the running warm (or warm-all) stands for it. */
+    private final Map<String, String> progress = new HashMap<>();
+    private final Map<String, Integer> lines = new HashMap<>();
+    private final ArrayDeque<String> queue = new ArrayDeque<>();
+    private String active; // the target warming now, or null
+    private int runTotal;
+    private int runDone;
+    private volatile Action<WarmResult> running;
+    private volatile boolean cancelled;
 
-    public SeedsViewModel(Kiln kiln, Background background) {
-        this.kiln = kiln;
+    public SeedsViewModel(Engine engine, Background background) {
+        this.engine = engine;
         this.background = background;
     }
 
-    /** Re-reads the seeds and the warm journal in the background. */
+    /** What one refresh reads: the seeds, the journal, and why uv cannot run (empty when it can). */
+    private record Read(List<SeedInfo> seeds, List<WarmResult> history, String uvProblem) {
+    }
+
+    /** Re-reads the seeds, the warm journal and uv's availability in the background. */
     public void refresh() {
-        background.run(() -> new Object[] {kiln.seeds().seeds(), kiln.seeds().history()}, r -> {
-            @SuppressWarnings("unchecked")
-            List<SeedInfo> s = (List<SeedInfo>) r[0];
-            @SuppressWarnings("unchecked")
-            List<WarmResult> h = (List<WarmResult>) r[1];
-            seeds.setAll(s);
-            List<WarmResult> newestFirst = new java.util.ArrayList<>(h);
-            java.util.Collections.reverse(newestFirst);
+        background.run(() -> {
+            List<SeedInfo> s = engine.seeds();
+            return new Read(s, engine.warmHistory(), uvProblem(s));
+        }, r -> {
+            seeds = r.seeds();
+            journal = r.history();
+            uvProblem.set(r.uvProblem());
+            r.seeds().stream().findFirst().map(x -> x.seedDir().getParent()).ifPresent(d -> seedsDir.set(d.toString()));
+            List<WarmResult> newestFirst = new ArrayList<>(journal);
+            Collections.reverse(newestFirst);
             history.setAll(newestFirst);
+            bars.setAll(bars(journal, CHART_WARMS));
+            rebuildRows();
         }, e -> error.set("Could not read the seeds: " + e.getMessage()));
     }
 
-    /** Takes one frame's events: uv's output of the running warm, and finished warms. */
+    /** The plan of the first readable target says whether uv can run here (or on the daemon's host). */
+    private String uvProblem(List<SeedInfo> seeds) {
+        for (SeedInfo s : seeds) {
+            if (s.currentHash().isPresent()) {
+                return engine.planWarm(s.target()).uvProblem().orElse("");
+            }
+        }
+        return "";
+    }
+
+    private void rebuildRows() {
+        Map<String, WarmResult> last = new HashMap<>();
+        for (WarmResult r : journal) {
+            last.put(r.target(), r); // oldest first: the last one wins
+        }
+        List<TargetRow> out = new ArrayList<>(seeds.size());
+        for (SeedInfo s : seeds) {
+            out.add(row(s, Optional.ofNullable(last.get(s.target())), progress.getOrDefault(s.target(), "")));
+        }
+        rows.setAll(out);
+        anyWantsWarm.set(out.stream().anyMatch(r -> r.state().wantsWarm()));
+    }
+
+    static TargetRow row(SeedInfo s, Optional<WarmResult> last, String progress) {
+        SeedState.Status st = SeedState.of(s, last);
+        String lastWarm = last.map(r -> TIME.format(r.at()) + " · " + r.outcome().label() + " · " + seconds(r.duration()))
+                .or(() -> s.warmedAt().map(TIME::format)).orElse("–");
+        return new TargetRow(s.target(), st.state(), st.reason(), s.currentHash().map(SeedsViewModel::shortHash).orElse("–"),
+                s.hash().map(SeedsViewModel::shortHash).orElse("–"),
+                s.seeded() ? SeedsView.mib(s.bytes()) + " · " + s.wheels() + " wheels" : "–", lastWarm, progress);
+    }
+
+    /** The last {@code max} warms of {@code journal} (oldest first) as chart bars, labelled by finish time. */
+    static List<WarmBar> bars(List<WarmResult> journal, int max) {
+        List<WarmResult> tail = journal.subList(Math.max(0, journal.size() - max), journal.size());
+        Map<String, Integer> seen = new LinkedHashMap<>();
+        List<WarmBar> out = new ArrayList<>(tail.size());
+        for (WarmResult r : tail) {
+            String label = CLOCK.format(r.at());
+            int n = seen.merge(label, 1, Integer::sum);
+            out.add(new WarmBar(n == 1 ? label : label + " (" + n + ")", r.duration().toMillis() / 1000.0, r.outcome(), r.target(), r.message()));
+        }
+        return out;
+    }
+
+    private static String seconds(java.time.Duration d) {
+        return String.format("%.1f s", d.toMillis() / 1000.0);
+    }
+
+    /** Takes one frame's events: uv's output of the running warm, and progress per target. */
     public void accept(List<? extends KilnEvent> batch) {
-        boolean finished = false;
+        boolean moved = false;
         for (KilnEvent e : batch) {
             if (e instanceof SeedEvent.WarmStarted s) {
                 output.setAll("$ " + String.join(" ", s.command()));
+                lines.put(s.target(), 0);
+                moved |= step(s.target(), "warming…");
             } else if (e instanceof SeedEvent.WarmOutput o) {
                 output.add(o.line());
-            } else if (e instanceof SeedEvent.WarmFinished) {
-                finished = true;
+                int n = lines.merge(o.target(), 1, Integer::sum);
+                moved |= step(o.target(), "warming · " + n + (n == 1 ? " line" : " lines"));
             }
         }
         if (output.size() > OUTPUT_LINES) {
             output.remove(0, output.size() - OUTPUT_LINES);
         }
-        if (finished) {
-            refresh();
+        if (moved) {
+            rebuildRows();
         }
+    }
+
+    /** Moves {@code target}'s progress, if it is the one warming now (a late event must not undo its outcome). */
+    private boolean step(String target, String text) {
+        if (!target.equals(active)) {
+            return false;
+        }
+        progress.put(target, text);
+        return true;
     }
 
     /** Reports what a warm of {@code target} would do; writes nothing. */
@@ -79,7 +199,7 @@ public final class SeedsViewModel {
             return;
         }
         error.set("");
-        background.run(() -> kiln.seeds().plan(target), p -> message.set(describe(p)), e -> error.set(e.getMessage()));
+        background.run(() -> engine.planWarm(target), p -> message.set(describe(p)), e -> error.set(e.getMessage()));
     }
 
     static String describe(WarmPlan p) {
@@ -90,33 +210,127 @@ public final class SeedsViewModel {
         return head + (p.uvProblem().isPresent() ? " — " + p.uvProblem().get() : "") + "\n$ " + String.join(" ", p.command());
     }
 
-    /** Warms {@code target} in the background; uv's output arrives as events. */
+    /** Warms {@code target}; uv's output arrives as events. */
     public void warm(String target) {
         if (target == null || warming.get()) {
             return;
         }
-        Cancellation c = Cancellation.create();
-        cancellation = c;
+        startRun(List.of(target));
+    }
+
+    /** The targets "Warm all stale" would warm now, in table order: stale and never warmed. */
+    public List<String> staleTargets() {
+        return rows.stream().filter(r -> r.state().wantsWarm()).map(TargetRow::target).toList();
+    }
+
+    /** Warms each stale or never-warmed target in turn; {@link #cancel()} ends the running one and skips the rest. */
+    public void warmAllStale() {
+        if (warming.get()) {
+            return;
+        }
+        List<String> targets = staleTargets();
+        if (targets.isEmpty()) {
+            message.set("Every seed is fresh or failed; nothing to warm (warm a failed one by itself once its cause is fixed).");
+            return;
+        }
+        startRun(targets);
+    }
+
+    private void startRun(List<String> targets) {
+        queue.clear();
+        queue.addAll(targets);
+        progress.clear();
+        lines.clear();
+        targets.forEach(t -> progress.put(t, "queued"));
+        runTotal = targets.size();
+        runDone = 0;
+        cancelled = false;
         warming.set(true);
         error.set("");
-        message.set("Warming " + target + "…");
         output.clear();
-        background.run(() -> kiln.seeds().warm(target, c), r -> {
-            warming.set(false);
-            message.set(r.target() + ": " + r.outcome().label() + " — " + r.message());
+        rebuildRows();
+        next();
+    }
+
+    private void next() {
+        String target = cancelled ? null : queue.poll(); // cancelled: the queued ones stay to be marked skipped
+        if (target == null) {
+            finishRun();
+            return;
+        }
+        runProgress.set(runTotal == 1 ? "Warming " + target + "…" : "Warming " + (runDone + 1) + " of " + runTotal + ": " + target + "…");
+        runFraction.set(runTotal == 0 ? 0 : runDone / (double) runTotal);
+        message.set(runProgress.get());
+        active = target;
+        progress.put(target, "starting…");
+        rebuildRows();
+        String key = UUID.randomUUID().toString(); // one per warm asked for: a retried request warms once
+        background.run(() -> {
+            Action<WarmResult> a = engine.warm(target, key);
+            running = a;
+            if (cancelled) {
+                a.cancel(); // cancel was pressed while the request was on its way
+            }
+            try {
+                return a.result().get();
+            } catch (ExecutionException e) {
+                throw e.getCause() instanceof Exception x ? x : e;
+            } catch (InterruptedException e) {
+                a.cancel();
+                throw e;
+            }
+        }, r -> {
+            running = null;
+            active = null;
+            runDone++;
+            progress.put(target, r.outcome().label());
+            message.set(r.target() + ": " + r.outcome().label() + " in " + seconds(r.duration()) + " — " + r.message());
+            if (r.outcome() == WarmOutcome.CANCELLED) {
+                cancelled = true;
+            }
             refresh();
+            next();
         }, e -> {
-            warming.set(false);
-            error.set("Warm of " + target + " failed: " + e.getMessage());
+            running = null;
+            active = null;
+            runDone++;
+            boolean wasCancel = e instanceof CancellationException;
+            progress.put(target, wasCancel ? "cancelled" : "failed");
+            if (wasCancel) {
+                cancelled = true;
+            } else {
+                error.set("Warm of " + target + " failed: " + e.getMessage());
+            }
             refresh();
+            next();
         });
     }
 
-    /** Cancels the running warm: uv's process tree is killed, the old seed stays. */
+    private void finishRun() {
+        boolean stopped = cancelled && !queue.isEmpty();
+        for (String skipped : queue) {
+            progress.put(skipped, "skipped (cancelled)");
+        }
+        queue.clear();
+        warming.set(false);
+        runFraction.set(1);
+        runProgress.set(runTotal <= 1 ? "" : (cancelled ? "Cancelled after " : "Warmed ") + runDone + " of " + runTotal
+                + (stopped ? "; the rest were skipped" : ""));
+        if (runTotal > 1) {
+            message.set(runProgress.get());
+        }
+        rebuildRows();
+    }
+
+    /** Cancels the running warm (uv's process tree is killed, the old seed stays) and skips the queued ones. */
     public void cancel() {
-        Cancellation c = cancellation;
-        if (c != null) {
-            c.cancel();
+        if (!warming.get()) {
+            return;
+        }
+        cancelled = true;
+        Action<WarmResult> a = running;
+        if (a != null) {
+            a.cancel();
         }
     }
 
@@ -124,13 +338,19 @@ public final class SeedsViewModel {
         return hash == null || hash.length() < 12 ? String.valueOf(hash) : hash.substring(0, 12);
     }
 
-    public ObservableList<SeedInfo> seeds() {
-        return seeds;
+    /** Every target, in the engine's order. */
+    public ObservableList<TargetRow> rows() {
+        return rows;
     }
 
     /** Newest first. */
     public ObservableList<WarmResult> history() {
         return history;
+    }
+
+    /** The latest warms, oldest first, for the chart. */
+    public ObservableList<WarmBar> bars() {
+        return bars;
     }
 
     /** The running (or last) warm's command and output. */
@@ -146,11 +366,32 @@ public final class SeedsViewModel {
         return error.getReadOnlyProperty();
     }
 
+    /** Why uv cannot run, with what to do (install it, or fix kiln.json's "uv"); empty when it can. */
+    public ReadOnlyStringProperty uvProblemProperty() {
+        return uvProblem.getReadOnlyProperty();
+    }
+
+    /** "Warming 2 of 3: api…" while a run goes on; how it ended afterwards. */
+    public ReadOnlyStringProperty runProgressProperty() {
+        return runProgress.getReadOnlyProperty();
+    }
+
+    /** Warms of the run done, as a fraction. */
+    public ReadOnlyDoubleProperty runFractionProperty() {
+        return runFraction.getReadOnlyProperty();
+    }
+
     public ReadOnlyBooleanProperty warmingProperty() {
         return warming.getReadOnlyProperty();
     }
 
-    public String seedsDir() {
-        return kiln.seeds().seedsDir().toString();
+    /** Whether "Warm all stale" has anything to do. */
+    public ReadOnlyBooleanProperty anyWantsWarmProperty() {
+        return anyWantsWarm.getReadOnlyProperty();
+    }
+
+    /** Where the seeds live, on the engine's host (known once a target is listed). */
+    public ReadOnlyStringProperty seedsDirProperty() {
+        return seedsDir.getReadOnlyProperty();
     }
 }

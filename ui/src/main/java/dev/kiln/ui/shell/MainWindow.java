@@ -1,6 +1,6 @@
 package dev.kiln.ui.shell;
 
-import dev.kiln.core.Kiln;
+import dev.kiln.core.engine.Engine;
 import dev.kiln.core.projection.TickFinished;
 import dev.kiln.core.telemetry.KilnEvent;
 import dev.kiln.ui.caches.CachesView;
@@ -39,7 +39,6 @@ import javafx.scene.layout.VBox;
 /** The console's frame: sidebar, the current page, status bar. Pages are made on first visit and kept. */
 public final class MainWindow implements AutoCloseable {
     private final MainViewModel model;
-    private final Kiln kiln;
     private final EventsViewModel events = new EventsViewModel();
     private final ProjectionViewModel projection;
     private final ContractsViewModel contracts;
@@ -54,18 +53,18 @@ public final class MainWindow implements AutoCloseable {
     private final BorderPane root = new BorderPane();
     private static final javafx.css.PseudoClass DARK = javafx.css.PseudoClass.getPseudoClass("dark");
 
-    public MainWindow(MainViewModel model, Background background, Kiln kiln) {
+    /** The window over {@code engine}, in this process or a daemon's: the pages cannot tell which. */
+    public MainWindow(MainViewModel model, Background background, Engine engine) {
         this.model = model;
         this.background = background;
-        this.kiln = kiln;
-        this.projection = new ProjectionViewModel(kiln, background);
-        this.contracts = new ContractsViewModel(kiln, background);
-        this.caches = new CachesViewModel(kiln, background);
-        this.seeds = new SeedsViewModel(kiln, background);
-        this.startup = new StartupViewModel(kiln, background);
+        this.projection = new ProjectionViewModel(engine, background);
+        this.contracts = new ContractsViewModel(engine, background);
+        this.caches = new CachesViewModel(engine, background);
+        this.seeds = new SeedsViewModel(engine, background);
+        this.startup = new StartupViewModel(engine, background);
         contracts.summaryProperty().addListener((o, a, b) -> model.setStatus(b));
         // Subscribed from the start, so events before the first visit to a page are not lost.
-        this.pump = new FxEventPump(kiln.events(), this::dispatch);
+        this.pump = new FxEventPump(engine.events(), this::dispatch);
         root.setLeft(sidebar());
         root.setCenter(content);
         root.setBottom(statusBar());

@@ -165,7 +165,7 @@ public final class StartupView extends VBox {
                 swatch("timeline-timeout", "startup timeout"));
         legend.setAlignment(Pos.CENTER_LEFT);
 
-        ComboBox<java.nio.file.Path> saved = runPicker(vm, "Saved run…");
+        ComboBox<dev.kiln.core.engine.SavedRun> saved = runPicker(vm, "Saved run…");
         saved.setId("startup-saved");
         saved.setPrefWidth(190);
         saved.setOnAction(e -> {
@@ -193,8 +193,8 @@ public final class StartupView extends VBox {
         heatScroll.setFitToWidth(true);
 
         // Two saved runs side by side, with the delta per server.
-        ComboBox<java.nio.file.Path> runA = runPicker(vm, "Run A…");
-        ComboBox<java.nio.file.Path> runB = runPicker(vm, "Run B…");
+        ComboBox<dev.kiln.core.engine.SavedRun> runA = runPicker(vm, "Run A…");
+        ComboBox<dev.kiln.core.engine.SavedRun> runB = runPicker(vm, "Run B…");
         Button compare = new Button("Compare");
         compare.setId("startup-compare");
         compare.setOnAction(e -> vm.compare(runA.getValue(), runB.getValue()));
@@ -257,17 +257,17 @@ public final class StartupView extends VBox {
         return box;
     }
 
-    private static ComboBox<java.nio.file.Path> runPicker(StartupViewModel vm, String prompt) {
-        ComboBox<java.nio.file.Path> box = new ComboBox<>(vm.savedRuns());
+    private static ComboBox<dev.kiln.core.engine.SavedRun> runPicker(StartupViewModel vm, String prompt) {
+        ComboBox<dev.kiln.core.engine.SavedRun> box = new ComboBox<>(vm.savedRuns());
         box.setPromptText(prompt);
         box.setConverter(new StringConverter<>() {
             @Override
-            public String toString(java.nio.file.Path p) {
-                return p == null ? "" : p.getFileName().toString().replace("probe-", "").replace(".json", "");
+            public String toString(dev.kiln.core.engine.SavedRun r) {
+                return r == null ? "" : r.id().replace("probe-", "").replace(".json", "");
             }
 
             @Override
-            public java.nio.file.Path fromString(String s) {
+            public dev.kiln.core.engine.SavedRun fromString(String s) {
                 return null;
             }
         });

@@ -1,18 +1,17 @@
 package dev.kiln.ui.startup;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.kiln.core.Kiln;
-import dev.kiln.core.startup.Bytecode;
+import dev.kiln.core.engine.Action;
+import dev.kiln.core.engine.Engine;
+import dev.kiln.core.engine.ProbeRequest;
+import dev.kiln.core.engine.SavedRun;
 import dev.kiln.core.startup.BytecodeMode;
 import dev.kiln.core.startup.BytecodeReport;
 import dev.kiln.core.startup.ProbeEvent;
 import dev.kiln.core.startup.ProbeReport;
-import dev.kiln.core.startup.ProbeRuns;
 import dev.kiln.core.startup.ServerConfig;
-import dev.kiln.core.startup.StartupProbe;
 import dev.kiln.core.telemetry.KilnEvent;
 import dev.kiln.ui.util.Background;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -36,7 +35,7 @@ import javafx.collections.ObservableList;
  * bytecode audit and precompile of a Python server.
  */
 public final class StartupViewModel {
-    private final Kiln kiln;
+    private final Engine engine;
     private final Background background;
     private final ObservableList<ServerConfig> servers = FXCollections.observableArrayList();
     private final ObservableList<Lane> lanes = FXCollections.observableArrayList();
@@ -49,8 +48,8 @@ public final class StartupViewModel {
     private final ReadOnlyStringWrapper configLines = new ReadOnlyStringWrapper("");
     private final ReadOnlyStringWrapper bytecode = new ReadOnlyStringWrapper("");
     private final ReadOnlyStringWrapper error = new ReadOnlyStringWrapper("");
-    private Background.Cancellable running;
-    private final ObservableList<Path> savedRuns = FXCollections.observableArrayList();
+    private volatile Action<ProbeReport> running;
+    private final ObservableList<SavedRun> savedRuns = FXCollections.observableArrayList();
     private final ReadOnlyStringWrapper shownRun = new ReadOnlyStringWrapper("");
     private final ReadOnlyBooleanWrapper empty = new ReadOnlyBooleanWrapper(true);
     private final ObservableList<Row> rows = FXCollections.observableArrayList();
@@ -105,49 +104,53 @@ public final class StartupViewModel {
         }
     }
 
-    public StartupViewModel(Kiln kiln, Background background) {
-        this.kiln = kiln;
+    public StartupViewModel(Engine engine, Background background) {
+        this.engine = engine;
         this.background = background;
     }
 
     /** Re-reads {@code servers.json}; a malformed file is an error naming the file, server and field. */
     public void load() {
-        background.run(kiln::servers, list -> {
+        background.run(engine::servers, list -> {
             servers.setAll(list);
             error.set("");
-            refreshSaved();
-            if (report.get() == null && !savedRuns.isEmpty() && shownRun.get().isEmpty()) {
-                showSaved(savedRuns.get(0)); // the page opens on the latest run, the CLI's included
-            } else if (lanes.isEmpty()) {
+            if (lanes.isEmpty()) {
                 lanes.setAll(list.stream().filter(ServerConfig::enabled).map(s -> Lane.waiting(s.name(), timeoutMs(s))).toList());
             }
             updateEmpty();
+            refreshSaved(true);
         }, e -> error.set(e.getMessage()));
     }
 
-    /** Re-lists the workspace's saved runs and loads its latest sweep. */
+    /** The saved runs (newest first) and the latest sweep, read together. */
+    private record Saved(List<SavedRun> runs, Optional<JsonNode> sweep) {
+    }
+
+    /** Re-lists the workspace's saved runs and loads its latest sweep, in the background. */
     public void refreshSaved() {
-        try {
-            savedRuns.setAll(ProbeRuns.list(kiln.layout()));
-            List<Path> sweeps = ProbeRuns.listSweeps(kiln.layout());
-            sweep.set(sweeps.isEmpty() ? null : ProbeRuns.load(sweeps.get(0)));
-        } catch (RuntimeException e) {
-            error.set(e.getMessage()); // a damaged run is named; the others stay usable
-        }
+        refreshSaved(false);
+    }
+
+    private void refreshSaved(boolean openLatest) {
+        background.run(() -> new Saved(engine.probeRuns(), engine.latestSweep()), saved -> {
+            savedRuns.setAll(saved.runs());
+            sweep.set(saved.sweep().orElse(null));
+            if (openLatest && report.get() == null && !savedRuns.isEmpty() && shownRun.get().isEmpty() && !probing.get()) {
+                showSaved(savedRuns.get(0)); // the page opens on the latest run, the CLI's included
+            }
+        }, e -> error.set(e.getMessage())); // a damaged run is named; the others stay usable
     }
 
     /** Shows a saved run (the CLI's or the console's) as lanes, results and verdict. */
-    public void showSaved(Path run) {
-        JsonNode json;
-        try {
-            json = ProbeRuns.load(run);
-        } catch (RuntimeException e) {
-            error.set(e.getMessage());
+    public void showSaved(SavedRun run) {
+        if (run == null) {
             return;
         }
-        showJson(json, "Saved run " + json.path("summary").path("started_at").asText(run.getFileName().toString())
-                .replace('T', ' ').replaceAll("(\\.\\d+)?Z$", " UTC"));
-        shownRun.set(run.getFileName().toString());
+        background.run(() -> engine.probeRun(run.id()), json -> {
+            showJson(json, "Saved run " + json.path("summary").path("started_at").asText(run.id())
+                    .replace('T', ' ').replaceAll("(\\.\\d+)?Z$", " UTC"));
+            shownRun.set(run.id());
+        }, e -> error.set(e.getMessage()));
     }
 
     private void showJson(JsonNode json, String source) {
@@ -185,26 +188,19 @@ public final class StartupViewModel {
     }
 
     /** Compares two saved runs server by server (the servers of either, A's first). */
-    public void compare(Path a, Path b) {
+    public void compare(SavedRun a, SavedRun b) {
         if (a == null || b == null) {
             error.set("Pick two saved runs to compare.");
             return;
         }
-        JsonNode ja;
-        JsonNode jb;
-        try {
-            ja = ProbeRuns.load(a);
-            jb = ProbeRuns.load(b);
-        } catch (RuntimeException e) {
-            error.set(e.getMessage());
-            return;
-        }
-        java.util.Map<String, Double> am = medians(ja);
-        java.util.Map<String, Double> bm = medians(jb);
-        java.util.LinkedHashSet<String> names = new java.util.LinkedHashSet<>(am.keySet());
-        names.addAll(bm.keySet());
-        comparison.setAll(names.stream().map(n -> new Delta(n, am.get(n), bm.get(n))).toList());
-        comparisonTitle.set("A " + a.getFileName() + "  →  B " + b.getFileName());
+        background.run(() -> List.of(engine.probeRun(a.id()), engine.probeRun(b.id())), both -> {
+            java.util.Map<String, Double> am = medians(both.get(0));
+            java.util.Map<String, Double> bm = medians(both.get(1));
+            java.util.LinkedHashSet<String> names = new java.util.LinkedHashSet<>(am.keySet());
+            names.addAll(bm.keySet());
+            comparison.setAll(names.stream().map(n -> new Delta(n, am.get(n), bm.get(n))).toList());
+            comparisonTitle.set("A " + a.id() + "  →  B " + b.id());
+        }, e -> error.set(e.getMessage()));
     }
 
     private static java.util.Map<String, Double> medians(JsonNode run) {
@@ -218,7 +214,7 @@ public final class StartupViewModel {
 
     private double timeoutMs(ServerConfig s) {
         Optional<Duration> forced = parseTimeout();
-        return forced.or(s::startupTimeout).orElse(kiln.settings().startupTimeout()).toMillis();
+        return forced.or(s::startupTimeout).orElse(engine.defaultStartupTimeout()).toMillis();
     }
 
     private Optional<Duration> parseTimeout() {
@@ -233,6 +229,10 @@ public final class StartupViewModel {
         return Optional.of(Duration.ofMillis(Math.round(s * 1000)));
     }
 
+    /** What a finished probe hands back: its report, and the run saved before it (for "since the last run"). */
+    private record Probed(ProbeReport report, Optional<JsonNode> previous) {
+    }
+
     /** Starts every enabled server at once and times each to its {@code initialize} answer. */
     public void probe() {
         if (probing.get()) {
@@ -240,50 +240,68 @@ public final class StartupViewModel {
         }
         List<ServerConfig> enabled = servers.stream().filter(ServerConfig::enabled).toList();
         if (enabled.isEmpty()) {
-            error.set("No enabled servers in " + kiln.layout().serversFile());
+            error.set("No enabled servers in " + engine.layout().serversFile());
             return;
         }
-        StartupProbe.Builder b = kiln.probe().cpus(cpus.get() == null ? "" : cpus.get().strip())
-                .bytecode(coldBytecode.get() ? BytecodeMode.COLD : BytecodeMode.AS_IS);
+        Optional<Duration> timeout;
         try {
-            parseTimeout().ifPresent(b::timeout);
+            timeout = parseTimeout();
         } catch (IllegalArgumentException e) {
             error.set("Timeout: " + (e instanceof NumberFormatException ? "'" + timeoutSeconds.get() + "' is not a number of seconds" : e.getMessage()));
             return;
         }
-        StartupProbe probe = b.build();
-        lanes.setAll(enabled.stream().map(s -> Lane.waiting(s.name(), probe.timeoutFor(s).toMillis())).toList());
+        ProbeRequest request = new ProbeRequest(enabled.stream().map(ServerConfig::name).toList(),
+                cpus.get() == null ? "" : cpus.get().strip(), coldBytecode.get() ? BytecodeMode.COLD : BytecodeMode.AS_IS, timeout);
+        String key = java.util.UUID.randomUUID().toString(); // one per click: a retried request probes once
+        lanes.setAll(enabled.stream().map(s -> Lane.waiting(s.name(), timeoutMs(s))).toList());
         error.set("");
         verdict.set("Starting " + enabled.size() + " servers at once…");
         probing.set(true);
-        Optional<JsonNode> previous = previousRun();
         shownRun.set("");
         rows.clear();
         phases.set("");
         updateEmpty();
-        running = background.run(() -> {
-            ProbeReport r = probe.run(enabled);
-            ProbeRuns.save(kiln.layout(), r);
-            return r;
-        }, r -> {
+        background.run(() -> {
+            Optional<JsonNode> previous = previousRun();
+            Action<ProbeReport> action = engine.probe(request, key);
+            running = action;
+            return new Probed(await(action), previous);
+        }, p -> {
+            running = null;
             probing.set(false);
-            show(r, previous);
-            refreshSaved();
-            if (!savedRuns.isEmpty()) {
-                shownRun.set(savedRuns.get(0).getFileName().toString());
-            }
+            show(p.report(), p.previous());
+            background.run(engine::probeRuns, runs -> {
+                savedRuns.setAll(runs);
+                if (!runs.isEmpty()) {
+                    shownRun.set(runs.get(0).id());
+                }
+            }, e -> error.set(e.getMessage()));
         }, e -> {
+            running = null;
             probing.set(false);
             verdict.set("");
-            error.set(e instanceof InterruptedException ? "Probe cancelled; every server it started was ended." : "Probe failed: " + e.getMessage());
+            error.set(e instanceof java.util.concurrent.CancellationException || e instanceof InterruptedException
+                    ? "Probe cancelled; every server it started was ended." : "Probe failed: " + e.getMessage());
         });
+    }
+
+    /** Waits for a long action's outcome, unwrapped: its own exception, or the cancellation. */
+    static <T> T await(Action<T> action) throws Exception {
+        try {
+            return action.result().get();
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw e.getCause() instanceof Exception x ? x : e;
+        } catch (InterruptedException e) {
+            action.cancel(); // the page went away: end what it started
+            throw e;
+        }
     }
 
     private Optional<JsonNode> previousRun() {
         try {
-            List<Path> runs = ProbeRuns.list(kiln.layout());
+            List<SavedRun> runs = engine.probeRuns();
             // Newest first: the run before this one, which is what "since the last run" means.
-            return runs.isEmpty() ? Optional.empty() : Optional.of(ProbeRuns.load(runs.get(0)));
+            return runs.isEmpty() ? Optional.empty() : Optional.of(engine.probeRun(runs.get(0).id()));
         } catch (RuntimeException e) {
             return Optional.empty(); // a damaged earlier run only loses the comparison
         }
@@ -294,13 +312,15 @@ public final class StartupViewModel {
         String head = r.servers().size() + " servers · " + (r.servers().size() - r.failed()) + " ok · " + r.overTimeout() + " over timeout"
                 + (slowest != null && slowest.initializeMsMedian() != null
                         ? String.format(" · slowest %s %.0f ms", slowest.name(), slowest.initializeMsMedian()) : "");
-        String compare = previous.map(p -> ProbeRuns.compare(p, r).stream()
-                .filter(c -> c.beforeMs() != null && c.afterMs() != null)
-                .map(c -> String.format("%s %.0f → %.0f ms", c.server(), c.beforeMs(), c.afterMs()))
-                .collect(Collectors.joining(", "))).filter(s -> !s.isEmpty()).map(s -> "\nSince the last run: " + s).orElse("");
+        com.fasterxml.jackson.databind.node.ObjectNode json = r.toJson();
+        String compare = previous.map(p -> {
+            java.util.Map<String, Double> before = medians(p);
+            return medians(json).entrySet().stream().filter(e -> e.getValue() != null && before.get(e.getKey()) != null)
+                    .map(e -> String.format("%s %.0f → %.0f ms", e.getKey(), before.get(e.getKey()), e.getValue()))
+                    .collect(Collectors.joining(", "));
+        }).filter(s -> !s.isEmpty()).map(s -> "\nSince the last run: " + s).orElse("");
         verdict.set(head + compare);
         configLines.set(r.clientConfigLines());
-        com.fasterxml.jackson.databind.node.ObjectNode json = r.toJson();
         List<Row> rs = new java.util.ArrayList<>();
         StringBuilder where = new StringBuilder();
         for (JsonNode s : json.path("servers")) {
@@ -315,9 +335,9 @@ public final class StartupViewModel {
 
     /** Ends the running probe and every process it started. */
     public void cancel() {
-        Background.Cancellable c = running;
-        if (c != null && probing.get()) {
-            c.cancel();
+        Action<ProbeReport> a = running;
+        if (a != null && probing.get()) {
+            a.cancel();
         }
     }
 
@@ -361,10 +381,7 @@ public final class StartupViewModel {
             return;
         }
         bytecode.set("Auditing " + server.name() + "…");
-        background.run(() -> {
-            Bytecode b = Bytecode.withSystemEnvironment();
-            return b.audit(b.locate(server));
-        }, r -> bytecode.set(describe(server.name(), r)), e -> bytecode.set(server.name() + ": " + e.getMessage()));
+        background.run(() -> engine.audit(server.name()), r -> bytecode.set(describe(server.name(), r)), e -> bytecode.set(server.name() + ": " + e.getMessage()));
     }
 
     /** Precompiles the Python server's environment ({@code compileall}), then re-audits. */
@@ -373,10 +390,8 @@ public final class StartupViewModel {
             return;
         }
         bytecode.set("Precompiling " + server.name() + "…");
-        background.run(() -> {
-            Bytecode b = Bytecode.withSystemEnvironment();
-            return b.compile(b.locate(server), Bytecode.InvalidationMode.TIMESTAMP);
-        }, r -> bytecode.set(describe(server.name(), r.before()) + "\nafter precompile (" + String.format("%.0f ms", r.elapsedMs()) + "): "
+        String key = java.util.UUID.randomUUID().toString();
+        background.run(() -> await(engine.precompile(server.name(), key)), r -> bytecode.set(describe(server.name(), r.before()) + "\nafter precompile (" + String.format("%.0f ms", r.elapsedMs()) + "): "
                 + counts(r.after()) + (r.exitCode() == 0 ? "" : " · compileall exited " + r.exitCode())),
                 e -> bytecode.set(server.name() + ": " + e.getMessage()));
     }
@@ -394,7 +409,7 @@ public final class StartupViewModel {
     }
 
     /** The workspace's saved runs, newest first (the CLI's and the console's). */
-    public ObservableList<Path> savedRuns() {
+    public ObservableList<SavedRun> savedRuns() {
         return savedRuns;
     }
 
@@ -477,6 +492,6 @@ public final class StartupViewModel {
     }
 
     public String serversFile() {
-        return kiln.layout().serversFile().toString();
+        return engine.layout().serversFile().toString();
     }
 }

@@ -3,24 +3,22 @@ package dev.kiln.ui.contracts;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.kiln.core.Kiln;
 import dev.kiln.core.demo.DemoSummary;
 import dev.kiln.core.demo.DemoWorkspace;
-import dev.kiln.core.telemetry.EventBus;
+import dev.kiln.ui.EngineTestBase;
 import dev.kiln.ui.util.Background;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The Contracts page's state and its heal action, without a window. */
-class ContractsViewModelTest {
+/** The Contracts page's state and its heal action, without a window, against the engine the subclass supplies. */
+abstract class ContractsViewModelTest extends EngineTestBase {
     @TempDir
     Path tmp;
 
     private ContractsViewModel open() {
-        return new ContractsViewModel(Kiln.open(tmp, new EventBus(), Clock.systemUTC()), Background.inline());
+        return new ContractsViewModel(engine(tmp), Background.inline());
     }
 
     @Test
@@ -105,7 +103,7 @@ class ContractsViewModelTest {
 
     @Test
     void refresh_failure_isShownAsError() {
-        ContractsViewModel vm = new ContractsViewModel(Kiln.open(tmp, new EventBus(), Clock.systemUTC()), new Background() {
+        ContractsViewModel vm = new ContractsViewModel(engine(tmp), new Background() {
             @Override
             public <T> Cancellable run(java.util.concurrent.Callable<T> work, java.util.function.Consumer<? super T> onResult,
                     java.util.function.Consumer<? super Throwable> onError) {

@@ -2,35 +2,32 @@ package dev.kiln.ui.projection;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.kiln.core.Kiln;
+import dev.kiln.core.engine.Engine;
 import dev.kiln.core.demo.DemoWorkspace;
 import dev.kiln.core.projection.WakeReason;
-import dev.kiln.core.telemetry.EventBus;
 import dev.kiln.core.telemetry.KilnEvent;
+import dev.kiln.ui.EngineTestBase;
 import dev.kiln.ui.util.Background;
 import java.nio.file.Path;
-import java.time.Clock;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class ProjectionViewModelTest {
+/** The Projection page's model against the engine the subclass supplies. */
+abstract class ProjectionViewModelTest extends EngineTestBase {
     @TempDir
     Path tmp;
 
     @Test
     void ticks_fromEvents_showLastAndCountReasons() {
         new DemoWorkspace().write(tmp, 40, 2, false);
-        EventBus bus = new EventBus();
-        List<KilnEvent> seen = new ArrayList<>();
-        bus.subscribe(seen::add);
-        Kiln kiln = Kiln.open(tmp, bus, Clock.systemUTC());
-        ProjectionViewModel vm = new ProjectionViewModel(kiln, Background.inline());
+        Engine engine = engine(tmp);
+        List<KilnEvent> seen = recording(engine);
+        ProjectionViewModel vm = new ProjectionViewModel(engine, Background.inline());
 
-        kiln.projector().tick(WakeReason.STARTUP);
+        vm.start(false); // on demand: one startup tick
         vm.projectNow();
-        vm.accept(seen);
+        pump(seen, vm::accept);
 
         assertThat(vm.history()).hasSize(2);
         assertThat(vm.history().get(0).reason()).isEqualTo(WakeReason.MANUAL);
@@ -43,16 +40,14 @@ class ProjectionViewModelTest {
     @Test
     void age_tracksTheInjectedClock_fromTheLastTick() {
         new DemoWorkspace().write(tmp, 10, 2, false);
-        EventBus bus = new EventBus();
-        List<KilnEvent> seen = new ArrayList<>();
-        bus.subscribe(seen::add);
         dev.kiln.testkit.MutableClock clock = new dev.kiln.testkit.MutableClock(java.time.Instant.parse("2026-12-01T10:00:00Z"));
-        Kiln kiln = Kiln.open(tmp, bus, clock);
-        ProjectionViewModel vm = new ProjectionViewModel(kiln, Background.inline());
+        Engine engine = engine(tmp, clock);
+        List<KilnEvent> seen = recording(engine);
+        ProjectionViewModel vm = new ProjectionViewModel(engine, Background.inline());
         assertThat(vm.ageProperty().get()).isEqualTo("not yet");
 
-        kiln.projector().tick(WakeReason.STARTUP);
-        vm.accept(seen);
+        vm.projectNow();
+        pump(seen, vm::accept);
         assertThat(vm.ageProperty().get()).isEqualTo("just now");
         clock.advance(java.time.Duration.ofSeconds(42));
         vm.refreshClock();
@@ -80,8 +75,7 @@ class ProjectionViewModelTest {
         new DemoWorkspace().write(tmp, 5, 2, false);
         java.time.Instant t0 = java.time.Instant.parse("2026-12-01T10:00:00Z");
         dev.kiln.testkit.MutableClock clock = new dev.kiln.testkit.MutableClock(t0);
-        Kiln kiln = Kiln.open(tmp, new EventBus(), clock);
-        ProjectionViewModel vm = new ProjectionViewModel(kiln, Background.inline());
+        ProjectionViewModel vm = new ProjectionViewModel(engine(tmp, clock), Background.inline());
         String since = java.time.format.DateTimeFormatter.ofPattern("HH:mm:ss").withZone(java.time.ZoneId.systemDefault()).format(t0);
 
         vm.accept(List.of(new dev.kiln.core.watch.WatchChanged(t0, new dev.kiln.core.watch.WatchStatus(false,

@@ -7,6 +7,7 @@ import dev.kiln.core.doctor.Diagnosis;
 import dev.kiln.core.projection.Projector;
 import dev.kiln.core.projection.WakeReason;
 import dev.kiln.core.workspace.WorkspaceLayout;
+import dev.kiln.ui.EngineTestBase;
 import dev.kiln.ui.util.Background;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,14 +15,15 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class StalenessViewModelTest {
+/** "Why is this stale?" against the engine the subclass supplies. */
+abstract class StalenessViewModelTest extends EngineTestBase {
     @TempDir
     Path tmp;
 
     @Test
     void diagnose_upToDate_saysSoWithNoRows() {
         WorkspaceLayout ws = projectedDemo();
-        StalenessViewModel vm = new StalenessViewModel(ws, () -> "", Background.inline());
+        StalenessViewModel vm = new StalenessViewModel(engine(ws.root()), Background.inline());
 
         vm.diagnose();
 
@@ -40,7 +42,7 @@ class StalenessViewModelTest {
                     .filter(p -> read(p).contains("\"status\" : \"running\"")).findFirst().orElseThrow();
         }
         Files.writeString(f, Files.readString(f).replace("\"status\" : \"running\"", "\"status\" : \"done\""));
-        StalenessViewModel vm = new StalenessViewModel(ws, () -> "", Background.inline());
+        StalenessViewModel vm = new StalenessViewModel(engine(ws.root()), Background.inline());
 
         vm.diagnose();
 

@@ -2,14 +2,12 @@ package dev.kiln.ui.startup;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.kiln.core.Kiln;
 import dev.kiln.core.demo.DemoWorkspace;
-import dev.kiln.core.telemetry.EventBus;
 import dev.kiln.core.telemetry.KilnEvent;
+import dev.kiln.ui.EngineTestBase;
 import dev.kiln.ui.util.Background;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -17,17 +15,16 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The Startup page probing the demo workspace's real (bundled, stdlib-only) Python MCP servers. */
-class StartupViewModelTest {
+abstract class StartupViewModelTest extends EngineTestBase {
     @TempDir
     Path tmp;
 
     @Test
     void probe_demoServers_lanesFollowTheEventsAndTheVerdictCountsThem() {
         new DemoWorkspace().write(tmp, 10, 1, false);
-        EventBus bus = new EventBus();
-        List<KilnEvent> seen = new CopyOnWriteArrayList<>();
-        bus.subscribe(seen::add);
-        StartupViewModel vm = new StartupViewModel(Kiln.open(tmp, bus, Clock.systemUTC()), Background.inline());
+        dev.kiln.core.engine.Engine engine = engine(tmp);
+        List<KilnEvent> seen = recording(engine);
+        StartupViewModel vm = new StartupViewModel(engine, Background.inline());
 
         vm.load();
         assertThat(vm.servers()).extracting(s -> s.name()).containsExactly("demo-light", "demo-stdlib", "demo-import-graph");
@@ -56,7 +53,7 @@ class StartupViewModelTest {
     @Test
     void probe_badTimeout_isAClearErrorAndStartsNothing() {
         new DemoWorkspace().write(tmp, 10, 1, false);
-        StartupViewModel vm = new StartupViewModel(Kiln.open(tmp, new EventBus(), Clock.systemUTC()), Background.inline());
+        StartupViewModel vm = new StartupViewModel(engine(tmp), Background.inline());
         vm.load();
 
         vm.timeoutSecondsProperty().set("soon");
@@ -71,12 +68,17 @@ class StartupViewModelTest {
     void load_malformedServersJson_namesTheFile() throws Exception {
         new DemoWorkspace().write(tmp, 10, 1, false);
         Files.writeString(tmp.resolve("servers.json"), "{\"mcpServers\": {\"x\": {\"args\": 3}}}");
-        StartupViewModel vm = new StartupViewModel(Kiln.open(tmp, new EventBus(), Clock.systemUTC()), Background.inline());
+        StartupViewModel vm = new StartupViewModel(engine(tmp), Background.inline());
 
         vm.load();
 
         assertThat(vm.errorProperty().get()).contains("servers.json").contains("'x'");
         assertThat(vm.servers()).isEmpty();
+    }
+
+    /** The workspace as a test writes its fixtures into it (the files a CLI run would leave). */
+    private dev.kiln.core.workspace.WorkspaceLayout layout() {
+        return dev.kiln.core.workspace.WorkspaceLayout.of(tmp);
     }
 
     @Test
@@ -101,10 +103,10 @@ class StartupViewModelTest {
     @Test
     void load_withRunsSavedByTheCli_opensOnTheLatestWithItsPhasesAndNoEmptyState() {
         new DemoWorkspace().write(tmp, 10, 1, false);
-        Kiln kiln = Kiln.open(tmp, new EventBus(), Clock.systemUTC());
-        dev.kiln.core.startup.ProbeRuns.save(kiln.layout(), saved("2026-01-05T09:00:00Z", 100, 4_000));
-        dev.kiln.core.startup.ProbeRuns.save(kiln.layout(), saved("2026-01-05T10:00:00Z", 1_500, 1_600));
-        StartupViewModel vm = new StartupViewModel(kiln, Background.inline());
+        // saved as `kiln probe` saves them, from the command line
+        dev.kiln.core.startup.ProbeRuns.save(layout(), saved("2026-01-05T09:00:00Z", 100, 4_000));
+        dev.kiln.core.startup.ProbeRuns.save(layout(), saved("2026-01-05T10:00:00Z", 1_500, 1_600));
+        StartupViewModel vm = new StartupViewModel(engine(tmp), Background.inline());
 
         vm.load();
 
@@ -129,7 +131,7 @@ class StartupViewModelTest {
     @Test
     void load_noRunYet_emptyStateAndNoBars() {
         new DemoWorkspace().write(tmp, 10, 1, false);
-        StartupViewModel vm = new StartupViewModel(Kiln.open(tmp, new EventBus(), Clock.systemUTC()), Background.inline());
+        StartupViewModel vm = new StartupViewModel(engine(tmp), Background.inline());
 
         vm.load();
 
@@ -142,11 +144,12 @@ class StartupViewModelTest {
     @Test
     void compare_twoSavedRuns_deltaPerServer() {
         new DemoWorkspace().write(tmp, 10, 1, false);
-        Kiln kiln = Kiln.open(tmp, new EventBus(), Clock.systemUTC());
-        Path before = dev.kiln.core.startup.ProbeRuns.save(kiln.layout(), saved("2026-01-05T09:00:00Z", 100, 4_000));
-        Path after = dev.kiln.core.startup.ProbeRuns.save(kiln.layout(), saved("2026-01-05T10:00:00Z", 100, 1_000));
-        StartupViewModel vm = new StartupViewModel(kiln, Background.inline());
+        dev.kiln.core.startup.ProbeRuns.save(layout(), saved("2026-01-05T09:00:00Z", 100, 4_000));
+        dev.kiln.core.startup.ProbeRuns.save(layout(), saved("2026-01-05T10:00:00Z", 100, 1_000));
+        StartupViewModel vm = new StartupViewModel(engine(tmp), Background.inline());
         vm.load();
+        dev.kiln.core.engine.SavedRun after = vm.savedRuns().get(0); // newest first
+        dev.kiln.core.engine.SavedRun before = vm.savedRuns().get(1);
 
         vm.compare(before, after);
 
@@ -155,8 +158,7 @@ class StartupViewModelTest {
             assertThat(d.deltaMs()).isEqualTo(-3_000);
             assertThat(d.text()).isEqualTo("-3000 ms (-75 %)");
         });
-        assertThat(vm.comparisonTitleProperty().get()).contains(before.getFileName().toString())
-                .contains(after.getFileName().toString());
+        assertThat(vm.comparisonTitleProperty().get()).contains(before.id()).contains(after.id());
         vm.compare(before, null);
         assertThat(vm.errorProperty().get()).isEqualTo("Pick two saved runs to compare.");
     }
@@ -164,7 +166,6 @@ class StartupViewModelTest {
     @Test
     void load_savedSweep_isTheHeatMapsMatrixWithItsHeatPerCell() {
         new DemoWorkspace().write(tmp, 10, 1, false);
-        Kiln kiln = Kiln.open(tmp, new EventBus(), Clock.systemUTC());
         dev.kiln.core.startup.ProbeReport col = saved("2026-01-05T09:00:00Z", 100, 4_000);
         var cells = List.of(
                 new dev.kiln.core.startup.SweepReport.Cell("a", 1.0, dev.kiln.core.startup.SweepReport.Bytecode.BEFORE,
@@ -173,11 +174,11 @@ class StartupViewModelTest {
                         25_000.0, "ok", 30_000, 1, 1, ""),
                 new dev.kiln.core.startup.SweepReport.Cell("a", 0.5, dev.kiln.core.startup.SweepReport.Bytecode.BEFORE,
                         null, "timeout", 30_000, 0, 1, ""));
-        dev.kiln.core.startup.ProbeRuns.saveSweep(kiln.layout(), new dev.kiln.core.startup.SweepReport(
+        dev.kiln.core.startup.ProbeRuns.saveSweep(layout(), new dev.kiln.core.startup.SweepReport(
                 java.time.Instant.parse("2026-01-05T09:00:00Z"), List.of(1.0, 0.5), true, 1, "cgroup-v1", List.of("a"),
                 cells, List.of(new dev.kiln.core.startup.SweepReport.Column(1.0,
                         dev.kiln.core.startup.SweepReport.Bytecode.BEFORE, col)), List.of(), null));
-        StartupViewModel vm = new StartupViewModel(kiln, Background.inline());
+        StartupViewModel vm = new StartupViewModel(engine(tmp), Background.inline());
 
         vm.load();
 

@@ -1,0 +1,67 @@
+package dev.kiln.ui;
+
+import dev.kiln.core.Kiln;
+import dev.kiln.core.engine.Engine;
+import dev.kiln.core.telemetry.EventBus;
+import dev.kiln.core.telemetry.KilnEvent;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+
+/**
+ * The base of every view-model test that needs an {@link Engine}: a test asks {@link #engine} for one over a workspace
+ * it has written, and {@link #newEngine} — the only place that knows which engine it is — makes it. Each such test
+ * is an abstract class with one subclass per engine: {@code …LocalTest} (in this process, {@link #local}) now, and a
+ * {@code …RemoteTest} (a {@code RemoteEngine} attached to a {@code kiln serve} of the same workspace) to come.
+ */
+public abstract class EngineTestBase {
+    private final List<Engine> opened = new ArrayList<>();
+
+    /**
+     * A new engine over {@code workspace}, whose ages are measured against {@code clock}. It may start nothing:
+     * tests start what they need through the view model.
+     */
+    protected abstract Engine newEngine(Path workspace, Clock clock);
+
+    /** An engine over {@code workspace} on the system clock, closed after the test. */
+    protected final Engine engine(Path workspace) {
+        return engine(workspace, Clock.systemUTC());
+    }
+
+    /** An engine over {@code workspace} on {@code clock}, closed after the test. */
+    protected final Engine engine(Path workspace, Clock clock) {
+        Engine e = newEngine(workspace, clock);
+        opened.add(e);
+        return e;
+    }
+
+    /** Every event {@code engine} publishes from now on, in order, for a view model's {@code accept}. */
+    protected static List<KilnEvent> recording(Engine engine) {
+        List<KilnEvent> seen = new CopyOnWriteArrayList<>();
+        engine.events().subscribe(seen::add);
+        return seen;
+    }
+
+    /** Hands what {@code seen} holds to {@code accept} and empties it, as one frame of the event pump would. */
+    protected static void pump(List<KilnEvent> seen, java.util.function.Consumer<List<KilnEvent>> accept) {
+        List<KilnEvent> batch = List.copyOf(seen);
+        seen.subList(0, batch.size()).clear(); // events that arrived meanwhile stay for the next frame
+        accept.accept(batch);
+    }
+
+    @AfterEach
+    final void closeEngines() {
+        for (Engine e : opened) {
+            e.close();
+        }
+        opened.clear();
+    }
+
+    /** The in-process engine, as the console opens a local workspace. */
+    public static Engine local(Path workspace, Clock clock) {
+        return Kiln.open(workspace, new EventBus(), clock).engine();
+    }
+}

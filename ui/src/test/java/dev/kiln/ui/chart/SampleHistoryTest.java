@@ -1,0 +1,58 @@
+package dev.kiln.ui.chart;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The samples behind every live chart: bounded, and folded into a window's buckets. */
+class SampleHistoryTest {
+    private static final Instant T = Instant.parse("2026-12-01T10:00:00Z");
+
+    @Test
+    void keepsOnlyTheKeptSpan_andAtMostMaxSamples() {
+        SampleHistory<Integer> h = new SampleHistory<>(Duration.ofMinutes(1), 3);
+        h.add(T, 1);
+        h.add(T.plusSeconds(61), 2); // the first is now older than a minute
+        assertThat(h.size()).isEqualTo(1);
+        h.add(T.plusSeconds(62), 3);
+        h.add(T.plusSeconds(63), 4);
+        h.add(T.plusSeconds(64), 5);
+        assertThat(h.size()).isEqualTo(3);
+        assertThat(h.latest()).isEqualTo(5);
+    }
+
+    @Test
+    void buckets_edgesFallInTheOlderBucket_skewInTheNewest_startInNone() {
+        SampleHistory<String> h = new SampleHistory<>(Duration.ofHours(1), 100);
+        h.add(T.minusSeconds(60), "window start");
+        h.add(T.minusSeconds(30), "30 s ago");
+        h.add(T.minusSeconds(10), "10 s ago");
+        h.add(T.minusMillis(9_500), "9.5 s ago");
+        h.add(T.plusSeconds(2), "future");
+        List<List<String>> b = h.buckets(Duration.ofMinutes(1), 6, T);
+        assertThat(b).hasSize(6);
+        assertThat(b.get(0)).isEmpty(); // 60 s ago is the window's start: outside
+        assertThat(b.get(2)).containsExactly("30 s ago"); // ages [30 s, 40 s)
+        assertThat(b.get(4)).containsExactly("10 s ago"); // exactly one width old: the older bucket
+        assertThat(b.get(5)).containsExactly("9.5 s ago", "future");
+        assertThat(SampleHistory.secondsAgo(Duration.ofMinutes(1), 6, 0)).isEqualTo(50);
+        assertThat(SampleHistory.secondsAgo(Duration.ofMinutes(1), 6, 5)).isZero();
+    }
+
+    @Test
+    void badBounds_areRejectedWithWhy() {
+        assertThatThrownBy(() -> new SampleHistory<>(Duration.ZERO, 1)).hasMessageContaining("positive time");
+        assertThatThrownBy(() -> new SampleHistory<>(Duration.ofSeconds(1), 0)).hasMessageContaining("at least one sample");
+    }
+
+    @Test
+    void tickUnit_roundNumbersPerWindow() {
+        assertThat(LiveCharts.tickUnit(60)).isEqualTo(10);
+        assertThat(LiveCharts.tickUnit(600)).isEqualTo(120);
+        assertThat(LiveCharts.tickUnit(3600)).isEqualTo(600);
+    }
+}
