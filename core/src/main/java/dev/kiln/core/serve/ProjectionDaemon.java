@@ -90,8 +90,8 @@ public final class ProjectionDaemon implements AutoCloseable {
     /** Whether {@link #actions} is this daemon's own (closed with it) rather than its starter's. */
     private final boolean ownActions;
     private final @org.jspecify.annotations.Nullable AutoCloseable actionSubscription;
-    /** True while the loop thread runs the projector's tick: its TickFinished waits for the revision's delta. */
-    private boolean inTick;
+    /** The loop thread while it runs the projector's tick: that tick's TickFinished waits for the revision's delta. */
+    private volatile @org.jspecify.annotations.Nullable Thread inTick;
     private @org.jspecify.annotations.Nullable TickFinished pendingTick;
 
     private ProjectionDaemon(Builder b) throws IOException {
@@ -279,7 +279,7 @@ public final class ProjectionDaemon implements AutoCloseable {
         if (name == null) {
             return;
         }
-        if (e instanceof TickFinished t && inTick) { // loop thread, inside project(): sent after the revision
+        if (e instanceof TickFinished t && inTick == Thread.currentThread()) { // inside project(): after the revision
             pendingTick = t;
             return;
         }
@@ -340,11 +340,11 @@ public final class ProjectionDaemon implements AutoCloseable {
         }
         ticking = reason;
         TickResult r;
-        inTick = true;
+        inTick = Thread.currentThread();
         try {
             r = full ? projector.tick(reason) : projector.tick(reason, changes.paths(ChangeDomain.CONTRACTS));
         } finally {
-            inTick = false;
+            inTick = null;
         }
         Published p = published;
         // a new revision goes out from memory, exact; its bytes are assembled only if a client asks for them whole
