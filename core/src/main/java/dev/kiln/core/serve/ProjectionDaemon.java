@@ -48,6 +48,10 @@ import org.slf4j.LoggerFactory;
  * instrumentation in {@code meta.daemon} (volatile), at {@code GET /api/metrics} and, for Prometheus, at
  * {@code GET /metrics} ({@link FleetMetrics}).
  *
+ * <p>Its API also runs the workspace's {@link WorkspaceActions} (heal, seeds, probe, bytecode, archive cache) for a
+ * remote console ({@link RemoteEngine}), and every core event — its own ticks and watch changes and the actions'
+ * events, which arrive on the bus given with {@link Builder#actions} — goes out to SSE clients as a frame.
+ *
  * <p>One daemon per workspace ({@link ServeLock}); a fresh API token per start in {@code observer/api-token}.
  * {@link #close()} stops the API, lets a running tick finish (the state file is replaced atomically, never left
  * half-written), closes the watcher, removes the token and releases the lock.
