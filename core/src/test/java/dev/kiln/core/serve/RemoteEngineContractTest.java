@@ -159,6 +159,15 @@ class RemoteEngineContractTest extends EngineContractTest {
     }
 
     @Test
+    void watchStatus_isTheDaemons() throws Exception {
+        assertThat(engine.watchStatus()).get().satisfies(w -> {
+            assertThat(w.live()).isEqualTo(daemon.watchStatus().live());
+            assertThat(w.watchedDirectories()).isEqualTo(daemon.watchStatus().watchedDirectories()).isPositive();
+            assertThat(w.since()).isEqualTo(daemon.watchStatus().since());
+        });
+    }
+
+    @Test
     void servers_envAndHeaderValuesNeverLeaveTheDaemonsHost() throws Exception {
         StringBuilder more = new StringBuilder();
         for (int i = 0; i < 20; i++) { // enough servers for a body beyond the gzip threshold
