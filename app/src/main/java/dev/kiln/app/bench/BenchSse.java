@@ -58,7 +58,9 @@ final class BenchSse implements AutoCloseable {
                     events.add(Json.MAPPER.createObjectNode()); // the whole document: not parsed, it is not measured
                     event = "";
                 } else if (l.isEmpty() && data.length() > 0) {
-                    events.add(Json.MAPPER.readTree(data.toString()));
+                    if (event.equals("delta")) { // the state's frames only: tick, warm, probe… events are not measured
+                        events.add(Json.MAPPER.readTree(data.toString()));
+                    }
                     data.setLength(0);
                     event = "";
                 }

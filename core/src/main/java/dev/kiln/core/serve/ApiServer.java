@@ -48,16 +48,21 @@ import org.jspecify.annotations.Nullable;
  * <ul>
  *   <li>{@code GET /api/v1/state}: the projection, {@code ETag: W/"<revision>"}, {@code Cache-Control: no-cache};
  *       {@code If-None-Match} with the current revision gives 304; 503 with a JSON reason before the first tick.
- *   <li>{@code GET /api/v1/events}: Server-Sent Events — {@code snapshot}, then one {@code delta} per revision;
- *       {@code Last-Event-ID} resumes.
+ *   <li>{@code GET /api/v1/events}: Server-Sent Events — {@code snapshot}, then one {@code delta} per revision and a
+ *       frame per core event ({@link Wire#eventName}), every frame with an increasing {@code id}; {@code Last-Event-ID}
+ *       resumes ({@link SseHub}).
  *   <li>{@code GET /api/v1/metrics}: the projector's instrumentation; {@code GET /api/v1/health}: the summary of it.
  *   <li>{@code GET /api/v1/version}: {@code {"api_version": 1}}.
  *   <li>{@code POST /api/v1/project}, {@code POST /api/v1/heal[?dry_run=true]}.
+ *   <li>The engine's routes ({@link Backend#actions()}): {@code workspace}, {@code seeds[/history|/plan|/warm]},
+ *       {@code servers} (secrets redacted), {@code probe[/runs[/{id}]|/sweep]}, {@code bytecode[/precompile]},
+ *       {@code archive/stats|entries|build|invalidate}, {@code doctor}, {@code actions/{id}[/cancel]}; long actions
+ *       answer 202 {@code {"id": …}} at once, and heal, warm, probe and precompile honour {@code Idempotency-Key}.
  *   <li>{@code GET /metrics}: Prometheus text exposition, under the same token rule as every read.
  * </ul>
  * The unversioned paths of the first API ({@code /api/state}…) answer as their v1 route does (aliases, not
  * redirects: a redirect would make old clients resend a POST). Errors are JSON ({@code {"error": …, "message": …}}):
- * 400, 401, 403, 404, 405, 503. A body of 1 KiB or more is gzipped when the request accepts it.
+ * 400 (a malformed or rejected request), 401, 403, 404, 405, 500 (an action failed), 503. A body of 1 KiB or more is gzipped when the request accepts it.
  *
  * <p>Security, checked in {@link #dispatch} for every route before its handler runs: a token in the query string
  * is refused (400); a {@code Host} that is not this daemon's address or name is refused (403: DNS rebinding); an

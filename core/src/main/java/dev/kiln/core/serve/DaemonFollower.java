@@ -93,7 +93,8 @@ final class DaemonFollower implements AutoCloseable {
                 continue;
             }
             try {
-                HttpRequest.Builder rb = HttpRequest.newBuilder(h.url().resolve(Wire.EVENTS))
+                // the timeout bounds the wait for the answer's head (a daemon that accepted but stopped), not the stream
+                HttpRequest.Builder rb = HttpRequest.newBuilder(h.url().resolve(Wire.EVENTS)).timeout(Duration.ofSeconds(10))
                         .header("Accept", Wire.EVENT_STREAM).GET();
                 try { // a daemon bound beyond loopback wants the token for reads too; on loopback it is optional
                     rb.header(Wire.AUTHORIZATION, Wire.bearer(ApiToken.read(layout.apiTokenFile()).value()));
@@ -130,18 +131,24 @@ final class DaemonFollower implements AutoCloseable {
         }
     }
 
-    /** One read-only tick per event (a snapshot or a delta means the daemon wrote a revision). */
+    /**
+     * One read-only tick per revision (a snapshot or a delta means the daemon wrote one); the stream's other events
+     * (ticks, warm lines, probe steps) are not this follower's concern.
+     */
     private void read(InputStream body) throws IOException {
         try (BufferedReader in = new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8))) {
-            boolean inEvent = false;
+            boolean revision = false;
+            String event = "";
             for (String line = in.readLine(); line != null && !closed; line = in.readLine()) {
                 if (line.isEmpty()) {
-                    if (inEvent && !in.ready()) { // several revisions already waiting: one tick covers them all
+                    revision |= event.equals(Wire.SNAPSHOT) || event.equals(Wire.DELTA);
+                    event = "";
+                    if (revision && !in.ready()) { // several revisions already waiting: one tick covers them all
                         tick();
+                        revision = false;
                     }
-                    inEvent = inEvent && in.ready();
-                } else if (Wire.isEventLine(line)) {
-                    inEvent = true;
+                } else if (line.startsWith("event:")) {
+                    event = line.substring(6).trim();
                 }
             }
         }

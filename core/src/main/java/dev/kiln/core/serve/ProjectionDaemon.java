@@ -48,6 +48,10 @@ import org.slf4j.LoggerFactory;
  * instrumentation in {@code meta.daemon} (volatile), at {@code GET /api/metrics} and, for Prometheus, at
  * {@code GET /metrics} ({@link FleetMetrics}).
  *
+ * <p>Its API also runs the workspace's {@link WorkspaceActions} (heal, seeds, probe, bytecode, archive cache) for a
+ * remote console ({@link RemoteEngine}), and every core event — its own ticks and watch changes and the actions'
+ * events, which arrive on the bus given with {@link Builder#actions} — goes out to SSE clients as a frame.
+ *
  * <p>One daemon per workspace ({@link ServeLock}); a fresh API token per start in {@code observer/api-token}.
  * {@link #close()} stops the API, lets a running tick finish (the state file is replaced atomically, never left
  * half-written), closes the watcher, removes the token and releases the lock.
@@ -90,8 +94,8 @@ public final class ProjectionDaemon implements AutoCloseable {
     /** Whether {@link #actions} is this daemon's own (closed with it) rather than its starter's. */
     private final boolean ownActions;
     private final @org.jspecify.annotations.Nullable AutoCloseable actionSubscription;
-    /** True while the loop thread runs the projector's tick: its TickFinished waits for the revision's delta. */
-    private boolean inTick;
+    /** The loop thread while it runs the projector's tick: that tick's TickFinished waits for the revision's delta. */
+    private volatile @org.jspecify.annotations.Nullable Thread inTick;
     private @org.jspecify.annotations.Nullable TickFinished pendingTick;
 
     private ProjectionDaemon(Builder b) throws IOException {
@@ -279,7 +283,7 @@ public final class ProjectionDaemon implements AutoCloseable {
         if (name == null) {
             return;
         }
-        if (e instanceof TickFinished t && inTick) { // loop thread, inside project(): sent after the revision
+        if (e instanceof TickFinished t && inTick == Thread.currentThread()) { // inside project(): after the revision
             pendingTick = t;
             return;
         }
@@ -340,11 +344,11 @@ public final class ProjectionDaemon implements AutoCloseable {
         }
         ticking = reason;
         TickResult r;
-        inTick = true;
+        inTick = Thread.currentThread();
         try {
             r = full ? projector.tick(reason) : projector.tick(reason, changes.paths(ChangeDomain.CONTRACTS));
         } finally {
-            inTick = false;
+            inTick = null;
         }
         Published p = published;
         // a new revision goes out from memory, exact; its bytes are assembled only if a client asks for them whole

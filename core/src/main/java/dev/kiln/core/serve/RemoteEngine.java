@@ -241,6 +241,7 @@ public final class RemoteEngine implements Engine {
                 applySnapshot(doc);
                 lastEventId = a.headers().firstValue(Wire.EVENT_ID).orElse(null);
             }
+            fullWatch();
             Thread t = new Thread(this::follow, "kiln-remote-events");
             t.setDaemon(true);
             reader = t;
@@ -801,6 +802,37 @@ public final class RemoteEngine implements Engine {
         }
         return new WatchStatus(live, w.path("reason").asText(""), since == null ? Instant.EPOCH : since, List.of(), 0, -1,
                 w.path("partial").asBoolean() ? 1 : 0, w.path("note").asText(""));
+    }
+
+    /**
+     * The watch as the daemon's metrics describe it (directories watched, the inotify limit, the polled part): the
+     * state's {@code meta.watch} carries only what changes with the mode. Best effort: the state's is kept otherwise.
+     */
+    private void fullWatch() {
+        try {
+            ServeClient.Answer a = request("GET", Wire.METRICS, null, null, null, READ);
+            if (a.status() != 200) {
+                return;
+            }
+            JsonNode w = json("GET /" + Wire.METRICS, a).path("watch");
+            Instant since = instant(w, "since");
+            if (!w.isObject() || since == null) {
+                return;
+            }
+            List<Path> roots = new ArrayList<>();
+            w.path("roots").forEach(r -> roots.add(layout.root().resolve(r.asText())));
+            WatchStatus full = new WatchStatus(w.path("mode").asText().equals("live"), w.path("reason").asText(""), since,
+                    roots, w.path("watched_directories").asInt(), w.path("inotify_limit").asLong(-1),
+                    w.path("polled_directories").asInt(), w.path("note").asText(""));
+            synchronized (this) {
+                State s = state;
+                if (s != null) {
+                    state = new State(s.revision(), s.leaves(), s.failures(), s.stats(), full, s.snapshot());
+                }
+            }
+        } catch (EngineException e) {
+            LOG.debug("No watch details from {}: {}", url, e.getMessage());
+        }
     }
 
     /** The scheduler's sweep: a stream silent for {@link #STALL} is closed (and reconnects); unfinished actions are asked about while no stream tells. */

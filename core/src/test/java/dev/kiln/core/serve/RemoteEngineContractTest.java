@@ -159,13 +159,27 @@ class RemoteEngineContractTest extends EngineContractTest {
     }
 
     @Test
+    void watchStatus_isTheDaemons() throws Exception {
+        assertThat(engine.watchStatus()).get().satisfies(w -> {
+            assertThat(w.live()).isEqualTo(daemon.watchStatus().live());
+            assertThat(w.watchedDirectories()).isEqualTo(daemon.watchStatus().watchedDirectories()).isPositive();
+            assertThat(w.since()).isEqualTo(daemon.watchStatus().since());
+        });
+    }
+
+    @Test
     void servers_envAndHeaderValuesNeverLeaveTheDaemonsHost() throws Exception {
+        StringBuilder more = new StringBuilder();
+        for (int i = 0; i < 20; i++) { // enough servers for a body beyond the gzip threshold
+            more.append(",\n  \"extra-").append(i).append("\": {\"command\": \"python3\", \"args\": [\"x.py\"],"
+                    + " \"env\": {\"TOKEN\": \"extra-secret-").append(i).append("\"}}");
+        }
         Files.writeString(ws.resolve("servers.json"), """
                 {"mcpServers": {
                   "local": {"command": "python3", "args": ["x.py"], "env": {"API_KEY": "hunter2-secret"}},
-                  "web": {"url": "http://user:pw-secret@127.0.0.1:9/mcp", "headers": {"Authorization": "Bearer tok-secret"}}
+                  "web": {"url": "http://user:pw-secret@127.0.0.1:9/mcp", "headers": {"Authorization": "Bearer tok-secret"}}%s
                 }}
-                """);
+                """.formatted(more));
         List<ServerConfig> servers = engine.servers();
         ServerConfig local = servers.stream().filter(s -> s.name().equals("local")).findFirst().orElseThrow();
         assertThat(local.env()).containsOnlyKeys("API_KEY").containsEntry("API_KEY", Wire.REDACTED);
@@ -173,7 +187,10 @@ class RemoteEngineContractTest extends EngineContractTest {
         assertThat(web.headers()).containsEntry("Authorization", Wire.REDACTED);
         Http.Response raw = Http.call("GET", daemon.url().resolve(Wire.SERVERS));
         assertThat(raw.statusCode()).isEqualTo(200);
-        assertThat(raw.body()).doesNotContain("hunter2-secret").doesNotContain("tok-secret").doesNotContain("pw-secret");
+        assertThat(raw.body()).hasSizeGreaterThan(ApiServer.GZIP_MIN_BYTES).doesNotContain("hunter2-secret")
+                .doesNotContain("tok-secret").doesNotContain("pw-secret").doesNotContain("extra-secret");
+        Http.Response zipped = Http.call("GET", daemon.url().resolve(Wire.SERVERS), "Accept-Encoding", "gzip");
+        assertThat(zipped.header("Content-Encoding")).as("a large answer, gzip accepted").contains("gzip");
     }
 
     @Test
@@ -226,6 +243,28 @@ class RemoteEngineContractTest extends EngineContractTest {
             assertThatThrownBy(() -> revoked.heal(true, "k")).isInstanceOf(EngineException.class)
                     .hasMessageContaining(stale.toString())
                     .extracting(e -> ((EngineException) e).kind()).isEqualTo(EngineException.Kind.UNAUTHORIZED);
+        }
+    }
+
+    @Test
+    void tls_pinnedCertificateAttaches_anotherCertificateIsCertificateChanged() throws Exception {
+        Path other = dir.resolve("tls-ws");
+        new dev.kiln.core.demo.DemoWorkspace().write(other, 5, 3, false);
+        Path pw = Files.writeString(dir.resolve("tls-password"), "s3cret-pass\n");
+        Path served = ApiSecurityTest.Keystores.selfSigned(dir.resolve("served.p12"), "s3cret-pass", "localhost");
+        Path stranger = ApiSecurityTest.Keystores.selfSigned(dir.resolve("other.p12"), "s3cret-pass", "localhost");
+        String wrongPin = TlsIdentity.load(stranger, pw).fingerprint();
+        try (ProjectionDaemon tls = ProjectionDaemon.builder(WorkspaceLayout.of(other)).tls(served, pw).port(0).start()) {
+            tls.awaitFirstProjection(Duration.ofSeconds(60));
+            String pin = tls.tlsFingerprint().orElseThrow();
+            try (RemoteEngine pinned = RemoteEngine.connect(tls.url(), tls.tokenFile(), pin, Clock.systemUTC())) {
+                pinned.start(true);
+                assertThat(pinned.snapshot().contracts()).isNotEmpty();
+                assertThat(pinned.heal(false, "").dryRun()).isTrue();
+            }
+            assertThatThrownBy(() -> RemoteEngine.connect(tls.url(), tls.tokenFile(), wrongPin, Clock.systemUTC()))
+                    .isInstanceOf(EngineException.class).hasMessageContaining(wrongPin)
+                    .extracting(e -> ((EngineException) e).kind()).isEqualTo(EngineException.Kind.CERTIFICATE_CHANGED);
         }
     }
 }

@@ -71,4 +71,28 @@ class WireTest {
         assertThat(Wire.isEventLine(": keep-alive")).isFalse();
         assertThat(Wire.isEventLine("retry: 1000")).isFalse();
     }
+
+    @Test
+    void coreEvents_roundTripThroughTheirFrameNames() throws Exception {
+        java.time.Instant at = java.time.Instant.parse("2026-12-01T10:00:00.123456Z");
+        dev.kiln.core.archive.ArchiveCacheStats stats = dev.kiln.core.archive.ArchiveCacheStats.empty();
+        java.util.List<dev.kiln.core.telemetry.KilnEvent> events = java.util.List.of(
+                new dev.kiln.core.seed.SeedEvent.WarmOutput(at, "app", "Resolved 3 packages", true),
+                new dev.kiln.core.seed.SeedEvent.WarmStarted(at, "app", "abc", java.util.List.of("uv", "sync"), 42),
+                new dev.kiln.core.projection.TickFinished(at, new dev.kiln.core.projection.TickResult(
+                        dev.kiln.core.projection.WakeReason.CHANGE, at, 7, true, 3, 1,
+                        new dev.kiln.core.snapshot.SnapshotStats(3, 1, 2, 1, 0, 12_345), 99_000, java.util.List.of(), null)),
+                new dev.kiln.core.startup.ProbeEvent.Spawned(at, "demo", 1, 1.25, 4242),
+                new dev.kiln.core.archive.ArchiveEvent.Hit(at, java.nio.file.Path.of("/srv/ws/servers"), "ff", 10, true, 5, stats),
+                new dev.kiln.core.engine.EngineEvent.ActionFinished(at, "warm-1", "warm",
+                        dev.kiln.core.engine.EngineEvent.Status.CANCELLED, "cancelled"));
+        for (dev.kiln.core.telemetry.KilnEvent e : events) {
+            String name = Wire.eventName(e);
+            assertThat(name).as(e.getClass().getName()).isNotNull();
+            assertThat(Wire.eventType(name)).isEqualTo(e.getClass());
+            assertThat(Wire.read(Wire.JSON.readTree(Wire.JSON.writeValueAsString(Wire.event(e))), Wire.eventType(name)))
+                    .isEqualTo(e);
+        }
+        assertThat(Wire.eventName(new FollowChanged(at, true, false, "x"))).as("a console's own notice").isNull();
+    }
 }
