@@ -165,6 +165,7 @@ public final class SeedsViewModel {
     /** Takes one frame's events: uv's output of the running warm, and progress per target. */
     public void accept(List<? extends KilnEvent> batch) {
         boolean moved = false;
+        boolean external = false;
         for (KilnEvent e : batch) {
             if (e instanceof SeedEvent.WarmStarted s) {
                 output.setAll("$ " + String.join(" ", s.command()));
@@ -174,6 +175,8 @@ public final class SeedsViewModel {
                 output.add(o.line());
                 int n = lines.merge(o.target(), 1, Integer::sum);
                 moved |= step(o.target(), "warming · " + n + (n == 1 ? " line" : " lines"));
+            } else if (e instanceof SeedEvent.WarmFinished && !warming.get()) {
+                external = true; // a warm this page did not start (the CLI's, another console's): show its outcome
             }
         }
         if (output.size() > OUTPUT_LINES) {
@@ -181,6 +184,9 @@ public final class SeedsViewModel {
         }
         if (moved) {
             rebuildRows();
+        }
+        if (external) {
+            refresh();
         }
     }
 
