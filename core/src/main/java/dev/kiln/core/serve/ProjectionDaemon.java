@@ -78,11 +78,14 @@ public final class ProjectionDaemon implements AutoCloseable {
     /** The reason of the tick in progress, for {@code meta.daemon} (written by that very tick). */
     private volatile WakeReason ticking;
     private final Duration heartbeat;
+    /** Stale seeds and the latest probe for the health body, computed at most every few seconds. */
+    private final HostFacts hostFacts;
 
     private ProjectionDaemon(Builder b) throws IOException {
         this.layout = b.layout;
         this.clock = b.clock;
         this.heartbeat = b.pacing.heartbeat();
+        this.hostFacts = new HostFacts(b.layout, b.clock, HostFacts.TTL);
         if (!layout.isWorkspace()) {
             throw new WorkspaceException(layout.root() + " is not a Kiln workspace (no kiln.json or tasks/)."
                     + " Create one with: kiln demo " + layout.root());
@@ -346,7 +349,8 @@ public final class ProjectionDaemon implements AutoCloseable {
 
         @Override
         public JsonNode health() {
-            return Wire.health(loop.metrics(), revision(), watcher.status(), clock.instant(), heartbeat);
+            return Wire.healthFacts(Wire.health(loop.metrics(), revision(), watcher.status(), clock.instant(), heartbeat),
+                    hostFacts.get());
         }
 
         @Override
