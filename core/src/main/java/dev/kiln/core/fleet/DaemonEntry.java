@@ -37,8 +37,8 @@ public record DaemonEntry(String name, URI url, Optional<Path> tokenFile, Option
                     + " (as kiln serve prints it), not \"" + url + "\"");
         }
         if (url.getRawQuery() != null || url.getRawUserInfo() != null) {
-            throw new IllegalArgumentException("daemon " + name + ": a URL carries no query or user (a token goes in its"
-                    + " token file, never in a URL)");
+            throw new IllegalArgumentException("daemon " + name + ": a URL carries no query or user (a token goes in a"
+                    + " token file, --token-file, never in a URL)");
         }
         pin = pin.map(String::strip).filter(p -> !p.isEmpty()).map(ServeClient::normalizePin);
         if (pin.isPresent() && !scheme.equals("https")) {
