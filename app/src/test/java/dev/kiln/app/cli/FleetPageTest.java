@@ -120,7 +120,7 @@ class FleetPageTest {
                 .readTree(workspaces.get(1).resolve("observer/state.json").toFile()); // the daemon's own document
         int failures = state.path("failures").size();
         assertThat(eval2.contractsText()).isEqualTo(state.path("leaves").size()
-                + (failures == 0 ? "" : " · " + failures + (failures == 1 ? " failure" : " failures")));
+                + (failures == 0 ? "" : " · " + failures + " failed"));
         assertThat(eval2.seedsText()).isEqualTo("1 of 1 stale");
         assertThat(eval2.probeText()).isEqualTo("never probed");
         assertThat(eval2.watchText()).isEqualTo("live");

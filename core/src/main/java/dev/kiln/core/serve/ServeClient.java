@@ -203,7 +203,8 @@ public final class ServeClient {
                 return "it does not speak TLS; try http:// instead of https://";
             }
             if (c instanceof java.net.ConnectException) {
-                return "nothing listens there (" + m + "); is kiln serve running, on that port?";
+                return "nothing listens there" + (c.getMessage() == null ? "" : " (" + m + ")")
+                        + "; is kiln serve running, on that port?";
             }
             if (c instanceof java.net.http.HttpTimeoutException) {
                 return "no answer in time (" + m + ")";

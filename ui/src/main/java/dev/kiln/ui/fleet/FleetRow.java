@@ -61,21 +61,25 @@ public record FleetRow(DaemonEntry entry, boolean saved, State state, Optional<D
         return entry.name();
     }
 
-    /** {@code "up"}, {@code "degraded: watch degraded: …"}, {@code "down since 12:03:05 (2 min) · retrying in 4 s"}. */
+    /** {@code "up"}, {@code "degraded: watch degraded: …"}, {@code "down since 12:03:05 · retry in 4 s"}. */
     public String reachText(Instant now) {
         return switch (state) {
             case CONNECTING -> "connecting…";
             case UP -> "up";
             case DEGRADED -> "degraded: " + String.join("; ", health.map(DaemonHealth::problems).orElse(java.util.List.of()));
-            case DOWN -> "down since " + CLOCK.format(downSince.orElse(now)) + " (" + age(Duration.between(downSince.orElse(now), now))
-                    + ")" + retryAt.map(r -> r.isAfter(now) ? " · retrying in " + Math.max(1, ceilSeconds(Duration.between(now, r))) + " s"
-                            : " · retrying now").orElse("");
+            case DOWN -> "down since " + CLOCK.format(downSince.orElse(now)) + retryAt.map(r -> r.isAfter(now)
+                    ? " · retry in " + Math.max(1, ceilSeconds(Duration.between(now, r))) + " s" : " · retrying").orElse("");
         };
     }
 
-    /** {@code "r42"}, {@code "r42 (last seen)"} while down, {@code "–"} before any answer. */
+    /** {@code "down for 2 min"} while down, else empty. */
+    public String downForText(Instant now) {
+        return downSince.map(d -> "down for " + age(Duration.between(d, now))).orElse("");
+    }
+
+    /** {@code "r42"} (while down: the last one seen), {@code "–"} before any answer. */
     public String revisionText() {
-        return health.map(h -> "r" + h.revision() + (state == State.DOWN ? " (last seen)" : "")).orElse("–");
+        return health.map(h -> "r" + h.revision()).orElse("–");
     }
 
     /** How old its last projection is now: the daemon's age when it answered plus the time since (no clock skew). */
@@ -92,10 +96,10 @@ public record FleetRow(DaemonEntry entry, boolean saved, State state, Optional<D
         return health.filter(h -> state != State.DOWN).map(h -> h.watchLive() ? "live" : "degraded: " + h.watchReason()).orElse("–");
     }
 
-    /** {@code "500"}, {@code "500 · 3 failures"}. */
+    /** {@code "500"}, {@code "500 · 3 failed"}. */
     public String contractsText() {
         return health.filter(h -> state != State.DOWN).map(h -> h.contracts() + (h.failures() == 0 ? ""
-                : " · " + h.failures() + (h.failures() == 1 ? " failure" : " failures"))).orElse("–");
+                : " · " + h.failures() + " failed")).orElse("–");
     }
 
     /** {@code "all 3 current"}, {@code "2 of 3 stale"}, {@code "no targets"}; {@code "–"} when unknown. */
@@ -104,12 +108,22 @@ public record FleetRow(DaemonEntry entry, boolean saved, State state, Optional<D
                 : s.stale() == 0 ? "all " + s.targets() + " current" : s.stale() + " of " + s.targets() + " stale").orElse("–");
     }
 
-    /** The latest probe's verdict, {@code "never probed"}, or {@code "–"} when unknown. */
+    /**
+     * The latest probe's verdict for the column headed "slowest": {@code "demo-graph 2.2 s of 10 s"},
+     * {@code "1 over timeout, demo-graph 12.3 s of 10 s"}; {@code "never probed"}, or {@code "–"} when unknown.
+     */
     public String probeText() {
         if (state == State.DOWN || health.isEmpty()) {
             return "–";
         }
-        return health.get().lastProbe().map(DaemonHealth.Probe::verdict).orElse(health.get().seeds().isPresent() ? "never probed" : "–");
+        return health.get().lastProbe().map(p -> p.verdict().replaceFirst("(^|, )slowest ", "$1"))
+                .orElse(health.get().seeds().isPresent() ? "never probed" : "–");
+    }
+
+    /** The probe's verdict in full, with when it ran. */
+    public String probeTooltip() {
+        return health.flatMap(DaemonHealth::lastProbe).map(p -> "Probed " + CLOCK.format(p.at()) + " (" + p.servers()
+                + " servers): " + p.verdict()).orElse("No saved probe run in its workspace (kiln probe saves one)");
     }
 
     /** Whether the latest probe is a concern (a failure, a missed timeout). */

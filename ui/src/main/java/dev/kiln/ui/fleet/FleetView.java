@@ -1,5 +1,6 @@
 package dev.kiln.ui.fleet;
 
+import dev.kiln.ui.util.Cards;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.function.BiFunction;
@@ -29,7 +30,10 @@ import javafx.util.Duration;
  */
 public final class FleetView extends VBox {
     private final FleetViewModel vm;
+    private static final java.time.format.DateTimeFormatter TIME = java.time.format.DateTimeFormatter.ofPattern("HH:mm:ss")
+            .withZone(java.time.ZoneId.systemDefault());
     private final TableView<FleetRow> table;
+    private String selectedName;
 
     public FleetView(FleetViewModel vm) {
         this.vm = vm;
@@ -54,18 +58,18 @@ public final class FleetView extends VBox {
 
         table = new TableView<>(vm.rows());
         table.setId("fleet-table");
-        table.getStyleClass().addAll("striped");
+        table.getStyleClass().addAll("striped", "dense", "fleet-table");
         table.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_FLEX_LAST_COLUMN);
-        table.getColumns().add(column("Daemon", 150, (r, now) -> r.name() + (r.saved() ? "" : "  (this session)")));
-        TableColumn<FleetRow, String> status = column("Status", 250, FleetRow::reachText);
+        table.getColumns().add(column("Daemon", 80, (r, now) -> r.name() + (r.saved() ? "" : " (session)")));
+        TableColumn<FleetRow, String> status = column("Status", 265, FleetRow::reachText);
         status.setCellFactory(c -> new StatusCell());
         table.getColumns().add(status);
-        table.getColumns().add(column("Revision", 110, (r, now) -> r.revisionText()));
-        table.getColumns().add(column("Projected", 95, FleetRow::projectedText));
-        table.getColumns().add(column("Watch", 110, (r, now) -> r.watchText()));
-        table.getColumns().add(column("Contracts", 115, (r, now) -> r.contractsText()));
-        table.getColumns().add(column("Seeds", 100, (r, now) -> r.seedsText()));
-        TableColumn<FleetRow, String> probe = column("Last probe", 240, (r, now) -> r.probeText());
+        table.getColumns().add(column("Rev.", 60, (r, now) -> r.revisionText()));
+        table.getColumns().add(column("Projected", 90, FleetRow::projectedText));
+        table.getColumns().add(column("Watch", 70, (r, now) -> r.watchText()));
+        table.getColumns().add(column("Contracts", 120, (r, now) -> r.contractsText()));
+        table.getColumns().add(column("Seeds", 105, (r, now) -> r.seedsText()));
+        TableColumn<FleetRow, String> probe = column("Last probe: slowest", 240, (r, now) -> r.probeText());
         probe.setCellFactory(c -> new ProbeCell());
         table.getColumns().add(probe);
         table.setPlaceholder(new Label("No daemons yet. Connect to one: its URL, token file and certificate pin"
@@ -85,8 +89,19 @@ public final class FleetView extends VBox {
             }
         });
         VBox.setVgrow(table, Priority.ALWAYS);
+        // The selection follows the daemon, not the index: rows are replaced on every answer and move as their state does.
         vm.focusedProperty().addListener((o, a, name) -> select(name));
-        vm.rows().addListener((javafx.collections.ListChangeListener<FleetRow>) c -> select(vm.focusedProperty().get()));
+        table.getSelectionModel().selectedItemProperty().addListener((o, a, r) -> {
+            if (r != null) {
+                selectedName = r.name();
+            }
+        });
+        vm.rows().addListener((javafx.collections.ListChangeListener<FleetRow>) c -> javafx.application.Platform.runLater(() -> {
+            if (selectedName == null && !table.getItems().isEmpty()) {
+                selectedName = table.getItems().get(0).name(); // the one that needs a look most
+            }
+            select(selectedName);
+        }));
 
         Button connect = new Button("Connect to daemon…");
         connect.setId("fleet-connect");
@@ -117,10 +132,20 @@ public final class FleetView extends VBox {
         detail.setId("fleet-detail");
         detail.getStyleClass().add("text-muted");
         detail.setWrapText(true);
-        detail.textProperty().bind(Bindings.createStringBinding(() -> detail(table.getSelectionModel().getSelectedItem()),
+        detail.textProperty().bind(Bindings.createStringBinding(() -> detail(table.getSelectionModel().getSelectedItem(), vm.nowProperty().get()),
                 table.getSelectionModel().selectedItemProperty(), vm.nowProperty()));
 
-        getChildren().addAll(new VBox(2, title, sub), listError, bar, table, detail);
+        HBox cards = new HBox(12,
+                Cards.card("Up", fleet(r -> r.state() == FleetRow.State.UP ? 1 : 0, n -> n + " of " + vm.rows().size()), "fleet-up"),
+                Cards.card("Down or degraded", fleet(r -> r.state() == FleetRow.State.DOWN || r.state() == FleetRow.State.DEGRADED ? 1 : 0,
+                        Object::toString), "fleet-down"),
+                Cards.card("Contracts", fleet(r -> live(r).map(h -> h.contracts()).orElse(0L), Object::toString), null),
+                Cards.card("Failures", fleet(r -> live(r).map(h -> h.failures()).orElse(0L), Object::toString), null),
+                Cards.card("Stale seeds", fleet(r -> live(r).flatMap(h -> h.seeds()).map(x -> (long) x.stale()).orElse(0L),
+                        Object::toString), null));
+        cards.getChildren().forEach(c -> HBox.setHgrow(c, Priority.ALWAYS));
+
+        getChildren().addAll(new VBox(2, title, sub), listError, cards, bar, table, detail);
 
         // Ages and "retrying in" tick every second; the daemons are asked only by their pollers.
         Timeline ticker = new Timeline(new KeyFrame(Duration.seconds(1), e -> vm.tick()));
@@ -155,6 +180,17 @@ public final class FleetView extends VBox {
         }
     }
 
+    /** A sum over the rows, rendered, updated with them. */
+    private javafx.beans.binding.StringBinding fleet(java.util.function.ToLongFunction<FleetRow> each,
+            java.util.function.Function<Long, String> render) {
+        return Bindings.createStringBinding(() -> render.apply(vm.rows().stream().mapToLong(each).sum()), vm.rows());
+    }
+
+    /** The health a row shows now: none while it is down. */
+    private static Optional<dev.kiln.core.serve.DaemonHealth> live(FleetRow r) {
+        return r.state() == FleetRow.State.DOWN ? Optional.empty() : r.health();
+    }
+
     private static String summary(FleetViewModel vm) {
         long down = vm.rows().stream().filter(r -> r.state() == FleetRow.State.DOWN).count();
         long degraded = vm.rows().stream().filter(r -> r.state() == FleetRow.State.DEGRADED).count();
@@ -163,15 +199,18 @@ public final class FleetView extends VBox {
                 + " degraded · " + down + " down · health every " + FleetViewModel.POLL.toSeconds() + " s";
     }
 
-    private static String detail(FleetRow r) {
+    private static String detail(FleetRow r, Instant now) {
         if (r == null) {
             return "Select a daemon for its details; double-click (or Enter) opens its pages.";
         }
-        StringBuilder b = new StringBuilder(r.entry().url().toString());
+        StringBuilder b = new StringBuilder(r.name() + " · " + r.entry().url());
         b.append(r.entry().tokenFile().map(t -> " · token " + t).orElse(" · no token file"));
         b.append(r.entry().pin().map(p -> " · pinned SHA256 " + p).orElse(r.entry().tls() ? " · not pinned" : ""));
+        if (r.state() == FleetRow.State.DOWN && r.health().isPresent()) {
+            b.append(" · last seen at r").append(r.health().get().revision()).append(r.seenAt().map(t -> " " + TIME.format(t)).orElse(""));
+        }
         if (!r.error().isEmpty()) {
-            b.append("\n").append(r.error());
+            b.append("\n").append(r.downForText(now)).append(": ").append(r.error());
         }
         return b.toString();
     }
@@ -248,7 +287,7 @@ public final class FleetView extends VBox {
                 case DEGRADED, CONNECTING -> "state-warn";
                 case DOWN -> "state-bad";
             });
-            setTooltip(r.error().isEmpty() ? null : new Tooltip(r.error()));
+            setTooltip(new Tooltip(r.error().isEmpty() ? text : r.error()));
         }
     }
 
@@ -260,6 +299,7 @@ public final class FleetView extends VBox {
             getStyleClass().remove("state-bad");
             FleetRow r = getTableRow() == null ? null : getTableRow().getItem();
             setText(empty ? null : text);
+            setTooltip(empty || r == null ? null : new Tooltip(r.probeTooltip()));
             if (!empty && r != null && r.probeBad()) {
                 getStyleClass().add("state-bad");
             }

@@ -304,7 +304,27 @@ public final class FleetViewModel implements AutoCloseable {
         if (p.stopped || closed) {
             return;
         }
-        background.run(p.asker::health, h -> answered(p, h), e -> failed(p, e));
+        // A daemon that is down is expected, not a fault of the console: it comes back as a value (not logged as a
+        // failed background task), once per poll.
+        background.run(() -> {
+            try {
+                return new Answer(p.asker.health(), null);
+            } catch (InterruptedException e) {
+                throw e;
+            } catch (Exception e) {
+                return new Answer(null, e);
+            }
+        }, a -> {
+            if (a.health() != null) {
+                answered(p, a.health());
+            } else {
+                failed(p, a.error());
+            }
+        }, e -> failed(p, e));
+    }
+
+    /** One poll's outcome: a health, or why there is none. */
+    private record Answer(DaemonHealth health, Exception error) {
     }
 
     private void answered(Poller p, DaemonHealth h) {

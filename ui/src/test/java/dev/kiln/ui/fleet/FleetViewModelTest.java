@@ -98,17 +98,18 @@ class FleetViewModelTest {
         assertThat(up.watchText()).isEqualTo("live");
         assertThat(up.contractsText()).isEqualTo("500");
         assertThat(up.seedsText()).isEqualTo("1 of 3 stale");
-        assertThat(up.probeText()).isEqualTo("slowest demo-graph 2.2 s of 10 s");
+        assertThat(up.probeText()).isEqualTo("demo-graph 2.2 s of 10 s");
 
         FleetRow degraded = vm.row("tick-1").orElseThrow();
         assertThat(degraded.state()).isEqualTo(FleetRow.State.DEGRADED);
         assertThat(degraded.reachText(clock.instant())).isEqualTo("degraded: watch degraded: inotify limit reached");
         assertThat(degraded.watchText()).isEqualTo("degraded: inotify limit reached");
-        assertThat(degraded.contractsText()).isEqualTo("40 · 2 failures");
+        assertThat(degraded.contractsText()).isEqualTo("40 · 2 failed");
         assertThat(degraded.seedsText()).as("an older daemon says nothing of seeds").isEqualTo("–");
 
         FleetRow down = vm.row("eval-2").orElseThrow();
-        assertThat(down.reachText(clock.instant())).isEqualTo("down since " + CLOCK.format(T0) + " (0.0 s) · retrying in 1 s");
+        assertThat(down.reachText(clock.instant())).isEqualTo("down since " + CLOCK.format(T0) + " · retry in 1 s");
+        assertThat(down.downForText(clock.instant().plusSeconds(150))).isEqualTo("down for 150 s");
         assertThat(down.error()).contains("nothing listens there");
         assertThat(down.revisionText()).isEqualTo("–");
     }
@@ -140,14 +141,16 @@ class FleetViewModelTest {
         FleetRow down = vm.row("eval-2").orElseThrow();
         assertThat(down.state()).isEqualTo(FleetRow.State.DOWN);
         assertThat(vm.rows().get(0).name()).as("down goes first").isEqualTo("eval-2");
-        assertThat(down.revisionText()).isEqualTo("r1 (last seen)");
+        assertThat(down.revisionText()).as("the last one seen").isEqualTo("r1");
         assertThat(down.downSince()).contains(wentDown);
 
         // backoff: 1 s, 2 s, 4 s, ... while it stays down; "since" stays the first failure
         int before = asked.get("eval-2");
         advance(Duration.ofSeconds(1));
         assertThat(asked.get("eval-2")).isEqualTo(before + 1);
-        assertThat(vm.row("eval-2").orElseThrow().reachText(clock.instant())).endsWith("(1.0 s) · retrying in 2 s");
+        assertThat(vm.row("eval-2").orElseThrow().reachText(clock.instant()))
+                .isEqualTo("down since " + CLOCK.format(wentDown) + " · retry in 2 s");
+        assertThat(vm.row("eval-2").orElseThrow().downForText(clock.instant())).isEqualTo("down for 1.0 s");
         advance(Duration.ofSeconds(1));
         assertThat(asked.get("eval-2")).as("not yet: it waits 2 s now").isEqualTo(before + 1);
         advance(Duration.ofSeconds(1));
@@ -164,7 +167,7 @@ class FleetViewModelTest {
         answers.put("eval-2", REFUSED);
         advance(FleetViewModel.POLL);
         assertThat(vm.row("eval-2").orElseThrow().reachText(clock.instant())).as("the backoff starts over")
-                .endsWith("retrying in 1 s");
+                .endsWith("retry in 1 s");
     }
 
     @Test
