@@ -109,7 +109,7 @@ class FleetViewModelTest {
 
         FleetRow down = vm.row("eval-2").orElseThrow();
         assertThat(down.reachText(clock.instant())).isEqualTo("down since " + CLOCK.format(T0) + " · retry in 1 s");
-        assertThat(down.downForText(clock.instant().plusSeconds(150))).isEqualTo("down for 150 s");
+        assertThat(down.downForText(clock.instant().plusSeconds(150))).isEqualTo("down for 2 min");
         assertThat(down.error()).contains("nothing listens there");
         assertThat(down.revisionText()).isEqualTo("–");
     }
