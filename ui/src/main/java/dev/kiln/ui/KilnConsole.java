@@ -337,16 +337,31 @@ public final class KilnConsole extends Application {
         open(workspace, dev.kiln.ui.shell.Page.FLEET.title(), settings);
     }
 
-    /** The stage's fleet: made, loaded and polling on first use; stopped when the stage is hidden. */
+    /** A stage's fleet, with what it was made for: a workspace switch keeps it, another list or background does not. */
+    private record Fleet(Path list, dev.kiln.ui.util.Background background, FleetViewModel model) {
+    }
+
+    /**
+     * The stage's fleet: made, loaded and polling on first use, kept across workspace switches, stopped when the
+     * stage is hidden (and replaced when the stage is shown again for another list: a test's primary stage is reused).
+     */
     private static FleetViewModel fleetFor(Stage stage, dev.kiln.ui.util.Background background) {
-        Object f = stage.getProperties().get(FLEET);
-        if (f instanceof FleetViewModel vm) {
-            return vm;
+        Path list = daemonListFile;
+        if (stage.getProperties().get(FLEET) instanceof Fleet f) {
+            if (Objects.equals(f.list(), list) && f.background() == background) {
+                return f.model();
+            }
+            f.model().close();
         }
-        FleetViewModel vm = new FleetViewModel(daemonListFile, background, FleetViewModel.Scheduler.daemonThread(),
+        FleetViewModel vm = new FleetViewModel(list, background, FleetViewModel.Scheduler.daemonThread(),
                 FleetViewModel.HealthSource.api(), Clock.systemUTC(), d -> openDaemon(stage, background, d));
-        stage.getProperties().put(FLEET, vm);
-        stage.addEventHandler(javafx.stage.WindowEvent.WINDOW_HIDDEN, e -> vm.close());
+        stage.getProperties().put(FLEET, new Fleet(list, background, vm));
+        stage.addEventHandler(javafx.stage.WindowEvent.WINDOW_HIDDEN, e -> {
+            vm.close();
+            if (stage.getProperties().get(FLEET) instanceof Fleet f && f.model() == vm) {
+                stage.getProperties().remove(FLEET);
+            }
+        });
         vm.load();
         return vm;
     }
