@@ -53,18 +53,22 @@ public final class FleetViewModel implements AutoCloseable {
     public interface Scheduler {
         Background.Cancellable schedule(Duration delay, Runnable task);
 
-        /** One daemon thread that does nothing but start polls. */
+        /** The one daemon thread of the application that does nothing but start polls (shared by every fleet). */
         static Scheduler daemonThread() {
-            ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
-                Thread t = new Thread(r, "kiln-fleet-timer");
-                t.setDaemon(true);
-                return t;
-            });
             return (delay, task) -> {
-                ScheduledFuture<?> f = timer.schedule(task, Math.max(0, delay.toMillis()), TimeUnit.MILLISECONDS);
+                ScheduledFuture<?> f = SharedTimer.TIMER.schedule(task, Math.max(0, delay.toMillis()), TimeUnit.MILLISECONDS);
                 return () -> f.cancel(false);
             };
         }
+    }
+
+    /** Made on first use: a console that never shows the Fleet page starts no thread for it. */
+    private static final class SharedTimer {
+        static final ScheduledExecutorService TIMER = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "kiln-fleet-timer");
+            t.setDaemon(true);
+            return t;
+        });
     }
 
     /** How a daemon is asked for its health: one asker per daemon, made once (it may hold a connection pool). */
@@ -100,7 +104,7 @@ public final class FleetViewModel implements AutoCloseable {
     private final ReadOnlyStringWrapper listError = new ReadOnlyStringWrapper("");
     private final ReadOnlyStringWrapper message = new ReadOnlyStringWrapper("");
     private final ReadOnlyObjectWrapper<String> focused = new ReadOnlyObjectWrapper<>();
-    private boolean closed;
+    private volatile boolean closed;
 
     /** Down first, then degraded, connecting, up; by name within each. */
     static final Comparator<FleetRow> ORDER = Comparator.comparing(FleetRow::state)
