@@ -24,7 +24,8 @@ import picocli.CommandLine.Parameters;
             "age of its last projection, watch live or degraded, contracts and failures.",
             "Exit 0 when healthy; 1 when degraded (watch degraded, projection stuck or failing, not projected yet);",
             "2 when it cannot be asked (down, not a kiln serve, another API version, token refused, certificate",
-            "not the pinned one)."})
+            "not the pinned one).",
+            "NAME is a daemon of your daemon list (daemons.json in the config directory); --all asks every one of them."})
 final class StatusCommand implements Callable<Integer> {
 
     @Parameters(index = "0", arity = "0..1", paramLabel = "URL|NAME",
