@@ -33,6 +33,7 @@ module dev.kiln.core {
     exports dev.kiln.core.serve;
     exports dev.kiln.core.doctor;
     exports dev.kiln.core.engine;
+    exports dev.kiln.core.fleet;
 
     opens dev.kiln.core.demo to com.fasterxml.jackson.databind;
 }

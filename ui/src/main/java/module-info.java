@@ -17,4 +17,5 @@ module dev.kiln.ui {
     exports dev.kiln.ui.caches;
     exports dev.kiln.ui.seeds;
     exports dev.kiln.ui.startup;
+    exports dev.kiln.ui.fleet;
 }

@@ -1,11 +1,14 @@
 package dev.kiln.ui;
 
 import dev.kiln.core.Kiln;
+import dev.kiln.core.engine.Engine;
+import dev.kiln.core.fleet.DaemonEntry;
 import dev.kiln.core.telemetry.EventBus;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import dev.kiln.icons.Icons;
 import dev.kiln.ui.shell.MainViewModel;
 import dev.kiln.ui.shell.MainWindow;
+import dev.kiln.ui.fleet.FleetViewModel;
 import dev.kiln.ui.util.FxBackground;
 import java.io.IOException;
 import java.io.InputStream;
@@ -131,6 +134,11 @@ public final class KilnConsole extends Application {
             });
         }
         navigate(model, startPage);
+        DaemonEntry attach = startDaemon;
+        if (attach != null) {
+            fleetFor(stage, background).attach(attach);
+            openDaemon(stage, background, attach);
+        }
         String frameFile = System.getProperty("kiln.firstFrameFile", ""); // kiln bench startup and the package test
         if (!frameFile.isEmpty()) {
             signalFirstFrame(stage, Path.of(frameFile), Boolean.getBoolean("kiln.exitAfterFirstFrame"));
@@ -224,6 +232,8 @@ public final class KilnConsole extends Application {
         model.setTheme(theme);
         Kiln kiln = Kiln.open(workspace.root(), new EventBus(), Clock.systemUTC());
         MainWindow window = new MainWindow(model, background, kiln.engine());
+        window.setFleet(fleetFor(stage, background));
+        stage.getProperties().put(MODEL, model);
         closeSession(stage); // a window shows one workspace at a time
         Runnable close = () -> {
             window.close();
@@ -286,6 +296,100 @@ public final class KilnConsole extends Application {
             javafx.application.Platform.exit();
         });
         wait.play();
+    }
+
+    // --- fleet: the daemon list, attach, and the seam the remote engine plugs into -------------------------------
+
+    private static final String FLEET = "kiln.fleet";
+    private static final String MODEL = "kiln.model";
+    private static volatile Path daemonListFile;
+    private static volatile DaemonEntry startDaemon;
+    private static volatile DaemonEngines engines;
+
+    /**
+     * How the console reaches a daemon's pages: a daemon of the fleet → an {@link Engine} over its API. The remote
+     * engine ({@code RemoteEngine.connect(d.url(), d.tokenFile(), d.pin(), clock)}) is plugged in here with
+     * {@link #daemonEngines}; until it is, selecting a daemon shows it on the Fleet page.
+     */
+    @FunctionalInterface
+    public interface DaemonEngines {
+        /** Connects to {@code daemon}; blocks (called off the FX thread). */
+        Engine connect(DaemonEntry daemon) throws Exception;
+    }
+
+    /** Sets how a daemon's pages are reached (the remote engine); null: none, the Fleet page shows the daemon. */
+    public static void daemonEngines(DaemonEngines e) {
+        engines = e;
+    }
+
+    /** The daemon list the Fleet page shows and edits ({@code daemons.json} in the config directory); null: none. */
+    public static void daemonList(Path file) {
+        daemonListFile = file;
+    }
+
+    /**
+     * Opens the console attached to {@code daemon} and returns when it is closed: its pages when a
+     * {@linkplain #daemonEngines remote engine} is set, else the Fleet page with {@code daemon} selected, over
+     * {@code workspace} (the local one the window starts on).
+     */
+    public static void attach(DaemonEntry daemon, Path workspace, Path settings) {
+        startDaemon = daemon;
+        open(workspace, dev.kiln.ui.shell.Page.FLEET.title(), settings);
+    }
+
+    /** A stage's fleet, with what it was made for: a workspace switch keeps it, another list or background does not. */
+    private record Fleet(Path list, dev.kiln.ui.util.Background background, FleetViewModel model) {
+    }
+
+    /**
+     * The stage's fleet: made, loaded and polling on first use, kept across workspace switches, stopped when the
+     * stage is hidden (and replaced when the stage is shown again for another list: a test's primary stage is reused).
+     */
+    private static FleetViewModel fleetFor(Stage stage, dev.kiln.ui.util.Background background) {
+        Path list = daemonListFile;
+        if (stage.getProperties().get(FLEET) instanceof Fleet f) {
+            if (Objects.equals(f.list(), list) && f.background() == background) {
+                return f.model();
+            }
+            f.model().close();
+        }
+        FleetViewModel vm = new FleetViewModel(list, background, FleetViewModel.Scheduler.daemonThread(),
+                FleetViewModel.HealthSource.api(), Clock.systemUTC(), d -> openDaemon(stage, background, d));
+        stage.getProperties().put(FLEET, new Fleet(list, background, vm));
+        stage.addEventHandler(javafx.stage.WindowEvent.WINDOW_HIDDEN, e -> {
+            vm.close();
+            if (stage.getProperties().get(FLEET) instanceof Fleet f && f.model() == vm) {
+                stage.getProperties().remove(FLEET);
+            }
+        });
+        vm.load();
+        return vm;
+    }
+
+    /** Selecting a daemon on the Fleet page (or {@code kiln attach}): its pages through the remote engine, if set. */
+    private static void openDaemon(Stage stage, dev.kiln.ui.util.Background background, DaemonEntry d) {
+        MainViewModel model = (MainViewModel) stage.getProperties().get(MODEL);
+        DaemonEngines e = engines;
+        if (e == null) {
+            model.navigate(dev.kiln.ui.shell.Page.FLEET);
+            model.setStatus(d.name() + " (" + d.url() + "): this build shows daemons on the Fleet page; their own pages"
+                    + " open once the remote engine is in");
+            return;
+        }
+        model.setStatus("Connecting to " + d.name() + " (" + d.url() + ")…");
+        background.run(() -> e.connect(d), engine -> showRemote(stage, engine), err -> model.notify(new dev.kiln.ui.shell.Notices.Notice(
+                dev.kiln.ui.shell.Notices.Kind.FAILED, "Cannot open " + d.name(), String.valueOf(err.getMessage()))));
+    }
+
+    /**
+     * Shows a remote daemon's pages in {@code stage}. MERGE: the window over an {@link Engine} comes with the view
+     * models on {@code Engine}; until then no engine reaches here ({@link #daemonEngines} is unset) and one that
+     * does is closed with a message.
+     */
+    private static void showRemote(Stage stage, Engine engine) {
+        MainViewModel model = (MainViewModel) stage.getProperties().get(MODEL);
+        engine.close();
+        model.setStatus("Connected to " + engine.location() + ", but this build cannot show a remote daemon's pages yet");
     }
 
     @Override

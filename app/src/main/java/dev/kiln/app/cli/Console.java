@@ -12,7 +12,15 @@ final class Console {
         if (!page.isEmpty() && !dev.kiln.ui.KilnConsole.pageNames().contains(page.toLowerCase(java.util.Locale.ROOT))) {
             throw new CliException("no page '" + page + "'; pages are " + String.join(", ", dev.kiln.ui.KilnConsole.pageNames()));
         }
+        dev.kiln.ui.KilnConsole.daemonList(DaemonArgs.listFile());
         dev.kiln.ui.KilnConsole.open(workspace.toAbsolutePath().normalize(), page,
+                dev.kiln.app.UserDirs.consoleSettings(System.getenv()));
+    }
+
+    /** {@code kiln attach}: the console on {@code daemon}, starting over the local {@code workspace}. */
+    static void attach(dev.kiln.core.fleet.DaemonEntry daemon, Path workspace) {
+        dev.kiln.ui.KilnConsole.daemonList(DaemonArgs.listFile());
+        dev.kiln.ui.KilnConsole.attach(daemon, workspace.toAbsolutePath().normalize(),
                 dev.kiln.app.UserDirs.consoleSettings(System.getenv()));
     }
 
@@ -21,6 +29,7 @@ final class Console {
         if (!dev.kiln.ui.KilnConsole.pageNames().contains(page.toLowerCase(java.util.Locale.ROOT))) {
             throw new CliException("no page '" + page + "'; pages are " + String.join(", ", dev.kiln.ui.KilnConsole.pageNames()));
         }
+        dev.kiln.ui.KilnConsole.daemonList(DaemonArgs.listFile());
         try {
             dev.kiln.ui.KilnConsole.screenshot(workspace.toAbsolutePath().normalize(), page,
                     dev.kiln.ui.shell.Theme.parse(theme).orElseThrow(), width, height, out, settle);

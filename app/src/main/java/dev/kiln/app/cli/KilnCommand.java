@@ -17,7 +17,7 @@ import picocli.CommandLine.Parameters;
 @Command(name = "kiln", mixinStandardHelpOptions = true, versionProvider = KilnCommand.Version.class,
         description = {"Operations console for fast-starting, observable sandboxed tool runtimes.",
             "With no sub-command, opens the console on WORKSPACE (default: the built-in demo workspace)."},
-        subcommands = {DemoCommand.class, ProjectCommand.class, DoctorCommand.class, HealCommand.class, ServeCommand.class, StatusCommand.class, ArchiveCommand.class,
+        subcommands = {DemoCommand.class, ProjectCommand.class, DoctorCommand.class, HealCommand.class, ServeCommand.class, StatusCommand.class, AttachCommand.class, ArchiveCommand.class,
             WarmCommand.class, SeedCommand.class, ProbeCommand.class, BytecodeCommand.class, BenchCommand.class,
             ScreenshotCommand.class,
             CommandLine.HelpCommand.class})
@@ -27,7 +27,7 @@ public final class KilnCommand implements Callable<Integer> {
     Path workspace;
 
     @picocli.CommandLine.Option(names = "--page", paramLabel = "PAGE",
-            description = "Page to open the console on: projection, contracts, caches, seeds, startup or events (Ctrl+1… switch pages).")
+            description = "Page to open the console on: projection, contracts, caches, seeds, startup, events or fleet (Ctrl+1… switch pages).")
     String page = "";
 
     /** The configured command line, with Kiln's error handling. */

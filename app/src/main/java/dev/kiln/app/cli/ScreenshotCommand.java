@@ -20,7 +20,7 @@ final class ScreenshotCommand implements Callable<Integer> {
     @Parameters(index = "0", arity = "0..1", paramLabel = "DIR", description = "Workspace to show.")
     Path workspace;
 
-    @Option(names = "--page", paramLabel = "NAME", description = "Page: projection, contracts, caches, seeds, startup or events (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--page", paramLabel = "NAME", description = "Page: projection, contracts, caches, seeds, startup, events or fleet (the daemons of daemons.json in the config directory) (default: ${DEFAULT-VALUE}).")
     String page = "projection";
 
     @Option(names = "--theme", paramLabel = "light|dark", description = "Theme (default: ${DEFAULT-VALUE}).")

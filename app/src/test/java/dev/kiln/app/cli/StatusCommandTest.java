@@ -159,7 +159,7 @@ class StatusCommandTest {
         assertThat(half.err()).contains("go together");
     }
 
-    private static Path keystore(Path file, String password) throws Exception {
+    static Path keystore(Path file, String password) throws Exception {
         keytool("-genkeypair", "-alias", "kiln", "-keyalg", "EC", "-groupname", "secp256r1", "-validity", "30",
                 "-storetype", "PKCS12", "-keystore", file.toString(), "-storepass", password, "-keypass", password,
                 "-dname", "CN=localhost", "-ext", "san=dns:localhost,ip:127.0.0.1");
@@ -167,7 +167,7 @@ class StatusCommandTest {
     }
 
     /** The fingerprint as keytool prints it: what an operator would copy. */
-    private static String sha256(Path file, String password) throws Exception {
+    static String sha256(Path file, String password) throws Exception {
         for (String line : keytool("-list", "-v", "-storetype", "PKCS12", "-keystore", file.toString(), "-storepass",
                 password).split("\n")) {
             if (line.trim().startsWith("SHA256:")) {

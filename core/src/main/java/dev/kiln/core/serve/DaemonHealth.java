@@ -24,10 +24,63 @@ import java.util.Optional;
  * @param contracts leaves of the last projection
  * @param failures contracts and directories that failed to read in the last projection
  * @param tlsFingerprint the SHA-256 of the certificate it served, empty over plain HTTP
+ * @param seeds its workspace's seed caches, as its host sees them; empty from a daemon that does not say
+ * @param lastProbe the verdict of its workspace's latest saved startup probe; empty when never probed (or not said)
  */
 public record DaemonHealth(URI url, int apiVersion, long revision, long projections, Optional<Instant> lastProjectionAt,
         Optional<Duration> lastProjectionAge, String lastError, Duration heartbeat, boolean watchLive,
-        String watchReason, long contracts, long failures, Optional<String> tlsFingerprint) {
+        String watchReason, long contracts, long failures, Optional<String> tlsFingerprint, Optional<Seeds> seeds,
+        Optional<Probe> lastProbe) {
+
+    /**
+     * The seed caches of the daemon's workspace.
+     *
+     * @param targets targets (and seeds on disk without a target)
+     * @param stale of those, the ones whose seed is not current: warmed for another lockfile, or never warmed
+     */
+    public record Seeds(int targets, int stale) {
+    }
+
+    /**
+     * The latest saved startup probe of the daemon's workspace ({@code kiln probe} or the console's).
+     *
+     * @param at when it started
+     * @param servers servers it probed
+     * @param slowest the slowest server that answered, if any did
+     * @param slowestStart its slowest spawn → initialize
+     * @param slowestTimeout the startup timeout it is held to
+     * @param overTimeout servers that missed their timeout in a run
+     * @param failed servers that failed in a run
+     */
+    public record Probe(Instant at, int servers, Optional<String> slowest, Optional<Duration> slowestStart,
+            Optional<Duration> slowestTimeout, int overTimeout, int failed) {
+
+        /** {@code "slowest demo-graph 2.2 s of 10 s"}, {@code "1 over timeout, slowest …"}, or {@code "2 failed"}. */
+        public String verdict() {
+            List<String> parts = new ArrayList<>();
+            if (failed > 0) {
+                parts.add(failed + " failed");
+            }
+            if (overTimeout > 0) {
+                parts.add(overTimeout + " over timeout");
+            }
+            if (slowest.isPresent() && slowestStart.isPresent()) {
+                parts.add("slowest " + slowest.get() + " " + seconds(slowestStart.get())
+                        + slowestTimeout.map(t -> " of " + seconds(t)).orElse(""));
+            }
+            return parts.isEmpty() ? "no server answered" : String.join(", ", parts);
+        }
+
+        /** Whether every server answered within its timeout. */
+        public boolean ok() {
+            return failed == 0 && overTimeout == 0 && slowest.isPresent();
+        }
+
+        private static String seconds(Duration d) {
+            long ms = d.toMillis();
+            return ms % 1000 == 0 ? ms / 1000 + " s" : String.format(java.util.Locale.ROOT, "%.1f s", ms / 1000.0);
+        }
+    }
 
     /** A projection older than this many heartbeats means the loop is stuck. */
     static final int STALE_HEARTBEATS = 3;

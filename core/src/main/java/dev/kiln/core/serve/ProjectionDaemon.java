@@ -97,6 +97,8 @@ public final class ProjectionDaemon implements AutoCloseable {
     /** The loop thread while it runs the projector's tick: that tick's TickFinished waits for the revision's delta. */
     private volatile @org.jspecify.annotations.Nullable Thread inTick;
     private @org.jspecify.annotations.Nullable TickFinished pendingTick;
+    /** Stale seeds and the latest probe for the health body, computed at most every few seconds. */
+    private final HostFacts hostFacts;
 
     private ProjectionDaemon(Builder b) throws IOException {
         this.layout = b.layout;
@@ -108,6 +110,7 @@ public final class ProjectionDaemon implements AutoCloseable {
             b.events.publish(e);
             toClients(e);
         };
+        this.hostFacts = new HostFacts(b.layout, b.clock, HostFacts.TTL);
         if (!layout.isWorkspace()) {
             throw new WorkspaceException(layout.root() + " is not a Kiln workspace (no kiln.json or tasks/)."
                     + " Create one with: kiln demo " + layout.root());
@@ -448,7 +451,8 @@ public final class ProjectionDaemon implements AutoCloseable {
 
         @Override
         public JsonNode health() {
-            return Wire.health(loop.metrics(), revision(), watcher.status(), clock.instant(), heartbeat);
+            return Wire.healthFacts(Wire.health(loop.metrics(), revision(), watcher.status(), clock.instant(), heartbeat),
+                    hostFacts.get());
         }
 
         @Override

@@ -107,6 +107,28 @@ public final class ServeClient {
         return new ServeClient(base, tokenFile, normalized);
     }
 
+    /**
+     * A certificate pin in its canonical form {@code AB:CD:…}, from that form, lower case or bare hex, with or without
+     * a {@code SHA256:} prefix: what a daemon list stores.
+     *
+     * @throws IllegalArgumentException when it is not a SHA-256 fingerprint
+     */
+    public static String normalizePin(String pin) {
+        return PinnedTls.normalize(pin);
+    }
+
+    /**
+     * The SHA-256 fingerprint of the certificate the TLS daemon at {@code url} presents, read without trusting it: for
+     * a console that asks the operator, on first contact, whether it is the one {@code kiln serve} printed. Empty when
+     * the URL is plain HTTP or nothing presented a certificate. Blocks up to a few seconds.
+     */
+    public static Optional<String> presentedFingerprint(URI url) {
+        if (!"https".equalsIgnoreCase(url.getScheme()) || url.getHost() == null) {
+            return Optional.empty();
+        }
+        return Optional.ofNullable(PinnedTls.presented(url.getHost(), url.getPort() < 0 ? 443 : url.getPort()));
+    }
+
     /** The daemon, as its lock file names it (a client {@linkplain #of of a local workspace} only). */
     public ServeLock.Holder holder() {
         if (holder == null) {
@@ -276,7 +298,8 @@ public final class ServeClient {
                 return "it does not speak TLS; try http:// instead of https://";
             }
             if (c instanceof java.net.ConnectException) {
-                return "nothing listens there (" + m + "); is kiln serve running, on that port?";
+                return "nothing listens there" + (c.getMessage() == null ? "" : " (" + m + ")")
+                        + "; is kiln serve running, on that port?";
             }
             if (c instanceof java.net.http.HttpTimeoutException) {
                 return "no answer in time (" + m + ")";

@@ -342,10 +342,50 @@ final class Wire {
                             : java.util.Optional.empty(),
                     n.path("last_error").asText(""), java.time.Duration.ofMillis(n.path("heartbeat_ms").asLong()),
                     w.path("live").asBoolean(false), w.path("reason").asText(""), n.path("contracts").asLong(),
-                    n.path("failures").asLong(), pin);
+                    n.path("failures").asLong(), pin, readSeeds(n), readProbe(n));
         } catch (RuntimeException e) {
             throw new IOException("the answer is not a health report (" + e.getMessage() + "): " + abbreviate(body), e);
         }
+    }
+
+    /**
+     * Adds what the daemon's host knows of its workspace to a {@link #health} body: {@code seeds: {targets, stale}}
+     * and {@code last_probe: {at, servers, slowest, slowest_ms, timeout_ms, over_timeout, failed}}, each only when
+     * known (a reader of an older daemon finds neither).
+     */
+    static ObjectNode healthFacts(ObjectNode o, HostFacts.Facts f) {
+        f.seeds().ifPresent(s -> o.putObject("seeds").put("targets", s.targets()).put("stale", s.stale()));
+        f.lastProbe().ifPresent(p -> {
+            ObjectNode n = o.putObject("last_probe");
+            n.put("at", p.at().toString());
+            n.put("servers", p.servers());
+            p.slowest().ifPresent(x -> n.put("slowest", x));
+            p.slowestStart().ifPresent(d -> n.put("slowest_ms", d.toNanos() / 1e6));
+            p.slowestTimeout().ifPresent(d -> n.put("timeout_ms", d.toMillis()));
+            n.put("over_timeout", p.overTimeout());
+            n.put("failed", p.failed());
+        });
+        return o;
+    }
+
+    private static java.util.Optional<DaemonHealth.Seeds> readSeeds(JsonNode n) {
+        JsonNode s = n.path("seeds");
+        return s.isObject() ? java.util.Optional.of(new DaemonHealth.Seeds(s.path("targets").asInt(), s.path("stale").asInt()))
+                : java.util.Optional.empty();
+    }
+
+    private static java.util.Optional<DaemonHealth.Probe> readProbe(JsonNode n) {
+        JsonNode p = n.path("last_probe");
+        if (!p.isObject()) {
+            return java.util.Optional.empty();
+        }
+        return java.util.Optional.of(new DaemonHealth.Probe(Instant.parse(p.path("at").asText()), p.path("servers").asInt(),
+                java.util.Optional.ofNullable(p.path("slowest").textValue()),
+                p.path("slowest_ms").isNumber() ? java.util.Optional.of(java.time.Duration.ofNanos(Math.round(p.path("slowest_ms").asDouble() * 1e6)))
+                        : java.util.Optional.empty(),
+                p.path("timeout_ms").isNumber() ? java.util.Optional.of(java.time.Duration.ofMillis(p.path("timeout_ms").asLong()))
+                        : java.util.Optional.empty(),
+                p.path("over_timeout").asInt(), p.path("failed").asInt()));
     }
 
     // ---- the state document's meta: watch (stable) and daemon (volatile) --------------------------------------------

@@ -150,6 +150,9 @@ public final class MainWindow implements AutoCloseable {
     @Override
     public void close() {
         pump.close();
+        if (ownsFleet) {
+            fleet.close();
+        }
     }
 
     private Node sidebar() {
@@ -220,8 +223,11 @@ public final class MainWindow implements AutoCloseable {
                 createDemo(dir.toPath());
             }
         });
+        javafx.scene.control.MenuItem connect = new javafx.scene.control.MenuItem("Connect to daemon…");
+        connect.setId("menu-connect");
+        connect.setOnAction(e -> connectToDaemon());
         Runnable fill = () -> {
-            menu.getItems().setAll(open, demo);
+            menu.getItems().setAll(open, demo, connect);
             if (!model.recent().isEmpty()) {
                 menu.getItems().add(new javafx.scene.control.SeparatorMenuItem());
                 for (java.nio.file.Path p : model.recent()) {
@@ -246,6 +252,37 @@ public final class MainWindow implements AutoCloseable {
             model.notify(n);
             popUp(n);
         });
+    }
+
+    // --- fleet ------------------------------------------------------------------------------------------------
+
+    private dev.kiln.ui.fleet.FleetViewModel fleet;
+    private boolean ownsFleet;
+
+    /**
+     * The fleet this window shows on its Fleet page (the application's, which outlives a workspace switch); set
+     * before the page is first shown. Without one, the page keeps daemons for this window only.
+     */
+    public void setFleet(dev.kiln.ui.fleet.FleetViewModel fleet) {
+        this.fleet = java.util.Objects.requireNonNull(fleet);
+    }
+
+    private dev.kiln.ui.fleet.FleetViewModel fleet() {
+        if (fleet == null) {
+            fleet = new dev.kiln.ui.fleet.FleetViewModel(null, background, dev.kiln.ui.fleet.FleetViewModel.Scheduler.daemonThread(),
+                    dev.kiln.ui.fleet.FleetViewModel.HealthSource.api(), java.time.Clock.systemUTC(), d -> model.navigate(Page.FLEET));
+            fleet.load();
+            ownsFleet = true;
+        }
+        return fleet;
+    }
+
+    /** The menu's "Connect to daemon…": the Fleet page, with its connect dialog open. */
+    private void connectToDaemon() {
+        model.navigate(Page.FLEET);
+        if (pages.get(Page.FLEET) instanceof dev.kiln.ui.fleet.FleetView v) {
+            v.connect();
+        }
     }
 
     private Node statusBar() {
@@ -275,6 +312,7 @@ public final class MainWindow implements AutoCloseable {
             case SEEDS -> new SeedsView(seeds);
             case STARTUP -> new StartupView(startup);
             case EVENTS -> new EventsView(events);
+            case FLEET -> new dev.kiln.ui.fleet.FleetView(fleet());
 
         };
     }

@@ -7,7 +7,8 @@ public enum Page {
     CACHES("Caches", "Source archive cache: hits, misses, builds, evictions and bytes held, live."),
     SEEDS("Seeds", "Seed caches per target: lockfile hash, last warm and its outcome; rewarm a target."),
     STARTUP("Startup", "MCP server startup timelines against the client's startup timeout; bytecode audit and precompile."),
-    EVENTS("Events", "Everything the engine publishes, newest first: ticks, cache hits, warm progress, probe steps.");
+    EVENTS("Events", "Everything the engine publishes, newest first: ticks, cache hits, warm progress, probe steps."),
+    FLEET("Fleet", "Every daemon of your list at once, live: reachable, revision, projection age, watch, contracts, stale seeds, last probe.");
 
     private final String title;
     private final String description;

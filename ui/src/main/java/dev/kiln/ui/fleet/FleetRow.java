@@ -1,0 +1,153 @@
+package dev.kiln.ui.fleet;
+
+import dev.kiln.core.fleet.DaemonEntry;
+import dev.kiln.core.serve.DaemonHealth;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * One daemon on the Fleet page as its poller last saw it: an immutable value, replaced on each update. The texts
+ * are derived from it and the time now, so the ages tick without asking the daemon again.
+ *
+ * @param entry the daemon (from the list, or attached for this session only when {@code saved} is false)
+ * @param saved whether it is in the daemon list
+ * @param state what the last poll found
+ * @param health the last health it answered, kept while it is down (last known revision)
+ * @param seenAt when that answer came (this console's clock)
+ * @param downSince since when it has not answered, while down
+ * @param error why the last poll failed, empty when it did not
+ * @param retryAt when the poller asks again, while down
+ */
+public record FleetRow(DaemonEntry entry, boolean saved, State state, Optional<DaemonHealth> health, Optional<Instant> seenAt,
+        Optional<Instant> downSince, String error, Optional<Instant> retryAt) {
+    private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm:ss").withZone(ZoneId.systemDefault());
+
+    /** What the last poll found, in the order the page lists them: the ones that need a look first. */
+    public enum State {
+        /** It did not answer, or refused (token, pin, API version). */
+        DOWN,
+        /** It answered, with problems (watch degraded, projection stuck or failing). */
+        DEGRADED,
+        /** Not asked yet. */
+        CONNECTING,
+        /** It answered and is healthy. */
+        UP
+    }
+
+    static FleetRow connecting(DaemonEntry entry, boolean saved) {
+        return new FleetRow(entry, saved, State.CONNECTING, Optional.empty(), Optional.empty(), Optional.empty(), "",
+                Optional.empty());
+    }
+
+    FleetRow answered(DaemonHealth h, Instant now) {
+        return new FleetRow(entry, saved, h.healthy() ? State.UP : State.DEGRADED, Optional.of(h), Optional.of(now),
+                Optional.empty(), "", Optional.empty());
+    }
+
+    FleetRow failed(String why, Instant now, Instant retry) {
+        return new FleetRow(entry, saved, State.DOWN, health, seenAt, Optional.of(downSince.orElse(now)), why,
+                Optional.of(retry));
+    }
+
+    FleetRow with(DaemonEntry e, boolean nowSaved) {
+        return new FleetRow(e, nowSaved, state, health, seenAt, downSince, error, retryAt);
+    }
+
+    public String name() {
+        return entry.name();
+    }
+
+    /** {@code "up"}, {@code "degraded: watch degraded: …"}, {@code "down since 12:03:05 · retry in 4 s"}. */
+    public String reachText(Instant now) {
+        return switch (state) {
+            case CONNECTING -> "connecting…";
+            case UP -> "up";
+            case DEGRADED -> "degraded: " + String.join("; ", health.map(DaemonHealth::problems).orElse(java.util.List.of()));
+            case DOWN -> "down since " + CLOCK.format(downSince.orElse(now)) + retryAt.map(r -> r.isAfter(now)
+                    ? " · retry in " + Math.max(1, ceilSeconds(Duration.between(now, r))) + " s" : " · retrying").orElse("");
+        };
+    }
+
+    /** {@code "down for 2 min"} while down, else empty. */
+    public String downForText(Instant now) {
+        return downSince.map(d -> "down for " + age(Duration.between(d, now))).orElse("");
+    }
+
+    /** {@code "r42"} (while down: the last one seen), {@code "–"} before any answer. */
+    public String revisionText() {
+        return health.map(h -> "r" + h.revision()).orElse("–");
+    }
+
+    /** How old its last projection is now: the daemon's age when it answered plus the time since (no clock skew). */
+    public String projectedText(Instant now) {
+        if (state == State.DOWN || health.isEmpty()) {
+            return "–";
+        }
+        DaemonHealth h = health.get();
+        return h.lastProjectionAge().map(a -> age(a.plus(Duration.between(seenAt.orElse(now), now))) + " ago").orElse("not yet");
+    }
+
+    /** {@code "live"} or {@code "degraded: why"}. */
+    public String watchText() {
+        return health.filter(h -> state != State.DOWN).map(h -> h.watchLive() ? "live" : "degraded: " + h.watchReason()).orElse("–");
+    }
+
+    /** {@code "500"}, {@code "500 · 3 failed"}. */
+    public String contractsText() {
+        return health.filter(h -> state != State.DOWN).map(h -> h.contracts() + (h.failures() == 0 ? ""
+                : " · " + h.failures() + " failed")).orElse("–");
+    }
+
+    /** {@code "all 3 current"}, {@code "2 of 3 stale"}, {@code "no targets"}; {@code "–"} when unknown. */
+    public String seedsText() {
+        return health.filter(h -> state != State.DOWN).flatMap(DaemonHealth::seeds).map(s -> s.targets() == 0 ? "no targets"
+                : s.stale() == 0 ? "all " + s.targets() + " current" : s.stale() + " of " + s.targets() + " stale").orElse("–");
+    }
+
+    /**
+     * The latest probe's verdict for the column headed "slowest": {@code "demo-graph 2.2 s of 10 s"},
+     * {@code "1 over timeout, demo-graph 12.3 s of 10 s"}; {@code "never probed"}, or {@code "–"} when unknown.
+     */
+    public String probeText() {
+        if (state == State.DOWN || health.isEmpty()) {
+            return "–";
+        }
+        return health.get().lastProbe().map(p -> p.verdict().replaceFirst("(^|, )slowest ", "$1"))
+                .orElse(health.get().seeds().isPresent() ? "never probed" : "–");
+    }
+
+    /** The probe's verdict in full, with when it ran. */
+    public String probeTooltip() {
+        return health.flatMap(DaemonHealth::lastProbe).map(p -> "Probed " + CLOCK.format(p.at()) + " (" + p.servers()
+                + " servers): " + p.verdict()).orElse("No saved probe run in its workspace (kiln probe saves one)");
+    }
+
+    /** Whether the latest probe is a concern (a failure, a missed timeout). */
+    public boolean probeBad() {
+        return health.flatMap(DaemonHealth::lastProbe).map(p -> !p.ok()).orElse(false);
+    }
+
+    /** {@code "4 s"}, {@code "3 min"}, {@code "2 h 5 min"}; tenths under ten seconds. */
+    static String age(Duration d) {
+        long ms = Math.max(0, d.toMillis());
+        if (ms < 10_000) {
+            return String.format(Locale.ROOT, "%.1f s", ms / 1000.0);
+        }
+        long s = ms / 1000;
+        if (s < 120) {
+            return s + " s";
+        }
+        if (s < 7200) {
+            return s / 60 + " min";
+        }
+        return s / 3600 + " h " + (s % 3600) / 60 + " min";
+    }
+
+    private static long ceilSeconds(Duration d) {
+        return (d.toMillis() + 999) / 1000;
+    }
+}
