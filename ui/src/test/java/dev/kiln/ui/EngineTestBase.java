@@ -2,6 +2,10 @@ package dev.kiln.ui;
 
 import dev.kiln.core.Kiln;
 import dev.kiln.core.engine.Engine;
+import dev.kiln.core.serve.RemoteEngine;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.net.URI;
 import dev.kiln.core.telemetry.EventBus;
 import dev.kiln.core.telemetry.KilnEvent;
 import java.nio.file.Path;
@@ -14,8 +18,9 @@ import org.junit.jupiter.api.AfterEach;
 /**
  * The base of every view-model test that needs an {@link Engine}: a test asks {@link #engine} for one over a workspace
  * it has written, and {@link #newEngine} — the only place that knows which engine it is — makes it. Each such test
- * is an abstract class with one subclass per engine: {@code …LocalTest} (in this process, {@link #local}) now, and a
- * {@code …RemoteTest} (a {@code RemoteEngine} attached to a {@code kiln serve} of the same workspace) to come.
+ * is an abstract class with one subclass per engine: {@code …LocalTest} (in this process, {@link #local}) and
+ * {@code …RemoteTest} (a {@code RemoteEngine} attached over loopback HTTP to the daemon that owns the workspace,
+ * {@link #remote}).
  */
 public abstract class EngineTestBase {
     private final List<Engine> opened = new ArrayList<>();
@@ -63,5 +68,28 @@ public abstract class EngineTestBase {
     /** The in-process engine, as the console opens a local workspace. */
     public static Engine local(Path workspace, Clock clock) {
         return Kiln.open(workspace, new EventBus(), clock).engine();
+    }
+
+    /**
+     * A {@link RemoteEngine} on {@code clock}, attached to a daemon that owns {@code workspace} (a {@code Kiln} of its
+     * own in this process, serving the API on a loopback port, as {@code kiln serve} does); closing the engine stops
+     * that daemon too.
+     */
+    public static Engine remote(Path workspace, Clock clock) {
+        Engine served = Kiln.open(workspace, new EventBus(), Clock.systemUTC()).engine();
+        served.start(true);
+        String url = served.apiUrl().orElseThrow(() -> new IllegalStateException("no daemon API for " + workspace));
+        RemoteEngine remote = RemoteEngine.connect(URI.create(url), served.layout().apiTokenFile(), null, clock);
+        return (Engine) Proxy.newProxyInstance(Engine.class.getClassLoader(), new Class<?>[] {Engine.class}, (proxy, m, args) -> {
+            try {
+                Object r = m.invoke(remote, args);
+                if (m.getName().equals("close") && m.getParameterCount() == 0) {
+                    served.close();
+                }
+                return r;
+            } catch (InvocationTargetException e) {
+                throw e.getCause();
+            }
+        });
     }
 }

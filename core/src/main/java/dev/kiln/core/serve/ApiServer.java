@@ -492,6 +492,10 @@ final class ApiServer implements AutoCloseable {
                 }
             } catch (IllegalArgumentException e) {
                 error(x, 400, "bad_request", String.valueOf(e.getMessage()));
+            } catch (dev.kiln.core.workspace.WorkspaceException e) { // ServerConfigException included
+                // A workspace file on this host is malformed or unreadable: the message names it; no stack trace.
+                LOG.warn("{} {}: {}", x.getRequestMethod(), path, e.getMessage());
+                error(x, 500, "failed", e.getMessage());
             } catch (Exception e) {
                 LOG.error("{} {} failed", x.getRequestMethod(), path, e);
                 error(x, 500, "internal_error", e.toString());

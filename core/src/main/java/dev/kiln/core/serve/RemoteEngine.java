@@ -423,6 +423,9 @@ public final class RemoteEngine implements Engine {
     // ---- long actions --------------------------------------------------------------------------------------------
 
     private <T> Action<T> startAction(String route, JsonNode body, String idempotencyKey, Class<T> type) {
+        // An action reports its progress and its end on the event stream: open it if nothing has yet, as the
+        // in-process engine's actions publish on its bus whether or not its projection was started.
+        start(false);
         String what = "POST /" + route;
         ServeClient.Answer a = request("POST", route, null, body, idempotencyKey, WRITE);
         check(what, a);

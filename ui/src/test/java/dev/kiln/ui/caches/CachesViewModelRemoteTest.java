@@ -1,0 +1,13 @@
+package dev.kiln.ui.caches;
+
+import dev.kiln.core.engine.Engine;
+import java.nio.file.Path;
+import java.time.Clock;
+
+/** {@link CachesViewModelTest} against a remote engine attached to a daemon on loopback. */
+class CachesViewModelRemoteTest extends CachesViewModelTest {
+    @Override
+    protected Engine newEngine(Path workspace, Clock clock) {
+        return remote(workspace, clock);
+    }
+}
