@@ -232,6 +232,17 @@ public final class KilnConsole extends Application {
         stage.getProperties().put(SESSION, close);
         stage.setOnHidden(e -> closeSession(stage));
         stage.setTitle(model.windowTitle());
+        stage.setScene(window.scene(width, height));
+        stage.show();
+        if (stage.getIcons().isEmpty()) {
+            afterFirstFrame(stage.getScene(), () -> setIcons(stage));
+        }
+        window.startProjection(live);
+        return model;
+    }
+
+    /** The window and taskbar icon, every size: six PNG decodes the first frame need not wait for. */
+    private static void setIcons(Stage stage) {
         for (int size : Icons.SIZES) {
             try (InputStream in = Icons.appIconPng(size)) {
                 stage.getIcons().add(new Image(in));
@@ -239,10 +250,19 @@ public final class KilnConsole extends Application {
                 // An icon is decoration; a window without one still works.
             }
         }
-        stage.setScene(window.scene(width, height));
-        stage.show();
-        window.startProjection(live);
-        return model;
+    }
+
+    /**
+     * Runs {@code work} once the first pulse has laid {@code scene} out and its frame has gone to the renderer,
+     * behind anything that pulse queued (the first-frame signal of {@link #signalFirstFrame}).
+     */
+    private static void afterFirstFrame(javafx.scene.Scene scene, Runnable work) {
+        Runnable[] once = new Runnable[1];
+        once[0] = () -> {
+            scene.removePostLayoutPulseListener(once[0]);
+            javafx.application.Platform.runLater(() -> javafx.application.Platform.runLater(work));
+        };
+        scene.addPostLayoutPulseListener(once[0]);
     }
 
     /**
