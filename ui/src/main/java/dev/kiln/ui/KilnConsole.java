@@ -57,7 +57,25 @@ public final class KilnConsole extends Application {
      */
     public static void screenshot(Path workspace, String page, dev.kiln.ui.shell.Theme theme, int width, int height, Path out,
             double settleSeconds) {
-        // Glass reads these once, when the toolkit starts: set before launch, never after.
+        useHeadlessPlatform();
+        startWorkspace = WorkspaceLayout.of(workspace);
+        startPage = page == null ? "" : page;
+        settingsFile = null;
+        shot = new Shot(out.toAbsolutePath(), theme, width, height, settleSeconds);
+        shotError = null;
+        Application.launch(KilnConsole.class);
+        if (shotError != null) {
+            throw new IllegalStateException(shotError);
+        }
+    }
+
+    /**
+     * Chooses Monocle's headless glass and software rendering for this process (screenshots, the UI benchmark).
+     * Glass reads these once, when the toolkit starts: call before it starts, never after.
+     *
+     * @throws IllegalStateException when Monocle is not on the runtime
+     */
+    static void useHeadlessPlatform() {
         System.setProperty("glass.platform", "Monocle");
         System.setProperty("monocle.platform", "Headless");
         System.setProperty("prism.order", "sw");
@@ -72,15 +90,6 @@ public final class KilnConsole extends Application {
                 throw new IllegalStateException("headless rendering needs Monocle (openjfx-monocle) patched into javafx.graphics;"
                         + " run through ./kiln, which adds it");
             }
-        }
-        startWorkspace = WorkspaceLayout.of(workspace);
-        startPage = page == null ? "" : page;
-        settingsFile = null;
-        shot = new Shot(out.toAbsolutePath(), theme, width, height, settleSeconds);
-        shotError = null;
-        Application.launch(KilnConsole.class);
-        if (shotError != null) {
-            throw new IllegalStateException(shotError);
         }
     }
 
@@ -220,9 +229,15 @@ public final class KilnConsole extends Application {
     /** As above, with the scene sized {@code width × height} (screenshots). */
     public static MainViewModel show(Stage stage, WorkspaceLayout workspace, dev.kiln.ui.util.Background background, boolean live,
             dev.kiln.ui.shell.Theme theme, double width, double height) {
+        return show(stage, workspace, background, live, theme, width, height, Clock.systemUTC());
+    }
+
+    /** As above, on {@code clock} (the UI benchmark's simulated hour). */
+    static MainViewModel show(Stage stage, WorkspaceLayout workspace, dev.kiln.ui.util.Background background, boolean live,
+            dev.kiln.ui.shell.Theme theme, double width, double height, Clock clock) {
         MainViewModel model = new MainViewModel(workspace);
         model.setTheme(theme);
-        Kiln kiln = Kiln.open(workspace.root(), new EventBus(), Clock.systemUTC());
+        Kiln kiln = Kiln.open(workspace.root(), new EventBus(), clock);
         MainWindow window = new MainWindow(model, background, kiln);
         closeSession(stage); // a window shows one workspace at a time
         Runnable close = () -> {
