@@ -239,20 +239,28 @@ public final class ConsoleLoad {
             }
         }
 
-        /** The top frame, and the innermost Kiln frames under it: where the FX thread was while a pulse was late. */
+        /**
+         * Where the FX thread was while a pulse was late: its innermost Kiln frames (up to three), else JavaFX's
+         * own work (its top frame), or idle — waiting for a pulse the timer thread did not get a core to send.
+         */
         private static String signature(StackTraceElement[] stack) {
+            StringBuilder b = new StringBuilder();
+            for (int i = 0; i < stack.length && b.length() < 400; i++) {
+                if (stack[i].getClassName().startsWith("dev.kiln.") && !stack[i].getClassName().startsWith("dev.kiln.ui.ConsoleLoad")) {
+                    b.append(b.length() == 0 ? "" : " < ").append(frame(stack[i]));
+                    if (b.chars().filter(c -> c == '<').count() == 2) {
+                        break;
+                    }
+                }
+            }
+            if (b.length() > 0) {
+                return b.toString();
+            }
             if (stack.length == 0) {
                 return "?";
             }
-            StringBuilder b = new StringBuilder(frame(stack[0]));
-            int kiln = 0;
-            for (int i = 1; i < stack.length && kiln < 3; i++) {
-                if (stack[i].getClassName().startsWith("dev.kiln.")) {
-                    b.append(" < ").append(frame(stack[i]));
-                    kiln++;
-                }
-            }
-            return b.toString();
+            String top = frame(stack[0]);
+            return top.equals("Object.wait") || top.equals("Unsafe.park") ? "idle (late pulse timer: machine load)" : "JavaFX: " + top;
         }
 
         private static String frame(StackTraceElement e) {
