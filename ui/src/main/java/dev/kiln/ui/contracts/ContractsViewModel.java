@@ -48,6 +48,7 @@ public final class ContractsViewModel {
     // FX thread only: the snapshot whose rows are being built, and the newest one that came in meanwhile.
     private ContractSnapshot buildingSnapshot;
     private ContractSnapshot pendingSnapshot;
+    private int allVersion; // FX thread only: counts changes to the rows, so a build knows whether its diff still holds
     /** Characters of a contract file the details pane shows at most. */
     public static final int DETAILS_LIMIT = 64 * 1024;
     private final javafx.beans.property.ReadOnlyIntegerWrapper changedCount = new javafx.beans.property.ReadOnlyIntegerWrapper(0);
@@ -93,6 +94,7 @@ public final class ContractsViewModel {
             pendingSnapshot = null;
             loading.set(false);
             all.clear();
+            allVersion++;
             summary.set("No projection yet");
             return;
         }
@@ -107,9 +109,11 @@ public final class ContractsViewModel {
         buildingSnapshot = snapshot;
         ContractSnapshot previous = shownSnapshot;
         Instant now = kiln.clock().instant();
-        background.run(() -> rowsOf(previous, snapshot, now), built -> {
+        List<ContractRow> shownRows = List.copyOf(all); // an array copy: the background compares against it
+        int version = allVersion;
+        background.run(() -> rowsOf(previous, snapshot, now, shownRows), built -> {
             buildingSnapshot = null;
-            apply(snapshot, built);
+            apply(snapshot, built, version);
             ContractSnapshot next = pendingSnapshot;
             pendingSnapshot = null;
             if (next != null) {
@@ -123,11 +127,14 @@ public final class ContractsViewModel {
         });
     }
 
-    /** A snapshot's rows, sorted, with what the summary line says of them: built off the FX thread. */
-    private record Built(List<ContractRow> rows, int changed, String summary) {
+    /**
+     * A snapshot's rows, sorted, with what the summary line says of them, and the indexes where they differ from the
+     * rows shown when the build began (null: other files, or too many to set one by one): built off the FX thread.
+     */
+    private record Built(List<ContractRow> rows, int changed, String summary, int[] differing) {
     }
 
-    private static Built rowsOf(ContractSnapshot previous, ContractSnapshot snapshot, Instant now) {
+    private static Built rowsOf(ContractSnapshot previous, ContractSnapshot snapshot, Instant now, List<ContractRow> shown) {
         List<ContractRow> rows = new ArrayList<>(snapshot.contracts().size() + snapshot.failures().size());
         // The snapshot builder hands out the very same ContractFile for a cached parse, so identity says "cached".
         java.util.Map<String, ContractFile> before = new java.util.HashMap<>();
@@ -153,7 +160,29 @@ public final class ContractsViewModel {
         long overdue = rows.stream().filter(r -> r.deadline().endsWith("overdue")).count();
         long files = rows.stream().filter(r -> !r.canonicalId().isEmpty() || !r.state().equals("unreadable")).count();
         return new Built(rows, (int) rows.stream().filter(ContractRow::changed).count(), files + " contract files · " + legacy
-                + " legacy ids · " + misplaced + " misplaced · " + unreadable + " unreadable · " + overdue + " overdue");
+                + " legacy ids · " + misplaced + " misplaced · " + unreadable + " unreadable · " + overdue + " overdue",
+                differing(shown, rows));
+    }
+
+    /** Indexes where {@code now} differs from {@code shown} when both list the same files, at most 64; else null. */
+    private static int[] differing(List<ContractRow> shown, List<ContractRow> now) {
+        if (shown.size() != now.size() || shown.isEmpty()) {
+            return null;
+        }
+        int[] at = new int[64];
+        int n = 0;
+        for (int i = 0; i < now.size(); i++) {
+            if (!now.get(i).file().equals(shown.get(i).file())) {
+                return null;
+            }
+            if (!now.get(i).equals(shown.get(i))) {
+                if (n == at.length) {
+                    return null;
+                }
+                at[n++] = i;
+            }
+        }
+        return java.util.Arrays.copyOf(at, n);
     }
 
     /**
@@ -161,28 +190,19 @@ public final class ContractsViewModel {
      * usual tick) only the rows that differ are set, a few small changes; else all of them in one change. Setting
      * all 10,000 re-filtered and re-drew every row each tick (kiln bench ui).
      */
-    private void apply(ContractSnapshot snapshot, Built built) {
+    private void apply(ContractSnapshot snapshot, Built built, int version) {
         shownSnapshot = snapshot;
         loading.set(false);
         error.set("");
         List<ContractRow> rows = built.rows();
-        boolean sameFiles = rows.size() == all.size();
-        for (int i = 0; sameFiles && i < rows.size(); i++) {
-            sameFiles = rows.get(i).file().equals(all.get(i).file());
-        }
-        int differ = 0;
-        for (int i = 0; sameFiles && i < rows.size() && differ <= 64; i++) {
-            differ += rows.get(i).equals(all.get(i)) ? 0 : 1;
-        }
-        if (sameFiles && differ <= 64) {
-            for (int i = 0; i < rows.size(); i++) {
-                if (!rows.get(i).equals(all.get(i))) {
-                    all.set(i, rows.get(i));
-                }
+        if (built.differing() != null && version == allVersion) {
+            for (int i : built.differing()) {
+                all.set(i, rows.get(i));
             }
         } else {
-            all.setAll(rows);
+            all.setAll(rows); // other files, many changes, or the rows changed meanwhile (settled): all at once
         }
+        allVersion++;
         changedCount.set(built.changed());
         ContractRow sel = selected.get();
         if (sel != null) {
@@ -235,6 +255,7 @@ public final class ContractsViewModel {
         } else {
             all.setAll(all.stream().map(ContractRow::settled).toList());
         }
+        allVersion++;
         changedCount.set(0);
     }
 
