@@ -241,7 +241,7 @@ public final class ConsoleLoad {
 
         /**
          * Where the FX thread was while a pulse was late: its innermost Kiln frames (up to three), else JavaFX's
-         * own work (its top frame), or idle — waiting for a pulse the timer thread did not get a core to send.
+         * own work (its top frame), or where it waited (for events, so idle, or for the renderer within a pulse).
          */
         private static String signature(StackTraceElement[] stack) {
             StringBuilder b = new StringBuilder();
@@ -260,7 +260,17 @@ public final class ConsoleLoad {
                 return "?";
             }
             String top = frame(stack[0]);
-            return top.equals("Object.wait") || top.equals("Unsafe.park") ? "idle (late pulse timer: machine load)" : "JavaFX: " + top;
+            if (!top.equals("Object.wait") && !top.equals("Unsafe.park")) {
+                return "JavaFX: " + top;
+            }
+            // Waiting: for the next event (idle: the pulse timer is what is late) or inside a pulse (the renderer).
+            for (StackTraceElement e : stack) {
+                if (e.getClassName().startsWith("com.sun.")) {
+                    return e.getMethodName().equals("getNextRunnable") ? "idle: waiting for events (the pulse timer was late)"
+                            : "waiting in " + frame(e);
+                }
+            }
+            return "waiting";
         }
 
         private static String frame(StackTraceElement e) {
