@@ -23,6 +23,7 @@ public final class KilnConsole extends Application {
     private static volatile Path settingsFile;
     private static volatile Shot shot;
     private static volatile String shotError;
+    private static volatile java.util.concurrent.CompletableFuture<java.util.Optional<String>> desktopScheme;
 
     /** A headless picture to take instead of opening a window. */
     private record Shot(Path file, dev.kiln.ui.shell.Theme theme, int width, int height, double settleSeconds) {
@@ -42,6 +43,8 @@ public final class KilnConsole extends Application {
      * (a properties file; {@code null} remembers nothing).
      */
     public static void open(Path workspace, String page, Path settings) {
+        // The desktop's colour scheme is a child process (gsettings): asked while the toolkit starts, not after.
+        desktopScheme = java.util.concurrent.CompletableFuture.supplyAsync(dev.kiln.ui.shell.Theme::askGsettings);
         startWorkspace = WorkspaceLayout.of(workspace);
         startPage = page == null ? "" : page;
         settingsFile = settings;
@@ -113,7 +116,10 @@ public final class KilnConsole extends Application {
         dev.kiln.ui.shell.ConsoleSettings remembered = file == null ? dev.kiln.ui.shell.ConsoleSettings.empty()
                 : dev.kiln.ui.shell.ConsoleSettings.read(file);
         dev.kiln.ui.shell.Theme theme = remembered.theme()
-                .orElseGet(() -> dev.kiln.ui.shell.Theme.fromDesktop(System.getenv(), dev.kiln.ui.shell.Theme::askGsettings));
+                .orElseGet(() -> dev.kiln.ui.shell.Theme.fromDesktop(System.getenv(), () -> {
+                    java.util.concurrent.CompletableFuture<java.util.Optional<String>> asked = desktopScheme;
+                    return asked != null ? asked.join() : dev.kiln.ui.shell.Theme.askGsettings();
+                }));
         remembered.bounds().ifPresent(b -> {
             stage.setX(b.x());
             stage.setY(b.y());
