@@ -19,7 +19,18 @@ public final class Main {
                     + "); the log file is not written, warnings still go to stderr");
             System.setProperty("logback.configurationFile", "logback-stderr.xml");
         }
-        LoggerFactory.getLogger(Main.class).info("kiln {} (pid {})", String.join(" ", args), ProcessHandle.current().pid());
+        String line = String.join(" ", args);
+        long pid = ProcessHandle.current().pid();
+        if (dev.kiln.app.cli.Console.opensConsoleOnly(args)) {
+            // The GUI's start path: no picocli, and logback configures itself (≈ 0.3 s of XML and classes) on another
+            // core while the window opens. Loggers asked for meanwhile are SLF4J's substitutes, which replay into
+            // logback once it is ready, so nothing logged at start is lost.
+            Thread logging = new Thread(() -> LoggerFactory.getLogger(Main.class).info("kiln {} (pid {})", line, pid), "kiln-log-init");
+            logging.setDaemon(true);
+            logging.start();
+            System.exit(dev.kiln.app.cli.Console.start(args));
+        }
+        LoggerFactory.getLogger(Main.class).info("kiln {} (pid {})", line, pid);
         System.exit(run(args));
     }
 

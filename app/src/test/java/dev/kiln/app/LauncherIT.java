@@ -72,6 +72,25 @@ class LauncherIT {
         assertThat(ihdr.getInt()).isEqualTo(640);
     }
 
+    /** {@code kiln bench ui}, small: the console headless under edits, then a short simulated run; figures that add up. */
+    @Test
+    void benchUi_smallRun_reportsPulseGapsAndHeap() throws Exception {
+        Result r = kiln("bench", "ui", "--contracts", "300", "--seconds", "2", "--edits-per-second", "10",
+                "--memory-contracts", "40", "--ticks", "30", "--json");
+
+        assertThat(r.code()).as(r.err()).isZero();
+        com.fasterxml.jackson.databind.JsonNode j = new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.out());
+        assertThat(j.path("benchmark").asText()).isEqualTo("ui");
+        assertThat(j.path("pulses").asInt()).as("pulses timed in 2 s at 250 Hz").isGreaterThan(50);
+        assertThat(j.path("max_fx_stall_ms").asDouble()).isGreaterThanOrEqualTo(j.path("p99_fx_stall_ms").asDouble());
+        assertThat(j.path("p99_fx_stall_ms").asDouble()).isGreaterThanOrEqualTo(j.path("p50_fx_stall_ms").asDouble());
+        assertThat(j.path("p50_fx_stall_ms").asDouble()).isGreaterThan(0);
+        assertThat(j.path("edits_made").asInt()).isGreaterThan(0);
+        assertThat(j.path("ticks_simulated").asInt()).isEqualTo(30);
+        assertThat(j.path("heap_after_gc_mb").asDouble()).isGreaterThan(1);
+        assertThat(j.has("meets_target")).isTrue();
+    }
+
     @Test
     void help_listsSubcommands() throws Exception {
         Result r = kiln("--help");

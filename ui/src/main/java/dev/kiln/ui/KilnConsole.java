@@ -26,6 +26,7 @@ public final class KilnConsole extends Application {
     private static volatile Path settingsFile;
     private static volatile Shot shot;
     private static volatile String shotError;
+    private static volatile java.util.concurrent.CompletableFuture<java.util.Optional<String>> desktopScheme;
 
     /** A headless picture to take instead of opening a window. */
     private record Shot(Path file, dev.kiln.ui.shell.Theme theme, int width, int height, double settleSeconds) {
@@ -45,6 +46,8 @@ public final class KilnConsole extends Application {
      * (a properties file; {@code null} remembers nothing).
      */
     public static void open(Path workspace, String page, Path settings) {
+        // The desktop's colour scheme is a child process (gsettings): asked while the toolkit starts, not after.
+        desktopScheme = java.util.concurrent.CompletableFuture.supplyAsync(dev.kiln.ui.shell.Theme::askGsettings);
         startWorkspace = WorkspaceLayout.of(workspace);
         startPage = page == null ? "" : page;
         settingsFile = settings;
@@ -60,7 +63,25 @@ public final class KilnConsole extends Application {
      */
     public static void screenshot(Path workspace, String page, dev.kiln.ui.shell.Theme theme, int width, int height, Path out,
             double settleSeconds) {
-        // Glass reads these once, when the toolkit starts: set before launch, never after.
+        useHeadlessPlatform();
+        startWorkspace = WorkspaceLayout.of(workspace);
+        startPage = page == null ? "" : page;
+        settingsFile = null;
+        shot = new Shot(out.toAbsolutePath(), theme, width, height, settleSeconds);
+        shotError = null;
+        Application.launch(KilnConsole.class);
+        if (shotError != null) {
+            throw new IllegalStateException(shotError);
+        }
+    }
+
+    /**
+     * Chooses Monocle's headless glass and software rendering for this process (screenshots, the UI benchmark).
+     * Glass reads these once, when the toolkit starts: call before it starts, never after.
+     *
+     * @throws IllegalStateException when Monocle is not on the runtime
+     */
+    static void useHeadlessPlatform() {
         System.setProperty("glass.platform", "Monocle");
         System.setProperty("monocle.platform", "Headless");
         System.setProperty("prism.order", "sw");
@@ -75,15 +96,6 @@ public final class KilnConsole extends Application {
                 throw new IllegalStateException("headless rendering needs Monocle (openjfx-monocle) patched into javafx.graphics;"
                         + " run through ./kiln, which adds it");
             }
-        }
-        startWorkspace = WorkspaceLayout.of(workspace);
-        startPage = page == null ? "" : page;
-        settingsFile = null;
-        shot = new Shot(out.toAbsolutePath(), theme, width, height, settleSeconds);
-        shotError = null;
-        Application.launch(KilnConsole.class);
-        if (shotError != null) {
-            throw new IllegalStateException(shotError);
         }
     }
 
@@ -107,7 +119,10 @@ public final class KilnConsole extends Application {
         dev.kiln.ui.shell.ConsoleSettings remembered = file == null ? dev.kiln.ui.shell.ConsoleSettings.empty()
                 : dev.kiln.ui.shell.ConsoleSettings.read(file);
         dev.kiln.ui.shell.Theme theme = remembered.theme()
-                .orElseGet(() -> dev.kiln.ui.shell.Theme.fromDesktop(System.getenv(), dev.kiln.ui.shell.Theme::askGsettings));
+                .orElseGet(() -> dev.kiln.ui.shell.Theme.fromDesktop(System.getenv(), () -> {
+                    java.util.concurrent.CompletableFuture<java.util.Optional<String>> asked = desktopScheme;
+                    return asked != null ? asked.join() : dev.kiln.ui.shell.Theme.askGsettings();
+                }));
         remembered.bounds().ifPresent(b -> {
             stage.setX(b.x());
             stage.setY(b.y());
@@ -228,9 +243,15 @@ public final class KilnConsole extends Application {
     /** As above, with the scene sized {@code width × height} (screenshots). */
     public static MainViewModel show(Stage stage, WorkspaceLayout workspace, dev.kiln.ui.util.Background background, boolean live,
             dev.kiln.ui.shell.Theme theme, double width, double height) {
+        return show(stage, workspace, background, live, theme, width, height, Clock.systemUTC());
+    }
+
+    /** As above, on {@code clock} (the UI benchmark's simulated hour). */
+    static MainViewModel show(Stage stage, WorkspaceLayout workspace, dev.kiln.ui.util.Background background, boolean live,
+            dev.kiln.ui.shell.Theme theme, double width, double height, Clock clock) {
         MainViewModel model = new MainViewModel(workspace);
         model.setTheme(theme);
-        Kiln kiln = Kiln.open(workspace.root(), new EventBus(), Clock.systemUTC());
+        Kiln kiln = Kiln.open(workspace.root(), new EventBus(), clock);
         MainWindow window = new MainWindow(model, background, kiln.engine());
         window.setFleet(fleetFor(stage, background));
         stage.getProperties().put(MODEL, model);
@@ -242,6 +263,17 @@ public final class KilnConsole extends Application {
         stage.getProperties().put(SESSION, close);
         stage.setOnHidden(e -> closeSession(stage));
         stage.setTitle(model.windowTitle());
+        stage.setScene(window.scene(width, height));
+        stage.show();
+        if (stage.getIcons().isEmpty()) {
+            afterFirstFrame(stage.getScene(), () -> setIcons(stage));
+        }
+        window.startProjection(live);
+        return model;
+    }
+
+    /** The window and taskbar icon, every size: six PNG decodes the first frame need not wait for. */
+    private static void setIcons(Stage stage) {
         for (int size : Icons.SIZES) {
             try (InputStream in = Icons.appIconPng(size)) {
                 stage.getIcons().add(new Image(in));
@@ -249,10 +281,19 @@ public final class KilnConsole extends Application {
                 // An icon is decoration; a window without one still works.
             }
         }
-        stage.setScene(window.scene(width, height));
-        stage.show();
-        window.startProjection(live);
-        return model;
+    }
+
+    /**
+     * Runs {@code work} once the first pulse has laid {@code scene} out and its frame has gone to the renderer,
+     * behind anything that pulse queued (the first-frame signal of {@link #signalFirstFrame}).
+     */
+    private static void afterFirstFrame(javafx.scene.Scene scene, Runnable work) {
+        Runnable[] once = new Runnable[1];
+        once[0] = () -> {
+            scene.removePostLayoutPulseListener(once[0]);
+            javafx.application.Platform.runLater(() -> javafx.application.Platform.runLater(work));
+        };
+        scene.addPostLayoutPulseListener(once[0]);
     }
 
     /**

@@ -16,14 +16,14 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * {@code kiln bench projection|watch|scale|archive|seed|probe|metrics|doctor}: the shipped benchmarks. Each sub-command holds only its
+ * {@code kiln bench projection|watch|scale|archive|seed|probe|metrics|doctor|startup|ui}: the shipped benchmarks. Each sub-command holds only its
  * options and prints; the measuring is in the {@code XxxBenchmark} of the same name. Each prints one JSON object
  * with ratios against a baseline measured in the same run (indented, or compact with {@code --json}).
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = "Run a shipped benchmark; each prints JSON measured against a baseline in the same run.",
         subcommands = {BenchCommand.Projection.class, BenchCommand.Archive.class, BenchCommand.Seed.class,
-            BenchCommand.Probe.class, BenchCommand.Watch.class, BenchCommand.Scale.class, StartupBenchmark.class, BenchCommand.Doctor.class, BenchCommand.Metrics.class, CommandLine.HelpCommand.class})
+            BenchCommand.Probe.class, BenchCommand.Watch.class, BenchCommand.Scale.class, StartupBenchmark.class, BenchCommand.Doctor.class, BenchCommand.Metrics.class, UiBenchmark.class, CommandLine.HelpCommand.class})
 public final class BenchCommand implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;

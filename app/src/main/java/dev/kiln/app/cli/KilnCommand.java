@@ -1,12 +1,8 @@
 package dev.kiln.app.cli;
 
-import dev.kiln.app.UserDirs;
 import dev.kiln.app.bench.BenchCommand;
 import dev.kiln.app.common.CliException;
-import dev.kiln.app.common.Workspaces;
-import dev.kiln.core.demo.DemoWorkspace;
 import dev.kiln.core.workspace.WorkspaceException;
-import dev.kiln.core.workspace.WorkspaceLayout;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -45,19 +41,7 @@ public final class KilnCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        Path ws = workspace;
-        if (ws == null) {
-            ws = UserDirs.demoWorkspace(System.getenv());
-            if (!WorkspaceLayout.of(ws).isWorkspace()) {
-                System.err.println("kiln: creating the demo workspace in " + ws);
-                new DemoWorkspace().write(ws, DemoWorkspace.DEFAULT_CONTRACTS, DemoCommand.DEFAULT_SEED, false);
-            }
-        } else {
-            Workspaces.require(ws);
-        }
-        // A malformed kiln.json is a clear exit-2 message here, not a stack trace from inside the window.
-        dev.kiln.core.workspace.WorkspaceSettings.read(ws.toAbsolutePath());
-        Console.open(ws, page);
+        Console.start(workspace, page);
         return 0;
     }
 

@@ -33,6 +33,7 @@ public final class EventsView extends VBox {
         VBox heading = new VBox(2, title, count);
 
         TextField filter = org.controlsfx.control.textfield.TextFields.createClearableTextField(); // a ✕ empties the filter
+        filter.setId("events-filter");
         filter.setPromptText("Filter by kind or text…");
         filter.setPrefColumnCount(24);
         filter.textProperty().bindBidirectional(vm.filterProperty());

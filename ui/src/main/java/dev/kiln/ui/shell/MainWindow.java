@@ -73,6 +73,14 @@ public final class MainWindow implements AutoCloseable {
         content.setPadding(new Insets(20, 24, 16, 24));
         model.pageProperty().addListener((obs, old, now) -> show(now));
         model.themeProperty().addListener((obs, old, now) -> apply(now));
+        // Every notification pops up, whoever raised it (events, the menu, the model): an invalidation listener
+        // sees each new one, also one equal to the last.
+        model.lastNoticeProperty().addListener(o -> {
+            Notices.Notice n = model.lastNoticeProperty().get();
+            if (n != null) {
+                popUp(n);
+            }
+        });
         apply(model.themeProperty().get());
         show(model.pageProperty().get());
     }
@@ -96,8 +104,7 @@ public final class MainWindow implements AutoCloseable {
             contracts.showLatest();
         }
         for (Notices.Notice n : notices.accept(batch)) {
-            model.notify(n);
-            popUp(n);
+            model.notify(n); // pops up through the listener on lastNoticeProperty
         }
     }
 
@@ -138,6 +145,7 @@ public final class MainWindow implements AutoCloseable {
                     () -> model.navigate(p)));
         }
         scene.getAccelerators().put(new KeyCodeCombination(KeyCode.T, KeyCombination.SHORTCUT_DOWN), model::toggleTheme);
+        Shortcuts.install(scene, () -> model.pageProperty().get(), pages::get);
         return scene;
     }
 
@@ -167,7 +175,9 @@ public final class MainWindow implements AutoCloseable {
         ToggleGroup group = new ToggleGroup();
         for (Page p : Page.values()) {
             ToggleButton b = new ToggleButton(p.title());
-            b.setTooltip(new javafx.scene.control.Tooltip(p.description() + "  (Ctrl+" + (p.ordinal() + 1) + ")"));
+            String keys = Shortcuts.describe(p);
+            b.setTooltip(new javafx.scene.control.Tooltip(p.description() + "  (Ctrl+" + (p.ordinal() + 1) + ")"
+                    + (keys.isEmpty() ? "" : "\nOn this page: " + keys)));
             b.setId(p.navId());
             b.setToggleGroup(group);
             b.setMaxWidth(Double.MAX_VALUE);
@@ -248,9 +258,7 @@ public final class MainWindow implements AutoCloseable {
             new dev.kiln.core.demo.DemoWorkspace().write(dir, dev.kiln.core.demo.DemoWorkspace.DEFAULT_CONTRACTS, 7, false);
             return dir;
         }, model::openWorkspace, e -> {
-            Notices.Notice n = new Notices.Notice(Notices.Kind.FAILED, "Demo workspace not created", String.valueOf(e.getMessage()));
-            model.notify(n);
-            popUp(n);
+            model.notify(new Notices.Notice(Notices.Kind.FAILED, "Demo workspace not created", String.valueOf(e.getMessage())));
         });
     }
 
@@ -300,7 +308,11 @@ public final class MainWindow implements AutoCloseable {
     }
 
     private void show(Page page) {
-        Node node = pages.computeIfAbsent(page, this::create);
+        Node node = pages.computeIfAbsent(page, p -> {
+            Node made = create(p);
+            Shortcuts.annotate(p, made); // its controls' tooltips name their shortcuts
+            return made;
+        });
         content.getChildren().setAll(node);
     }
 

@@ -11,9 +11,23 @@ import java.util.function.Supplier;
 public enum Theme {
     LIGHT, DARK;
 
-    /** The AtlantaFX user-agent stylesheet of this theme. */
+    /**
+     * The AtlantaFX user-agent stylesheet of this theme: the binary copy the build made of it (BinaryStylesheets:
+     * ≈ 10× faster to load, which the first frame waits for), else AtlantaFX's own text sheet.
+     */
     public String userAgentStylesheet() {
+        java.net.URL binary = Theme.class.getResource(binaryStylesheet());
+        return binary != null ? binary.toExternalForm() : atlantaFxStylesheet();
+    }
+
+    /** AtlantaFX's text stylesheet of this theme. */
+    String atlantaFxStylesheet() {
         return this == LIGHT ? new PrimerLight().getUserAgentStylesheet() : new PrimerDark().getUserAgentStylesheet();
+    }
+
+    /** The build's binary copy of it, beside this class. */
+    String binaryStylesheet() {
+        return this == LIGHT ? "primer-light.bss" : "primer-dark.bss";
     }
 
     public Theme other() {

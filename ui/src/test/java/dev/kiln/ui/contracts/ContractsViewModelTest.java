@@ -101,6 +101,61 @@ abstract class ContractsViewModelTest extends EngineTestBase {
         assertThat(vm.summaryProperty().get()).startsWith("0 contract files");
     }
 
+    /** Rows are built off the FX thread, one build at a time: ticks that come meanwhile coalesce into the newest. */
+    @Test
+    void showLatest_ticksDuringABuild_buildOnlyTheNewest_withEveryChangeSinceTheShownOne() throws Exception {
+        new DemoWorkspace().write(tmp, 30, 5, false);
+        java.util.Deque<Runnable> queued = new java.util.ArrayDeque<>();
+        Kiln kiln = Kiln.open(tmp, new EventBus(), Clock.systemUTC());
+        ContractsViewModel vm = new ContractsViewModel(kiln, new Background() {
+            @Override
+            public <T> Cancellable run(java.util.concurrent.Callable<T> work, java.util.function.Consumer<? super T> onResult,
+                    java.util.function.Consumer<? super Throwable> onError) {
+                queued.add(() -> {
+                    try {
+                        onResult.accept(work.call());
+                    } catch (Exception e) {
+                        onError.accept(e);
+                    }
+                });
+                return () -> { };
+            }
+        });
+        kiln.projectNow();
+        vm.showLatest();
+        assertThat(queued).hasSize(1);
+        assertThat(vm.rows()).isEmpty(); // not built yet
+
+        java.util.List<Path> files;
+        try (var walk = Files.walk(tmp.resolve("tasks"))) {
+            files = walk.filter(p -> p.endsWith("contract.json")).sorted().limit(12).toList();
+        }
+        java.util.List<String> edited = new java.util.ArrayList<>();
+        for (Path f : files) {
+            String json = Files.readString(f);
+            if (edited.size() < 2 && json.matches("(?s).*\"status\" : \"[a-z]+\".*")) {
+                Files.writeString(f, json.replaceFirst("\"status\" : \"[a-z]+\"", "\"status\" : \"coalesced\""));
+                edited.add(tmp.resolve("tasks").relativize(f).toString());
+                kiln.projectNow();
+                vm.showLatest(); // while the first build is still queued
+            }
+        }
+        assertThat(edited).hasSize(2);
+        assertThat(queued).as("one build at a time").hasSize(1);
+
+        queued.poll().run(); // the first snapshot shows, and the newest one is built next: the middle one never is
+        assertThat(vm.rows()).hasSize(30).noneMatch(ContractRow::changed);
+        assertThat(queued).hasSize(1);
+        queued.poll().run();
+
+        assertThat(queued).isEmpty();
+        assertThat(vm.rows()).filteredOn(ContractRow::changed).extracting(ContractRow::file)
+                .containsExactlyInAnyOrderElementsOf(edited);
+        assertThat(vm.rows()).filteredOn(r -> r.status().equals("coalesced")).hasSize(2);
+        vm.settleChanges();
+        assertThat(vm.rows()).noneMatch(ContractRow::changed).hasSize(30);
+    }
+
     @Test
     void refresh_failure_isShownAsError() {
         ContractsViewModel vm = new ContractsViewModel(engine(tmp), new Background() {

@@ -53,6 +53,24 @@ class ThemeTest {
         assertThat(MainViewModel.pageForDigit(0)).isEmpty();
     }
 
+    /** The first frame loads the build's binary copy of AtlantaFX's sheet; it must hold the same rules. */
+    @Test
+    void userAgentStylesheet_isTheBuildsBinaryCopy_withAtlantaFxsRules() throws Exception {
+        for (Theme t : Theme.values()) {
+            String url = t.userAgentStylesheet();
+            assertThat(url).as(t.key()).endsWith("/dev/kiln/ui/shell/" + t.binaryStylesheet());
+            javafx.css.Stylesheet binary = javafx.css.Stylesheet.loadBinary(new java.net.URL(url));
+            String css = t.atlantaFxStylesheet();
+            javafx.css.Stylesheet text = new javafx.css.CssParser().parse(
+                    atlantafx.base.theme.PrimerLight.class.getResource(css.startsWith("/") ? css : "/" + css));
+            assertThat(binary.getRules()).hasSameSizeAs(text.getRules()).hasSizeGreaterThan(500);
+            for (int i = 0; i < text.getRules().size(); i += 97) {
+                assertThat(binary.getRules().get(i).getSelectors().toString()).isEqualTo(text.getRules().get(i).getSelectors().toString());
+                assertThat(binary.getRules().get(i).getDeclarations()).hasSameSizeAs(text.getRules().get(i).getDeclarations());
+            }
+        }
+    }
+
     /** A literal colour would look right in one theme only; Kiln's CSS takes colours from theme variables. */
     @Test
     void kilnCss_hasNoLiteralColours() throws Exception {
