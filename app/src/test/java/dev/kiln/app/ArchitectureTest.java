@@ -105,9 +105,7 @@ class ArchitectureTest {
      * Pending merge (issue 11): public only because the daemon (core.api) or a benchmark in core still needs them
      * across packages; the serve and bench moves make them package-private or move them, then these entries go.
      */
-    static final Map<String, String> PENDING_MERGE = Map.of(
-            "dev.kiln.core.serve.RemoteEngine", "issue 12: the console's attach and Fleet page (ui, app) construct it;"
-                    + " built in parallel, this entry goes when they merge");
+    static final Map<String, String> PENDING_MERGE = Map.of();
 
     /** A public top-level type in {@code dev.kiln.core..} must be used outside its package, or be allow-listed. */
     static ArchRule publicCoreTypesAreUsedOutsideTheirPackage(Set<String> allowed) {

@@ -1,6 +1,7 @@
 package dev.kiln.ui;
 
 import dev.kiln.core.Kiln;
+import dev.kiln.core.serve.RemoteEngine;
 import dev.kiln.core.engine.Engine;
 import dev.kiln.core.fleet.DaemonEntry;
 import dev.kiln.core.telemetry.EventBus;
@@ -249,16 +250,24 @@ public final class KilnConsole extends Application {
     /** As above, on {@code clock} (the UI benchmark's simulated hour). */
     static MainViewModel show(Stage stage, WorkspaceLayout workspace, dev.kiln.ui.util.Background background, boolean live,
             dev.kiln.ui.shell.Theme theme, double width, double height, Clock clock) {
-        MainViewModel model = new MainViewModel(workspace);
-        model.setTheme(theme);
         Kiln kiln = Kiln.open(workspace.root(), new EventBus(), clock);
-        MainWindow window = new MainWindow(model, background, kiln.engine());
+        return show(stage, kiln.engine(), new MainViewModel(workspace), background, live, theme, width, height);
+    }
+
+    /**
+     * Dresses {@code stage} as the console over {@code engine} — in this process or a daemon's over its API, the pages
+     * cannot tell — ending the session shown before; the engine is closed with the stage's session.
+     */
+    public static MainViewModel show(Stage stage, Engine engine, MainViewModel model, dev.kiln.ui.util.Background background,
+            boolean live, dev.kiln.ui.shell.Theme theme, double width, double height) {
+        model.setTheme(theme);
+        MainWindow window = new MainWindow(model, background, engine);
         window.setFleet(fleetFor(stage, background));
         stage.getProperties().put(MODEL, model);
         closeSession(stage); // a window shows one workspace at a time
         Runnable close = () -> {
             window.close();
-            kiln.close();
+            engine.close();
         };
         stage.getProperties().put(SESSION, close);
         stage.setOnHidden(e -> closeSession(stage));
@@ -345,12 +354,13 @@ public final class KilnConsole extends Application {
     private static final String MODEL = "kiln.model";
     private static volatile Path daemonListFile;
     private static volatile DaemonEntry startDaemon;
-    private static volatile DaemonEngines engines;
+    /** The remote engine: a daemon of the fleet, over its API (pinned TLS when the entry has a pin). */
+    private static volatile DaemonEngines engines = d -> RemoteEngine.connect(d.url(), d.tokenFile().orElse(null),
+            d.pin().orElse(null), Clock.systemUTC());
 
     /**
-     * How the console reaches a daemon's pages: a daemon of the fleet → an {@link Engine} over its API. The remote
-     * engine ({@code RemoteEngine.connect(d.url(), d.tokenFile(), d.pin(), clock)}) is plugged in here with
-     * {@link #daemonEngines}; until it is, selecting a daemon shows it on the Fleet page.
+     * How the console reaches a daemon's pages: a daemon of the fleet → an {@link Engine} over its API; by default
+     * {@link RemoteEngine}. Tests may put another here with {@link #daemonEngines}.
      */
     @FunctionalInterface
     public interface DaemonEngines {
@@ -369,9 +379,9 @@ public final class KilnConsole extends Application {
     }
 
     /**
-     * Opens the console attached to {@code daemon} and returns when it is closed: its pages when a
-     * {@linkplain #daemonEngines remote engine} is set, else the Fleet page with {@code daemon} selected, over
-     * {@code workspace} (the local one the window starts on).
+     * Opens the console attached to {@code daemon} and returns when it is closed: the window starts on
+     * {@code workspace} (local) and shows the daemon's pages as soon as its engine has connected; a failure to connect
+     * is a notification, and the Fleet page shows the daemon.
      */
     public static void attach(DaemonEntry daemon, Path workspace, Path settings) {
         startDaemon = daemon;
@@ -413,24 +423,27 @@ public final class KilnConsole extends Application {
         DaemonEngines e = engines;
         if (e == null) {
             model.navigate(dev.kiln.ui.shell.Page.FLEET);
-            model.setStatus(d.name() + " (" + d.url() + "): this build shows daemons on the Fleet page; their own pages"
-                    + " open once the remote engine is in");
+            model.setStatus(d.name() + " (" + d.url() + "): this console shows daemons on the Fleet page only");
             return;
         }
         model.setStatus("Connecting to " + d.name() + " (" + d.url() + ")…");
-        background.run(() -> e.connect(d), engine -> showRemote(stage, engine), err -> model.notify(new dev.kiln.ui.shell.Notices.Notice(
+        background.run(() -> e.connect(d), engine -> showRemote(stage, background, d, engine), err -> model.notify(new dev.kiln.ui.shell.Notices.Notice(
                 dev.kiln.ui.shell.Notices.Kind.FAILED, "Cannot open " + d.name(), String.valueOf(err.getMessage()))));
     }
 
-    /**
-     * Shows a remote daemon's pages in {@code stage}. MERGE: the window over an {@link Engine} comes with the view
-     * models on {@code Engine}; until then no engine reaches here ({@link #daemonEngines} is unset) and one that
-     * does is closed with a message.
-     */
-    private static void showRemote(Stage stage, Engine engine) {
-        MainViewModel model = (MainViewModel) stage.getProperties().get(MODEL);
-        engine.close();
-        model.setStatus("Connected to " + engine.location() + ", but this build cannot show a remote daemon's pages yet");
+    /** Shows {@code daemon}'s pages in {@code stage} through {@code engine}, keeping the window's theme and size. */
+    private static void showRemote(Stage stage, dev.kiln.ui.util.Background background, DaemonEntry daemon, Engine engine) {
+        MainViewModel before = (MainViewModel) stage.getProperties().get(MODEL);
+        dev.kiln.ui.shell.Theme theme = before == null ? dev.kiln.ui.shell.Theme.DARK : before.themeProperty().get();
+        double width = stage.getScene() == null ? 1180 : stage.getScene().getWidth();
+        double height = stage.getScene() == null ? 740 : stage.getScene().getHeight();
+        MainViewModel model = new MainViewModel(engine.layout(), daemon.name(), daemon.name() + " (" + engine.location() + ")");
+        if (before != null) {
+            model.recent().setAll(before.recent());
+            model.setOpener(before.opener()); // "Open workspace…" and the recent ones still work from here
+        }
+        show(stage, engine, model, background, true, theme, width, height);
+        model.setStatus("Attached to " + daemon.name() + " at " + engine.location() + "; its paths are on its host");
     }
 
     @Override

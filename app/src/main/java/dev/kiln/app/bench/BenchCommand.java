@@ -16,14 +16,14 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * {@code kiln bench projection|watch|scale|archive|seed|probe|metrics|doctor|startup|ui}: the shipped benchmarks. Each sub-command holds only its
+ * {@code kiln bench projection|watch|scale|archive|seed|probe|metrics|doctor|startup|ui|remote}: the shipped benchmarks. Each sub-command holds only its
  * options and prints; the measuring is in the {@code XxxBenchmark} of the same name. Each prints one JSON object
  * with ratios against a baseline measured in the same run (indented, or compact with {@code --json}).
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = "Run a shipped benchmark; each prints JSON measured against a baseline in the same run.",
         subcommands = {BenchCommand.Projection.class, BenchCommand.Archive.class, BenchCommand.Seed.class,
-            BenchCommand.Probe.class, BenchCommand.Watch.class, BenchCommand.Scale.class, StartupBenchmark.class, BenchCommand.Doctor.class, BenchCommand.Metrics.class, UiBenchmark.class, CommandLine.HelpCommand.class})
+            BenchCommand.Probe.class, BenchCommand.Watch.class, BenchCommand.Scale.class, StartupBenchmark.class, BenchCommand.Doctor.class, BenchCommand.Metrics.class, BenchCommand.Remote.class, UiBenchmark.class, CommandLine.HelpCommand.class})
 public final class BenchCommand implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -281,6 +281,36 @@ public final class BenchCommand implements Runnable {
                     ? ProbeSweepBenchmark.run(new ProbeSweepBenchmark.Options(shares, repeat, 3, null, progress))
                     : new ProbeBenchmark(samples, warmup, repeat, cpus, skipBytecode, progress).run();
             print(spec, json, out);
+            return 0;
+        }
+    }
+
+    @Command(name = "remote", mixinStandardHelpOptions = true,
+            description = {"Measure attaching to a daemon over loopback HTTP against embedding the engine: first state,",
+                "state bytes with and without gzip, edit-to-view latency remote vs embedded, SSE delta bytes at 1k and N",
+                "contracts. Prints one JSON object."})
+    static final class Remote implements Callable<Integer> {
+        @Option(names = "--contracts", paramLabel = "N", description = "Contracts of the demo workspace (default: ${DEFAULT-VALUE}).")
+        int contracts = RemoteBenchmark.DEFAULT_CONTRACTS;
+
+        @Option(names = "--edits", paramLabel = "E", description = "Measured edits per engine (default: ${DEFAULT-VALUE}).")
+        int edits = 30;
+
+        @Option(names = "--attaches", paramLabel = "A", description = "Measured attaches (default: ${DEFAULT-VALUE}).")
+        int attaches = 5;
+
+        @Mixin
+        JsonOption json;
+
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() throws Exception {
+            if (contracts < 1_000 || edits < 1 || attaches < 1) {
+                throw new CliException("--contracts must be at least 1000, --edits and --attaches positive");
+            }
+            print(spec, json, new RemoteBenchmark(contracts, edits, attaches).run());
             return 0;
         }
     }

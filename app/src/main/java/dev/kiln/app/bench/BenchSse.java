@@ -15,7 +15,14 @@ import java.util.concurrent.TimeUnit;
  * thread. A snapshot event comes back as an empty object (its data, the whole document, is skipped unread).
  */
 final class BenchSse implements AutoCloseable {
-    private final BlockingQueue<JsonNode> events = new LinkedBlockingQueue<>();
+    private final BlockingQueue<Frame> events = new LinkedBlockingQueue<>();
+
+    /** One event: its data (empty for a snapshot: not parsed) and the bytes of its data on the wire. */
+    record Frame(JsonNode data, long bytes) {
+        boolean snapshot() {
+            return data.isEmpty();
+        }
+    }
     private final HttpURLConnection c;
 
     BenchSse(java.net.URL url) throws IOException {
@@ -37,9 +44,12 @@ final class BenchSse implements AutoCloseable {
             StringBuilder data = new StringBuilder();
             String event = "";
             boolean skipping = false;
+            long bytes = 0;
             for (int b = in.read(); b >= 0; b = in.read()) {
                 if (b != '\n') {
-                    if (!skipping) {
+                    if (skipping) {
+                        bytes++;
+                    } else {
                         line.write(b);
                         if (line.size() == 6 && event.equals("snapshot") && line.toString(StandardCharsets.UTF_8).equals("data: ")) {
                             skipping = true;
@@ -54,14 +64,17 @@ final class BenchSse implements AutoCloseable {
                     event = l.substring(7);
                 } else if (l.startsWith("data: ") && !event.equals("snapshot")) {
                     data.append(l, 6, l.length());
+                    bytes += l.getBytes(StandardCharsets.UTF_8).length - 6;
                 } else if (l.isEmpty() && event.equals("snapshot")) {
-                    events.add(Json.MAPPER.createObjectNode()); // the whole document: not parsed, it is not measured
+                    events.add(new Frame(Json.MAPPER.createObjectNode(), bytes)); // the whole document: not parsed
+                    bytes = 0;
                     event = "";
                 } else if (l.isEmpty() && data.length() > 0) {
                     if (event.equals("delta")) { // the state's frames only: tick, warm, probe… events are not measured
-                        events.add(Json.MAPPER.readTree(data.toString()));
+                        events.add(new Frame(Json.MAPPER.readTree(data.toString()), bytes));
                     }
                     data.setLength(0);
+                    bytes = 0;
                     event = "";
                 }
             }
@@ -71,6 +84,12 @@ final class BenchSse implements AutoCloseable {
     }
 
     JsonNode next(Duration timeout) throws InterruptedException {
+        Frame f = nextFrame(timeout);
+        return f == null ? null : f.data();
+    }
+
+    /** The next snapshot or delta with its size on the wire, or null after {@code timeout}. */
+    Frame nextFrame(Duration timeout) throws InterruptedException {
         return events.poll(timeout.toMillis(), TimeUnit.MILLISECONDS);
     }
 

@@ -14,7 +14,7 @@ public final class Console {
      * The names {@code kiln} reads as sub-commands rather than as a workspace: KilnCommand's, which
      * ConsoleStartTest keeps equal to picocli's list.
      */
-    static final java.util.Set<String> SUB_COMMANDS = java.util.Set.of("demo", "project", "doctor", "heal", "serve", "status",
+    static final java.util.Set<String> SUB_COMMANDS = java.util.Set.of("demo", "project", "doctor", "heal", "serve", "status", "attach",
             "archive", "warm", "seed", "probe", "bytecode", "bench", "screenshot", "help");
 
     private Console() {

@@ -102,15 +102,21 @@ final class ServeCommand implements Callable<Integer> {
             stopped.countDown();
         }, "kiln-serve-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
-        System.out.println("Serving " + layout.root() + " at " + daemon.url());
-        System.out.println("  state:  " + daemon.url().resolve("api/v1/state"));
-        System.out.println("  events: " + daemon.url().resolve("api/v1/events"));
+        // Bound to every interface (0.0.0.0, ::), the URL to give a client names the host: --host-name, the name its
+        // certificate carries and the Host header the daemon accepts.
+        String host = daemon.url().getHost() == null ? "" : daemon.url().getHost().replace("[", "").replace("]", "");
+        java.net.URI url = (host.equals("0.0.0.0") || host.equals("::") || host.equals("0:0:0:0:0:0:0:0")) && !hostNames.isEmpty()
+                ? java.net.URI.create(daemon.url().getScheme() + "://" + hostNames.get(0) + ":" + daemon.url().getPort() + "/")
+                : daemon.url();
+        System.out.println("Serving " + layout.root() + " at " + url);
+        System.out.println("  state:  " + url.resolve("api/v1/state"));
+        System.out.println("  events: " + url.resolve("api/v1/events"));
         System.out.println("  token:  " + daemon.tokenFile() + (java.net.InetAddress.getByName(daemon.url().getHost()).isLoopbackAddress() ? " (for every POST: project, heal, warm, probe, precompile, archive, cancel)"
                 : " (for every request: the API is bound beyond loopback)"));
         daemon.tlsFingerprint().ifPresent(f -> System.out.println("  tls:    certificate SHA256 " + f
-                + " (pin it: kiln status " + daemon.url() + " --pin " + f + ")"));
+                + " (pin it: kiln status " + url + " --pin " + f + ")"));
         System.out.println("  watch:  " + daemon.watchStatus());
-        System.out.println("  metrics: " + daemon.url().resolve("metrics") + " (Prometheus; beyond loopback it needs the token)");
+        System.out.println("  metrics: " + url.resolve("metrics") + " (Prometheus; beyond loopback it needs the token)");
         System.out.flush();
         stopped.await();
         return 0;

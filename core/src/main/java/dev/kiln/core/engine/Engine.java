@@ -53,7 +53,10 @@ public interface Engine extends AutoCloseable {
      */
     WorkspaceLayout layout();
 
-    /** The bus this engine's events arrive on. */
+    /**
+     * The bus this engine's events arrive on. The remote engine relays them from the daemon's event stream, which
+     * {@link #start} opens (and so does starting an action or a tick): subscribe, then start.
+     */
     EventBus events();
 
     /** The clock ages are measured against. */

@@ -492,8 +492,9 @@ final class ApiServer implements AutoCloseable {
                 }
             } catch (IllegalArgumentException e) {
                 error(x, 400, "bad_request", String.valueOf(e.getMessage()));
-            } catch (dev.kiln.core.workspace.WorkspaceException e) { // ServerConfigException included
-                // A workspace file on this host is malformed or unreadable: the message names it; no stack trace.
+            } catch (dev.kiln.core.workspace.WorkspaceException | dev.kiln.core.archive.ArchiveException e) { // ServerConfigException included
+                // A workspace file on this host is malformed or unreadable, or an archive cannot be made of what was named:
+                // the message says which; no stack trace.
                 LOG.warn("{} {}: {}", x.getRequestMethod(), path, e.getMessage());
                 error(x, 500, "failed", e.getMessage());
             } catch (Exception e) {

@@ -267,6 +267,7 @@ public final class RemoteEngine implements Engine {
     /** Runs a tick on the daemon and waits until its revision is the state held here (or 10 s). */
     @Override
     public void projectNow() {
+        start(false); // the tick is seen arriving on the event stream
         ServeClient.Answer a = request("POST", Wire.PROJECT, null, null, null, SLOW);
         check("POST /" + Wire.PROJECT, a);
         TickRecord t;

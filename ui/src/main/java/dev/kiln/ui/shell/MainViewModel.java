@@ -17,13 +17,43 @@ public final class MainViewModel {
     private final javafx.collections.ObservableList<java.nio.file.Path> recent = javafx.collections.FXCollections.observableArrayList();
     private java.util.function.Consumer<java.nio.file.Path> opener = p -> { };
 
+    /** Where the pages' engine works, for the title and the status line: the directory, or a daemon's name and URL. */
+    private final String location;
+    /** The short name above the pages: the workspace directory's name, or the daemon's. */
+    private final String label;
+
     public MainViewModel(WorkspaceLayout workspace) {
+        this(workspace, workspace.name(), workspace.root().toString());
+    }
+
+    /**
+     * A window over a workspace seen through a daemon: {@code label} above the pages, {@code location} in the title
+     * and status line (a remote workspace's paths are on the daemon's host).
+     */
+    public MainViewModel(WorkspaceLayout workspace, String label, String location) {
         this.workspace = workspace;
+        this.label = label;
+        this.location = location;
+    }
+
+    /** The short name above the pages. */
+    public String label() {
+        return label;
+    }
+
+    /** Where the pages' engine works: the directory, or the daemon's name and URL. */
+    public String location() {
+        return location;
     }
 
     /** Recent workspaces for the menu, newest first, without the one shown. */
     public javafx.collections.ObservableList<java.nio.file.Path> recent() {
         return recent;
+    }
+
+    /** Who opens another workspace in this window: handed on when the window shows another engine. */
+    public java.util.function.Consumer<java.nio.file.Path> opener() {
+        return opener;
     }
 
     /** Who opens another workspace in this window (the application; tests record the call). */
@@ -52,9 +82,9 @@ public final class MainViewModel {
         return workspace;
     }
 
-    /** {@code Kiln — <workspace>} */
+    /** {@code Kiln — <workspace>}, or {@code Kiln — <daemon> (<url>)} */
     public String windowTitle() {
-        return "Kiln — " + workspace.root();
+        return "Kiln — " + location;
     }
 
     public void navigate(Page to) {

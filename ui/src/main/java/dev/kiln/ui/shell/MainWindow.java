@@ -208,7 +208,7 @@ public final class MainWindow implements AutoCloseable {
 
     /** The workspace's name as a menu: open another, create a demo one, or pick a recent one. */
     private Node workspaceMenu() {
-        javafx.scene.control.MenuButton menu = new javafx.scene.control.MenuButton(model.workspace().name());
+        javafx.scene.control.MenuButton menu = new javafx.scene.control.MenuButton(model.label());
         menu.setId("workspace-menu");
         menu.getStyleClass().addAll("kiln-brand-sub", "flat");
         menu.setMaxWidth(176);
@@ -294,7 +294,7 @@ public final class MainWindow implements AutoCloseable {
     }
 
     private Node statusBar() {
-        Label path = new Label(model.workspace().root().toString());
+        Label path = new Label(model.location());
         path.setId("status-workspace");
         Label status = new Label();
         status.setId("status-text");

@@ -106,7 +106,8 @@ abstract class ContractsViewModelTest extends EngineTestBase {
     void showLatest_ticksDuringABuild_buildOnlyTheNewest_withEveryChangeSinceTheShownOne() throws Exception {
         new DemoWorkspace().write(tmp, 30, 5, false);
         java.util.Deque<Runnable> queued = new java.util.ArrayDeque<>();
-        Kiln kiln = Kiln.open(tmp, new EventBus(), Clock.systemUTC());
+        dev.kiln.core.engine.Engine kiln = engine(tmp);
+        kiln.start(false); // one tick now, then only on demand
         ContractsViewModel vm = new ContractsViewModel(kiln, new Background() {
             @Override
             public <T> Cancellable run(java.util.concurrent.Callable<T> work, java.util.function.Consumer<? super T> onResult,

@@ -28,7 +28,7 @@ abstract class StalenessViewModelTest extends EngineTestBase {
         vm.diagnose();
 
         assertThat(vm.verdictProperty().get()).isEqualTo(Diagnosis.Verdict.UP_TO_DATE);
-        assertThat(vm.headlineProperty().get()).startsWith("Up to date: revision 1");
+        assertThat(vm.headlineProperty().get()).startsWith("Up to date: revision ");
         assertThat(vm.rows()).isEmpty();
         assertThat(vm.runningProperty().get()).isFalse();
     }
@@ -42,7 +42,10 @@ abstract class StalenessViewModelTest extends EngineTestBase {
                     .filter(p -> read(p).contains("\"status\" : \"running\"")).findFirst().orElseThrow();
         }
         Files.writeString(f, Files.readString(f).replace("\"status\" : \"running\"", "\"status\" : \"done\""));
-        StalenessViewModel vm = new StalenessViewModel(engine(ws.root()), Background.inline());
+        dev.kiln.core.engine.Engine engine = engine(ws.root());
+        org.junit.jupiter.api.Assumptions.assumeFalse(engine.remote(),
+                "over the API a daemon serves the workspace and projects an edit at once: 'no kiln serve' cannot happen");
+        StalenessViewModel vm = new StalenessViewModel(engine, Background.inline());
 
         vm.diagnose();
 
