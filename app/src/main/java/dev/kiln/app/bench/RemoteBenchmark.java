@@ -34,7 +34,9 @@ import java.util.List;
  *   <li>{@code edit_to_view_ms_*}: a one-contract edit until the new title is in the engine's snapshot as a view model
  *       reads it (checked on every event the engine delivers) — embedded ({@code Kiln.engine()}, owning one copy of
  *       the workspace) and remote (a {@code RemoteEngine} attached to the daemon a second {@code Kiln} runs on another
- *       copy, same settings). Edits alternate between the two, so the machine's drift falls on both.
+ *       copy, same settings). Edits alternate between the two, so the machine's drift falls on both; each waits the
+ *       workspace's tick spacing after the last. {@code edit_to_daemon_tick_ms_p50}: the same remote edits until the
+ *       daemon's own tick (on its bus, before the wire), so remote minus it is what the API and SSE cost.
  *   <li>{@code delta_bytes_1k}/{@code delta_bytes_10k}: the SSE {@code delta} frame of the same one-file edit at 1,000
  *       and 10,000 contracts (target: independent of the workspace's size).
  * </ul>
@@ -95,14 +97,22 @@ final class RemoteBenchmark {
                     awaitContracts(remote);
                     List<Path> localFiles = BenchContracts.valid(embedded.layout().tasksDir(), Integer.MAX_VALUE);
                     List<Path> servedFiles = BenchContracts.valid(daemon.layout().tasksDir(), Integer.MAX_VALUE);
-                    editToView(localEngine, localFiles, 0, 3); // warm-up: both paths compiled
-                    editToView(remote, servedFiles, 0, 3);
+                    editToView(localEngine, localFiles, 0, 3, null); // warm-up: both paths compiled
+                    editToView(remote, servedFiles, 0, 3, null);
                     List<Double> l = new ArrayList<>();
                     List<Double> r = new ArrayList<>();
+                    List<Double> daemonTicks = new ArrayList<>();
+                    // A daemon spaces its ticks by the workspace's interval (kiln.json, 1 s in the demo): each edit waits
+                    // that long after the previous one of its engine, so what is timed is the path, not the spacing.
+                    long spacing = embedded.settings().interval().toMillis() + 50;
                     for (int i = 0; i < edits; i++) {
-                        l.addAll(editToView(localEngine, localFiles, 10 + i, 1));
-                        r.addAll(editToView(remote, servedFiles, 10 + i, 1));
+                        Thread.sleep(spacing);
+                        l.addAll(editToView(localEngine, localFiles, 10 + i, 1, null));
+                        r.addAll(editToView(remote, servedFiles, 10 + i, 1, new Tap(daemon.events(), daemonTicks)));
                     }
+                    out.put("edit_to_daemon_tick_ms_p50", round(median(daemonTicks)));
+                    out.put("watch_local", localEngine.watchStatus().map(w -> w.mode()).orElse("none"));
+                    out.put("watch_served", daemon.engine().watchStatus().map(w -> w.mode()).orElse("none"));
                     out.put("edit_to_view_ms_p50_local", round(median(l)));
                     out.put("edit_to_view_ms_p95_local", round(percentile(l, 95)));
                     out.put("edit_to_view_ms_p50_remote", round(median(r)));
@@ -150,7 +160,11 @@ final class RemoteBenchmark {
      * Edits {@code n} contracts one at a time; for each, the ms from the write until the engine's snapshot carries the
      * new title, re-checked on every event the engine delivers (what a view model reacts to).
      */
-    private static List<Double> editToView(Engine e, List<Path> files, int offset, int n) throws Exception {
+    /** The daemon's own bus, where its change tick is seen before it goes on the wire; the ms to it go to {@code ms}. */
+    private record Tap(dev.kiln.core.telemetry.EventBus bus, List<Double> ms) {
+    }
+
+    private static List<Double> editToView(Engine e, List<Path> files, int offset, int n, Tap tap) throws Exception {
         List<Double> ms = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             Path f = files.get((offset + i) * 7 % files.size());
@@ -158,7 +172,13 @@ final class RemoteBenchmark {
             byte[] content = BenchContracts.edited(f, title);
             String file = e.layout().tasksDir().relativize(f).toString().replace('\\', '/');
             Object signal = new Object();
-            try (AutoCloseable sub = e.events().subscribe(ev -> {
+            long[] ticked = {0};
+            AutoCloseable tapping = tap == null ? () -> { } : tap.bus().subscribe(ev -> {
+                if (ev instanceof dev.kiln.core.projection.TickFinished t && t.result().changed() && ticked[0] == 0) {
+                    ticked[0] = System.nanoTime();
+                }
+            });
+            try (tapping; AutoCloseable sub = e.events().subscribe(ev -> {
                 synchronized (signal) {
                     signal.notifyAll();
                 }
@@ -175,6 +195,9 @@ final class RemoteBenchmark {
                     }
                 }
                 ms.add((System.nanoTime() - t0) / 1e6);
+                if (tap != null && ticked[0] != 0) {
+                    tap.ms().add((ticked[0] - t0) / 1e6);
+                }
             }
         }
         return ms;
