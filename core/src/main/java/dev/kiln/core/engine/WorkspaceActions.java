@@ -181,11 +181,14 @@ public final class WorkspaceActions implements AutoCloseable {
         return ProbeRuns.list(layout).stream().map(p -> new SavedRun(p.getFileName().toString(), startedAt(p))).toList();
     }
 
+    private static final java.time.format.DateTimeFormatter RUN_STAMP =
+            java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss.SSS'Z'").withZone(java.time.ZoneOffset.UTC);
+
     private static Instant startedAt(Path run) {
-        // probe-<instant>.json: the name carries the start, so listing never opens the runs.
+        // probe-<UTC stamp>.json (ProbeRuns' basic ISO stamp): the name carries the start, so listing opens no run.
         String n = run.getFileName().toString().replaceFirst("^probe-", "").replaceFirst("\\.json$", "");
         try {
-            return Instant.parse(n.replace('_', ':'));
+            return RUN_STAMP.parse(n, Instant::from);
         } catch (RuntimeException e) {
             try {
                 return Files.getLastModifiedTime(run).toInstant();

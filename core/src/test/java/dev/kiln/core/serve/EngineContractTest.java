@@ -214,6 +214,8 @@ abstract class EngineContractTest {
         }
         List<SavedRun> runs = engine.probeRuns();
         assertThat(runs).as("one run saved for the two calls").hasSize(runsBefore + 1);
+        assertThat(runs.get(0).startedAt()).as("read from the run's name")
+                .isEqualTo(report.startedAt().truncatedTo(java.time.temporal.ChronoUnit.MILLIS));
         JsonNode saved = engine.probeRun(runs.get(0).id());
         assertThat(saved.toString()).contains("demo-light");
         assertThatThrownBy(() -> engine.probeRun("../kiln.json")).isInstanceOf(EngineException.class)
