@@ -25,18 +25,12 @@ final class AttachCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "URL|NAME", description = "The daemon's URL (e.g. https://eval-3:7117/) or its name in the daemon list.")
     String daemon;
 
-    @Option(names = "--token-file", paramLabel = "FILE",
-            description = "A copy of the daemon's observer/api-token (needed when it is bound beyond loopback).")
-    Path tokenFile;
-
-    @Option(names = "--pin", paramLabel = "SHA256",
-            description = "SHA-256 fingerprint of the daemon's TLS certificate (kiln serve prints it); only that"
-                    + " certificate is trusted, so a self-signed one works.")
-    String pin;
+    @picocli.CommandLine.Mixin
+    DaemonCredentials credentials;
 
     @Override
     public Integer call() {
-        DaemonEntry d = DaemonArgs.resolve(daemon, tokenFile, pin);
+        DaemonEntry d = credentials.resolve(daemon);
         DaemonHealth h;
         try {
             h = d.client().health();

@@ -36,14 +36,8 @@ final class StatusCommand implements Callable<Integer> {
             + " all are healthy, 1 when one is degraded, 2 when one cannot be asked.")
     boolean all;
 
-    @Option(names = "--token-file", paramLabel = "FILE",
-            description = "A copy of the daemon's observer/api-token (needed when it is bound beyond loopback).")
-    Path tokenFile;
-
-    @Option(names = "--pin", paramLabel = "SHA256",
-            description = "SHA-256 fingerprint of the daemon's TLS certificate (kiln serve prints it); only that"
-                    + " certificate is trusted, so a self-signed one works.")
-    String pin;
+    @picocli.CommandLine.Mixin
+    DaemonCredentials credentials;
 
     @Mixin
     JsonOption json;
@@ -60,7 +54,7 @@ final class StatusCommand implements Callable<Integer> {
             throw new CliException("give the daemon's URL (as kiln serve printed it) or its NAME in " + DaemonArgs.listFile()
                     + ", or --all for every daemon there");
         }
-        ServeClient client = DaemonArgs.resolve(url, tokenFile, pin).client();
+        ServeClient client = credentials.resolve(url).client();
         DaemonHealth h;
         try {
             h = client.health();

@@ -62,6 +62,25 @@ final class HttpChannel implements Channel {
         this.protocolVersion = version;
     }
 
+    /**
+     * Sends {@code request}, once more if a pooled connection turned out closed before a single byte of an answer
+     * came (a server answering HTTP/1.0 closes after each reply, and the client may already have picked that
+     * connection for the next request): nothing was answered, so the server never acted on it.
+     */
+    private HttpResponse<InputStream> exchange(HttpRequest request, long deadline)
+            throws InterruptedException, ExecutionException, TimeoutException {
+        try {
+            return client.sendAsync(request, HttpResponse.BodyHandlers.ofInputStream()).get(deadline - recorder.now(), TimeUnit.NANOSECONDS);
+        } catch (ExecutionException e) {
+            String m = String.valueOf(e.getCause() == null ? null : e.getCause().getMessage());
+            long left = deadline - recorder.now();
+            if (!(e.getCause() instanceof java.io.IOException) || !m.contains("received no bytes") || left <= 0) {
+                throw e;
+            }
+            return client.sendAsync(request, HttpResponse.BodyHandlers.ofInputStream()).get(left, TimeUnit.NANOSECONDS);
+        }
+    }
+
     @Override
     public void send(ObjectNode message, long deadline) throws InterruptedException {
         String method = message.path("method").asText("answer");
@@ -75,7 +94,7 @@ final class HttpChannel implements Channel {
         }
         HttpResponse<InputStream> response;
         try {
-            response = client.sendAsync(b.build(), HttpResponse.BodyHandlers.ofInputStream()).get(left, TimeUnit.NANOSECONDS);
+            response = exchange(b.build(), deadline);
         } catch (TimeoutException e) {
             throw new Handshake.HttpFailure(Outcome.TIMEOUT, "no HTTP answer to " + method + " from " + url + " in time");
         } catch (ExecutionException e) {

@@ -91,6 +91,8 @@ public final class ProjectionViewModel {
                 watch.set(w.status().toString());
                 degradedWatch = w.status().live() ? null : w.status();
                 refreshClock();
+            } else if (e instanceof dev.kiln.core.engine.EngineEvent.ConnectionChanged c) {
+                watch.set(c.text()); // attached to a daemon: connected, lost (retrying), resynchronized
             } else if (e instanceof FollowChanged f && !f.ended()) {
                 watch.set(f.text()); // connected / reconnecting; its end arrives as the VACANT ownership change
             }

@@ -12,7 +12,7 @@ import java.util.Map;
 
 /**
  * Which engine events deserve a notification: long actions that finished (a warm, a whole probe) and failures
- * (a degraded watch, state.json not written). Only transitions notify, so a failure that lasts does not repeat
+ * (a degraded watch, state.json not written, the attached daemon lost). Only transitions notify, so a failure that lasts does not repeat
  * every tick.
  *
  * <p>Concurrency: FX thread only (fed by the shell's event pump).
@@ -27,6 +27,8 @@ public final class Notices {
     }
 
     private boolean watchDegraded;
+    /** Whether the daemon this console is attached to was lost (a remote engine's stream broke). */
+    private boolean daemonLost;
     private boolean writeFailing;
     private int probeRuns;
     private int probeServers;
@@ -56,6 +58,14 @@ public final class Notices {
                     out.add(new Notice(Kind.DONE, "state.json written again", "revision " + t.result().revision()));
                 }
                 writeFailing = err != null;
+            } else if (e instanceof dev.kiln.core.engine.EngineEvent.ConnectionChanged c) {
+                if (!c.connected() && !daemonLost) {
+                    out.add(new Notice(Kind.FAILED, "Daemon unreachable", c.text()
+                            + ". The pages show its last state; they catch up by themselves when it is back"));
+                } else if (c.connected() && daemonLost) {
+                    out.add(new Notice(Kind.DONE, "Daemon back", c.text()));
+                }
+                daemonLost = !c.connected();
             } else if (e instanceof ProbeEvent.RunStarted s) {
                 if (s.run() == 1) {
                     finishedPerRun.clear();

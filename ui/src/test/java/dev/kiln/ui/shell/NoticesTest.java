@@ -29,6 +29,26 @@ class NoticesTest {
         return new TickFinished(T, new TickResult(WakeReason.HEARTBEAT, T, 3, false, 1, 0, SnapshotStats.empty(), 1, List.of(), writeError));
     }
 
+    private static dev.kiln.core.engine.EngineEvent.ConnectionChanged connection(boolean connected) {
+        return new dev.kiln.core.engine.EngineEvent.ConnectionChanged(T, "http://127.0.0.1:7117/", connected, false,
+                connected ? "connected to the daemon at http://127.0.0.1:7117/" : "lost the daemon at http://127.0.0.1:7117/ (refused)");
+    }
+
+    @Test
+    void attachedDaemon_lostOnce_thenBack() {
+        Notices n = new Notices();
+        assertThat(n.accept(List.of(connection(true)))).isEmpty(); // the first connection is no news
+        assertThat(n.accept(List.of(connection(false), connection(false)))).singleElement().satisfies(x -> {
+            assertThat(x.kind()).isEqualTo(Notices.Kind.FAILED);
+            assertThat(x.title()).isEqualTo("Daemon unreachable");
+            assertThat(x.text()).startsWith("lost the daemon at http://127.0.0.1:7117/").contains("catch up by themselves");
+        });
+        assertThat(n.accept(List.of(connection(true)))).singleElement().satisfies(x -> {
+            assertThat(x.kind()).isEqualTo(Notices.Kind.DONE);
+            assertThat(x.title()).isEqualTo("Daemon back");
+        });
+    }
+
     @Test
     void watch_degradedOnce_thenLiveAgain() {
         Notices n = new Notices();
