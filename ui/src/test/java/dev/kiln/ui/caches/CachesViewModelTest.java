@@ -29,10 +29,11 @@ abstract class CachesViewModelTest extends EngineTestBase {
     Path tmp;
 
     private List<KilnEvent> seen;
+    private Engine engine;
 
     private CachesViewModel open() throws Exception {
         Files.createDirectories(tmp.resolve("ws/tasks"));
-        Engine engine = engine(tmp.resolve("ws"));
+        engine = engine(tmp.resolve("ws"));
         seen = recording(engine);
         CachesViewModel vm = new CachesViewModel(engine, Background.inline());
         vm.refresh();
@@ -40,15 +41,26 @@ abstract class CachesViewModelTest extends EngineTestBase {
     }
 
     /**
-     * Hands the events seen to the view model once the archive's event is among them: the in-process engine publishes
-     * it before its call returns, a remote one relays it over the event stream a moment after.
+     * Hands the events seen to the view model once the archive's events are all among them: the in-process engine
+     * publishes them before its call returns, a remote one relays them over the event stream a moment after.
      */
     private void pump(CachesViewModel vm) throws InterruptedException {
         long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
-        while (seen.stream().noneMatch(e -> e instanceof ArchiveEvent) && System.nanoTime() < deadline) {
+        // Caught up when the newest archive event carries the cache's counters as they are now.
+        while (System.nanoTime() < deadline && !caughtUp()) {
             Thread.sleep(5);
         }
         pump(seen, vm::accept);
+    }
+
+    private boolean caughtUp() {
+        ArchiveEvent last = null;
+        for (KilnEvent e : List.copyOf(seen)) {
+            if (e instanceof ArchiveEvent a) {
+                last = a;
+            }
+        }
+        return last != null && last.stats().equals(engine.archiveStats());
     }
 
     private Path source() throws Exception {

@@ -38,8 +38,8 @@ abstract class ProjectionViewModelTest extends EngineTestBase {
 
         assertThat(vm.history().get(0).reason()).isEqualTo(WakeReason.MANUAL);
         if (engine.remote()) {
-            // Attached: the daemon's startup tick came before this console did; the manual one is all it saw.
-            assertThat(vm.reasonsProperty().get()).isEqualTo("1 ticks: 1 manual");
+            // Attached: the daemon's startup tick may have come before this console's stream did.
+            assertThat(vm.reasonsProperty().get()).endsWith("1 manual");
             assertThat(vm.lastProperty().get().stats().reused()).isEqualTo(39);
             assertThat(vm.errorProperty().get()).isEmpty();
             return;
