@@ -10,7 +10,7 @@
 #   image-plain/kiln/  the same jlink runtime without any archive (only for `kiln bench startup`)
 #   kiln_VERSION_amd64.deb, kiln-VERSION-1.x86_64.rpm, build.properties (what was built, sizes, seconds)
 #
-# Needs: a JDK with jlink + jpackage (17, or 25 with --jdk), fakeroot + dpkg-deb for the .deb, rpm (rpmbuild)
+# Needs: a JDK with jlink + jpackage (the newest installed >= 25, else 17; or --jdk=DIR), fakeroot + dpkg-deb for the .deb, rpm (rpmbuild)
 # for the .rpm, xvfb + xauth for the training run (it opens the console once, off-screen).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -50,11 +50,21 @@ IFS=. read -r v1 v2 v3 extra <<<"$app_version"
   || die "--app-version '$app_version' must be 1..255.0..255.0..65535 (msi limits; macOS refuses a leading 0)"
 
 # --- JDK -----------------------------------------------------------------------------------------------
+feature_of() { "$1/bin/java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p'; }
 if [ -z "$jdk" ]; then
+  # The image starts fastest on JDK 25+ (its AOT cache: first frame ×0.74 of JDK 17's AppCDS image, `kiln bench
+  # startup`), so the newest installed JDK >= 25 with jlink and jpackage builds it; else the JDK that builds Kiln.
   jdk="${JAVA_HOME:-$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")}"
+  best=0
+  for candidate in /usr/lib/jvm/*/ "${JAVA_HOME:-}"; do
+    candidate="${candidate%/}"
+    [ -n "$candidate" ] && [ -x "$candidate/bin/jlink" ] && [ -x "$candidate/bin/jpackage" ] || continue
+    f="$(feature_of "$candidate")"
+    [[ "$f" =~ ^[0-9]+$ ]] && (( f >= 25 && f > best )) && { best=$f; jdk="$candidate"; }
+  done
 fi
 [ -x "$jdk/bin/jlink" ] && [ -x "$jdk/bin/jpackage" ] || die "$jdk has no jlink/jpackage: give a full JDK with --jdk=DIR (apt-get install openjdk-17-jdk)"
-feature="$("$jdk/bin/java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')"
+feature="$(feature_of "$jdk")"
 # JDK 17 builds jlink from jmods/. Temurin 25 ships none, but is a "linkable run-time" (JEP 493): jlink links
 # from the JDK's own lib/modules, which is what makes the AOT cache possible with it here.
 [ -d "$jdk/jmods" ] || [ "$feature" -ge 24 ] || die "$jdk has no jmods/ and is older than 24: it cannot jlink"
@@ -102,6 +112,9 @@ fx_opts+=" --add-opens=javafx.controls/javafx.scene.control.skin=org.controlsfx.
 fx_opts+=" --add-opens=javafx.graphics/javafx.scene=org.controlsfx.controls"
 # JDK 24+ warns on every native-library load from a module without this (JEP 472); 17 accepts it silently.
 [ "$feature" -ge 22 ] && fx_opts+=" --enable-native-access=javafx.graphics"
+# JDK 24+ warns on stderr, once per run, that JavaFX 21's Marlin renderer allocates with sun.misc.Unsafe (JEP 498):
+# allowed, as JDK 17 allows it, so that no command prints JVM warnings.
+[ "$feature" -ge 24 ] && fx_opts+=" --sun-misc-unsafe-memory-access=allow"
 step "jlink (JDK $feature, $jdk)"
 modpath="$out/mods"
 [ -d "$jdk/jmods" ] && modpath="$out/mods:$jdk/jmods"

@@ -7,6 +7,9 @@ module dev.kiln.app {
     requires ch.qos.logback.classic;
     requires ch.qos.logback.core;
 
+    // Logging configured in code, not from XML: LogSetup says why.
+    provides ch.qos.logback.classic.spi.Configurator with dev.kiln.app.LogSetup;
+
     opens dev.kiln.app to info.picocli;
     opens dev.kiln.app.cli to info.picocli;
     opens dev.kiln.app.common to info.picocli;

@@ -9,7 +9,7 @@ public final class Main {
     }
 
     public static void main(String[] args) {
-        // Before the first logger: logback.xml reads this to place the rolling log file.
+        // Before the first logger: LogSetup reads these to place the rolling log file, or to leave it out.
         java.nio.file.Path logs = UserDirs.state(System.getenv()).resolve("logs");
         System.setProperty("kiln.log.dir", logs.toString());
         String unwritable = unwritable(logs);
@@ -17,12 +17,12 @@ public final class Main {
             // One line, then carry on: a file appender that cannot open its file would report it on every command.
             System.err.println("kiln: the log directory " + logs + " cannot be written (" + unwritable
                     + "); the log file is not written, warnings still go to stderr");
-            System.setProperty("logback.configurationFile", "logback-stderr.xml");
+            System.setProperty(LogSetup.FILE_PROPERTY, "false");
         }
         String line = String.join(" ", args);
         long pid = ProcessHandle.current().pid();
         if (dev.kiln.app.cli.Console.opensConsoleOnly(args)) {
-            // The GUI's start path: no picocli, and logback configures itself (≈ 0.3 s of XML and classes) on another
+            // The GUI's start path: no picocli, and logback configures itself (its classes, ≈ 0.1 s) on another
             // core while the window opens. Loggers asked for meanwhile are SLF4J's substitutes, which replay into
             // logback once it is ready, so nothing logged at start is lost.
             Thread logging = new Thread(() -> LoggerFactory.getLogger(Main.class).info("kiln {} (pid {})", line, pid), "kiln-log-init");
