@@ -75,7 +75,7 @@ class LauncherIT {
     /** {@code kiln bench ui}, small: the console headless under edits, then a short simulated run; figures that add up. */
     @Test
     void benchUi_smallRun_reportsPulseGapsAndHeap() throws Exception {
-        Result r = kiln("bench", "ui", "--contracts", "300", "--seconds", "2", "--edits-per-second", "10",
+        Result r = kiln("bench", "ui", "--contracts", "300", "--warmup-seconds", "1", "--seconds", "2", "--edits-per-second", "10",
                 "--memory-contracts", "40", "--ticks", "30", "--json");
 
         assertThat(r.code()).as(r.err()).isZero();
@@ -86,6 +86,8 @@ class LauncherIT {
         assertThat(j.path("p99_fx_stall_ms").asDouble()).isGreaterThanOrEqualTo(j.path("p50_fx_stall_ms").asDouble());
         assertThat(j.path("p50_fx_stall_ms").asDouble()).isGreaterThan(0);
         assertThat(j.path("edits_made").asInt()).isGreaterThan(0);
+        assertThat(j.path("warmup_seconds").asInt()).isEqualTo(1);
+        assertThat(j.path("max_fx_stall_ms_warmup").asDouble()).isGreaterThanOrEqualTo(j.path("p99_fx_stall_ms_warmup").asDouble()).isGreaterThan(0);
         assertThat(j.path("ticks_simulated").asInt()).isEqualTo(30);
         assertThat(j.path("heap_after_gc_mb").asDouble()).isGreaterThan(1);
         assertThat(j.has("meets_target")).isTrue();

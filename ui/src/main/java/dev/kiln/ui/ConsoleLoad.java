@@ -43,14 +43,15 @@ public final class ConsoleLoad {
      * What to measure.
      *
      * @param busy the big workspace, projected live with its Projection page shown
-     * @param busySeconds how long pulses are timed while {@code startEdits} edits it
+     * @param warmupSeconds how long the same edits run first, timed apart: the JIT compiles the tick's paths there
+     * @param busySeconds how long pulses are timed while {@code startEdits} edits it, after the warm-up
      * @param startEdits starts continuous edits of {@code busy} (returns at once); {@code stopEdits} ends them
      * @param quiet the workspace for the simulated hour (its console ticks only when asked)
      * @param quietClock the clock of {@code quiet}'s console, moved by {@code eachTick}
      * @param eachTick before each asked-for tick: an edit and one simulated second
      * @param checkpoints tick counts after which the heap is measured (ascending); the last one ends the run
      */
-    public record Options(Path busy, int busySeconds, Runnable startEdits, Runnable stopEdits,
+    public record Options(Path busy, int warmupSeconds, int busySeconds, Runnable startEdits, Runnable stopEdits,
             Path quiet, Clock quietClock, Runnable eachTick, List<Integer> checkpoints) {
     }
 
@@ -95,18 +96,22 @@ public final class ConsoleLoad {
         Thread.sleep(3000);
         long revisionBefore = onFx(() -> ticks.getItems().get(0).revision());
 
+        o.startEdits().run();
+        long[] warmup = new long[0];
+        if (o.warmupSeconds() > 0) {
+            warmup = time(o.warmupSeconds());
+        }
         Pulses pulses = new Pulses(o.busySeconds() * PULSE_HZ * 2);
         onFx(() -> {
             pulses.start();
             return null;
         });
-        o.startEdits().run();
         Thread.sleep(TimeUnit.SECONDS.toMillis(o.busySeconds()));
-        o.stopEdits().run();
         onFx(() -> {
             pulses.stop();
             return null;
         });
+        o.stopEdits().run();
         long revisionAfter = onFx(() -> ticks.getItems().get(0).revision());
         onFx(() -> {
             stage.hide(); // ends the session: watcher, projector, event pump
@@ -123,6 +128,29 @@ public final class ConsoleLoad {
         out.put("pulses_over_16ms", Arrays.stream(gaps).filter(g -> g > TimeUnit.MILLISECONDS.toNanos(16)).count());
         out.put("revisions_while_measuring", revisionAfter - revisionBefore);
         out.put("stall_hotspots", pulses.hotspots(8));
+        if (warmup.length > 0) {
+            // The first seconds of a freshly opened console under the same load: the JIT is still compiling there.
+            Arrays.sort(warmup);
+            out.put("warmup_seconds", o.warmupSeconds());
+            out.put("max_fx_stall_ms_warmup", ms(warmup[warmup.length - 1]));
+            out.put("p99_fx_stall_ms_warmup", ms(warmup[(int) Math.min(warmup.length - 1, Math.ceil(warmup.length * 0.99) - 1)]));
+            out.put("pulses_over_16ms_warmup", Arrays.stream(warmup).filter(g -> g > TimeUnit.MILLISECONDS.toNanos(16)).count());
+        }
+    }
+
+    /** The pulse gaps of the next {@code seconds}, unsorted. */
+    private static long[] time(int seconds) throws InterruptedException {
+        Pulses p = new Pulses(seconds * PULSE_HZ * 2);
+        onFx(() -> {
+            p.start();
+            return null;
+        });
+        Thread.sleep(TimeUnit.SECONDS.toMillis(seconds));
+        onFx(() -> {
+            p.stop();
+            return null;
+        });
+        return p.gaps();
     }
 
     private static void memory(Options o, FxBackground background, Map<String, Object> out) throws InterruptedException {

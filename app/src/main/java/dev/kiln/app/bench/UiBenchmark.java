@@ -35,7 +35,8 @@ import picocli.CommandLine.Option;
 @Command(name = "ui", mixinStandardHelpOptions = true,
         header = "Console: FX stalls under a busy workspace, heap after a simulated hour.",
         description = {"Open the console headless on a demo workspace of --contracts, projected live under --edits-per-second",
-            "for --seconds with the Projection charts showing, and time the gaps between FX pulses (250 Hz); then feed",
+            "for --warmup-seconds (timed apart: the JIT still compiles there), then --seconds, with the Projection charts",
+            "showing, and time the gaps between FX pulses (250 Hz); then feed",
             "--ticks of 1 tick/s (an edit each) on a simulated clock through the console's view models and report the",
             "heap after GC at 10 minutes and at the end. Prints one JSON object."})
 public final class UiBenchmark implements Callable<Integer> {
@@ -44,6 +45,10 @@ public final class UiBenchmark implements Callable<Integer> {
 
     @Option(names = "--seconds", paramLabel = "S", description = "Seconds of timed pulses under edits (default: ${DEFAULT-VALUE}).")
     int seconds = 30;
+
+    @Option(names = "--warmup-seconds", paramLabel = "S",
+            description = "Seconds of the same edits before, reported apart as *_warmup (default: ${DEFAULT-VALUE}; 0: none).")
+    int warmupSeconds = 30;
 
     @Option(names = "--edits-per-second", paramLabel = "R", description = "Contract edits per second meanwhile (default: ${DEFAULT-VALUE}).")
     int editsPerSecond = 20;
@@ -62,8 +67,9 @@ public final class UiBenchmark implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (contracts < 10 || memoryContracts < 10 || seconds < 1 || editsPerSecond < 1 || ticks < 1) {
-            throw new CliException("--contracts and --memory-contracts must be at least 10; --seconds, --edits-per-second and --ticks positive");
+        if (contracts < 10 || memoryContracts < 10 || seconds < 1 || editsPerSecond < 1 || ticks < 1 || warmupSeconds < 0) {
+            throw new CliException("--contracts and --memory-contracts must be at least 10; --seconds, --edits-per-second and --ticks positive;"
+                    + " --warmup-seconds not negative");
         }
         Path scratch = Files.createTempDirectory("kiln-bench-ui");
         try {
@@ -88,7 +94,7 @@ public final class UiBenchmark implements Callable<Integer> {
             List<Integer> checkpoints = ticks > 600 ? List.of(600, ticks) : List.of(ticks);
             long started = System.nanoTime();
             Map<String, Object> figures = dev.kiln.ui.ConsoleLoad.run(new dev.kiln.ui.ConsoleLoad.Options(
-                    busy, seconds, editor::start, editor::stop, quiet, clock, eachTick, checkpoints));
+                    busy, warmupSeconds, seconds, editor::start, editor::stop, quiet, clock, eachTick, checkpoints));
             Map<String, Object> out = new LinkedHashMap<>();
             out.put("benchmark", "ui");
             out.put("contracts", contracts);

@@ -69,6 +69,8 @@ public final class ContractsView extends VBox {
         TableView<ContractRow> table = new TableView<>(vm.shownRows());
         table.setId("contracts-table");
         table.getStyleClass().addAll("dense", "striped");
+        // The dense rows' own height, fixed: a table that changes every tick then skips re-measuring rows in each layout.
+        table.setFixedCellSize(28);
         table.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_FLEX_LAST_COLUMN);
         table.getColumns().add(column("Leaf id", 250, ContractRow::canonicalId));
         TableColumn<ContractRow, String> state = column("Id state", 110, ContractRow::state);

@@ -49,6 +49,8 @@ public final class EventsView extends VBox {
         TableView<EventRow> table = new TableView<>(vm.shownRows());
         table.setId("events-table");
         table.getStyleClass().addAll("dense", "striped");
+        // The dense rows' own height, fixed: a table that changes every tick then skips re-measuring rows in each layout.
+        table.setFixedCellSize(28);
         table.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_FLEX_LAST_COLUMN);
         TableColumn<EventRow, String> at = new TableColumn<>("Time");
         at.setPrefWidth(110);

@@ -80,6 +80,8 @@ public final class ProjectionView extends VBox {
         TableView<TickResult> table = new TableView<>(vm.history());
         table.setId("projection-ticks");
         table.getStyleClass().addAll("dense", "striped");
+        // The dense rows' own height, fixed: a table that changes every tick then skips re-measuring rows in each layout.
+        table.setFixedCellSize(28);
         table.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_FLEX_LAST_COLUMN);
         table.getColumns().add(column("Time", 110, r -> TIME.format(r.at())));
         table.getColumns().add(column("Woke for", 100, r -> r.reason().jsonName()));
