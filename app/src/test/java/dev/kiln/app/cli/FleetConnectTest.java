@@ -12,6 +12,7 @@ import dev.kiln.ui.shell.Page;
 import dev.kiln.ui.util.FxBackground;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,7 +32,8 @@ import org.testfx.framework.junit5.Start;
 /**
  * "Connect to daemon…" against a real {@code kiln serve} with TLS (a self-signed keystore): with no pin, the page
  * shows the certificate's fingerprint on first contact; declined, nothing is saved; trusted, the list holds exactly
- * the fingerprint the daemon printed and the daemon is polled over the pinned connection.
+ * the fingerprint the daemon printed and the daemon is polled over the pinned connection; opening its pages attaches
+ * the window, and the workspace menu lists it among the recent daemons.
  */
 @ExtendWith(ApplicationExtension.class)
 class FleetConnectTest {
@@ -41,9 +43,11 @@ class FleetConnectTest {
     private String url;
     private String printedPin;
     private Path listFile;
+    private Stage stage;
 
     @Start
     void start(Stage stage) throws Exception {
+        this.stage = stage;
         Path dir = Files.createTempDirectory("kiln-fleet-tls");
         Path ws = dir.resolve("ws");
         assertThat(CliRun.kiln("demo", ws.toString(), "--contracts", "8").exit()).isZero();
@@ -113,6 +117,23 @@ class FleetConnectTest {
                     .anyMatch(r -> r.name().equals("tls-1") && r.state() == FleetRow.State.UP)));
             return up.get();
         });
+
+        // Its pages, over the pinned connection: the window is attached, and the workspace menu lists it as recent.
+        robot.clickOn("#fleet-open");
+        Await.await("attached to tls-1", PATIENCE, () -> {
+            java.util.concurrent.atomic.AtomicReference<String> title = new java.util.concurrent.atomic.AtomicReference<>();
+            robot.interact(() -> title.set(stage.getTitle()));
+            return title.get().startsWith("Kiln — tls-1 (");
+        });
+        robot.clickOn("#workspace-menu");
+        java.util.List<String> items = new java.util.ArrayList<>();
+        robot.interact(() -> robot.lookup("#workspace-menu").queryAs(javafx.scene.control.MenuButton.class).getItems()
+                .forEach(i -> items.add(i.getText())));
+        String recent = "tls-1  ·  " + URI.create(url).resolve("/") + "  ·  pinned  (shown)";
+        assertThat(items).containsSubsequence("Connect to daemon…", "Recent daemons", recent);
+        assertThat(robot.lookup((javafx.scene.Node n) -> n instanceof javafx.scene.control.Label l && recent.equals(l.getText())
+                && showing(n)).tryQuery()).as("shown in the open menu").isPresent();
+        robot.type(javafx.scene.input.KeyCode.ESCAPE);
     }
 
     private void fillConnectDialog(FxRobot robot) throws InterruptedException {
