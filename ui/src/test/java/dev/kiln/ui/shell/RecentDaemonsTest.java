@@ -56,6 +56,47 @@ class RecentDaemonsTest {
         BACKGROUND.close();
     }
 
+    /**
+     * The open menu in both themes, for a person to look at ({@code -Dkiln.shots=DIR}, default {@code target/shots}):
+     * the window with the menu's popup drawn where it opened (a popup is a window of its own, outside the scene).
+     * The menu's items are labels in the popup, readable, with the section titles not greyed out like disabled items.
+     */
+    @Test
+    void openMenu_bothThemes_showsTheRecentDaemonsSection(FxRobot robot) throws Exception {
+        Path dir = Files.createDirectories(Path.of(System.getProperty("kiln.shots", "target/shots")));
+        for (Theme theme : Theme.values()) {
+            robot.interact(() -> window.model().setTheme(theme));
+            robot.clickOn("#workspace-menu");
+            WaitForAsyncUtils.waitForFxEvents();
+            javafx.scene.control.Label header = robot.lookup((javafx.scene.Node n) -> n instanceof javafx.scene.control.Label l
+                    && "Recent daemons".equals(l.getText()) && n.getScene() != null && n.getScene().getWindow().isShowing()).query();
+            assertThat(header.getScene().getWindow()).isNotSameAs(stage);
+            Path file = dir.resolve("workspace-menu-" + theme.key() + ".png");
+            robot.interact(() -> {
+                javafx.stage.Window popup = header.getScene().getWindow();
+                javafx.scene.image.ImageView back = new javafx.scene.image.ImageView(stage.getScene().snapshot(null));
+                // The popup's root with its shadow, over the window (its scene's own fill would paint the shadow's margin).
+                javafx.scene.Node root = popup.getScene().getRoot();
+                javafx.scene.SnapshotParameters clear = new javafx.scene.SnapshotParameters();
+                clear.setFill(javafx.scene.paint.Color.TRANSPARENT);
+                javafx.scene.image.ImageView menu = new javafx.scene.image.ImageView(root.snapshot(clear, null));
+                javafx.geometry.Bounds at = root.localToScreen(root.getBoundsInLocal());
+                javafx.geometry.Point2D origin = stage.getScene().getRoot().localToScreen(0, 0);
+                menu.relocate(at.getMinX() - origin.getX(), at.getMinY() - origin.getY());
+                try {
+                    dev.kiln.ui.util.PngSnapshot.write(new javafx.scene.Scene(new javafx.scene.Group(back, menu)), file);
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+                assertThat(header.getParent().getOpacity() * header.getOpacity()).as("a title, not a disabled item").isEqualTo(1.0);
+            });
+            robot.type(javafx.scene.input.KeyCode.ESCAPE);
+            WaitForAsyncUtils.waitForFxEvents();
+            assertThat(file).isNotEmptyFile();
+        }
+        robot.interact(() -> stage.hide());
+    }
+
     @Test
     void menu_listsRecentDaemonsNewestFirst_choosingOneThatIsDown_notifiesWhy_andKeepsTheWorkspace(FxRobot robot) throws Exception {
         MenuButton menu = robot.lookup("#workspace-menu").queryAs(MenuButton.class);
