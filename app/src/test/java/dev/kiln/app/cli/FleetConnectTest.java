@@ -32,8 +32,8 @@ import org.testfx.framework.junit5.Start;
 /**
  * "Connect to daemon…" against a real {@code kiln serve} with TLS (a self-signed keystore): with no pin, the page
  * shows the certificate's fingerprint on first contact; declined, nothing is saved; trusted, the list holds exactly
- * the fingerprint the daemon printed and the daemon is polled over the pinned connection; opening its pages attaches
- * the window, and the workspace menu lists it among the recent daemons.
+ * the fingerprint the daemon printed and the daemon is polled over the pinned connection. Connected from the workspace
+ * menu, the window attaches to it, and the menu then lists it among the recent daemons.
  */
 @ExtendWith(ApplicationExtension.class)
 class FleetConnectTest {
@@ -92,13 +92,16 @@ class FleetConnectTest {
     void connect_tlsWithoutPin_asksToTrustThePresentedFingerprint_declinedSavesNothing_trustedPins(FxRobot robot) throws Exception {
         robot.clickOn("#" + Page.FLEET.navId());
 
-        fillConnectDialog(robot);
+        fillConnectDialog(robot, true);
         DialogPane ask = awaitTrustDialog(robot);
         assertThat(ask.getContentText()).contains("SHA256 " + printedPin);
         robot.clickOn(shown(robot, "Cancel"));
         assertThat(DaemonList.read(listFile).daemons()).as("declined: nothing saved").isEmpty();
 
-        fillConnectDialog(robot);
+        // Trusted, through the workspace menu's "Connect to daemon…": saved, then the window attaches to it.
+        robot.clickOn("#workspace-menu");
+        robot.clickOn("#menu-connect");
+        fillConnectDialog(robot, false);
         awaitTrustDialog(robot);
         robot.clickOn(shown(robot, "Trust and save"));
         Await.await("saved with the pin", PATIENCE, () -> {
@@ -109,17 +112,8 @@ class FleetConnectTest {
             }
         });
         assertThat(DaemonList.read(listFile).find("tls-1").orElseThrow().pin()).contains(printedPin);
-        @SuppressWarnings("unchecked")
-        TableView<FleetRow> table = robot.lookup("#fleet-table").queryAs(TableView.class);
-        Await.await("tls-1 up over the pinned connection", PATIENCE, () -> {
-            java.util.concurrent.atomic.AtomicBoolean up = new java.util.concurrent.atomic.AtomicBoolean();
-            robot.interact(() -> up.set(table.getItems().stream()
-                    .anyMatch(r -> r.name().equals("tls-1") && r.state() == FleetRow.State.UP)));
-            return up.get();
-        });
 
         // Its pages, over the pinned connection: the window is attached, and the workspace menu lists it as recent.
-        robot.clickOn("#fleet-open");
         Await.await("attached to tls-1", PATIENCE, () -> {
             java.util.concurrent.atomic.AtomicReference<String> title = new java.util.concurrent.atomic.AtomicReference<>();
             robot.interact(() -> title.set(stage.getTitle()));
@@ -134,10 +128,23 @@ class FleetConnectTest {
         assertThat(robot.lookup((javafx.scene.Node n) -> n instanceof javafx.scene.control.Label l && recent.equals(l.getText())
                 && showing(n)).tryQuery()).as("shown in the open menu").isPresent();
         robot.type(javafx.scene.input.KeyCode.ESCAPE);
+
+        robot.clickOn("#" + Page.FLEET.navId());
+        @SuppressWarnings("unchecked")
+        TableView<FleetRow> table = robot.lookup("#fleet-table").queryAs(TableView.class);
+        Await.await("tls-1 up over the pinned connection", PATIENCE, () -> {
+            java.util.concurrent.atomic.AtomicBoolean up = new java.util.concurrent.atomic.AtomicBoolean();
+            robot.interact(() -> up.set(table.getItems().stream()
+                    .anyMatch(r -> r.name().equals("tls-1") && r.state() == FleetRow.State.UP)));
+            return up.get();
+        });
     }
 
-    private void fillConnectDialog(FxRobot robot) throws InterruptedException {
-        robot.clickOn("#fleet-connect");
+    /** Fills the connect dialog for tls-1, opened with the page's button ({@code fromPage}) or already open. */
+    private void fillConnectDialog(FxRobot robot, boolean fromPage) throws InterruptedException {
+        if (fromPage) {
+            robot.clickOn("#fleet-connect");
+        }
         Await.await("the connect dialog", PATIENCE, () -> robot.lookup("#fleet-url").queryAll().stream().anyMatch(FleetConnectTest::showing));
         robot.clickOn(robot.lookup("#fleet-name").queryAll().stream().filter(FleetConnectTest::showing).findFirst().orElseThrow()).write("tls-1");
         robot.clickOn(robot.lookup("#fleet-url").queryAll().stream().filter(FleetConnectTest::showing).findFirst().orElseThrow()).write(url);
