@@ -155,11 +155,13 @@ public record ConsoleSettings(Optional<Theme> theme, Optional<Bounds> bounds, Li
 
     /**
      * {@code daemon} first, as attached now (its name, token file and pin replace what was remembered for its URL):
-     * one entry per URL, so a daemon renamed in the list is not remembered twice.
+     * one entry per URL, so a daemon renamed in the list is not remembered twice. A relative token file (as
+     * {@code kiln attach --token-file} may give it) is kept absolute: the next run may start elsewhere.
      */
     public ConsoleSettings withRecentDaemon(DaemonEntry daemon) {
         List<DaemonEntry> d = new ArrayList<>();
-        d.add(daemon);
+        d.add(new DaemonEntry(daemon.name(), daemon.url(), daemon.tokenFile().map(t -> t.toAbsolutePath().normalize()),
+                daemon.pin()));
         daemons.stream().filter(x -> !x.url().equals(daemon.url())).forEach(d::add);
         return new ConsoleSettings(theme, bounds, recent, d);
     }

@@ -25,6 +25,9 @@ class ConsoleSettingsTest {
 
         assertThat(s.daemons()).extracting(DaemonEntry::name).containsExactly("eval-1-renamed", "eval-2");
         assertThat(s.daemons().get(0).tokenFile()).contains(Path.of("/keys/eval-1.token"));
+        assertThat(s.withRecentDaemon(DaemonEntry.of("eval-2", "http://127.0.0.1:7002/", "keys/../eval-2.token", ""))
+                .daemons().get(0).tokenFile()).as("relative to where it was given, kept absolute")
+                .contains(Path.of("eval-2.token").toAbsolutePath());
     }
 
     @Test
