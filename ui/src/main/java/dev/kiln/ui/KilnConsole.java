@@ -152,8 +152,7 @@ public final class KilnConsole extends Application {
         navigate(model, startPage);
         DaemonEntry attach = startDaemon;
         if (attach != null) {
-            fleetFor(stage, background).attach(attach);
-            openDaemon(stage, background, attach);
+            attachDaemon(stage, background, attach);
         }
         String frameFile = System.getProperty("kiln.firstFrameFile", ""); // kiln bench startup and the package test
         if (!frameFile.isEmpty()) {
@@ -166,6 +165,14 @@ public final class KilnConsole extends Application {
     }
 
     private static final String SESSION = "kiln.session.close";
+    /** The stage's memory ({@link dev.kiln.ui.shell.ConsoleSettings}): recent workspaces and daemons as used in it. */
+    private static final String MEMORY = "kiln.memory";
+
+    /** What {@code stage} remembers so far: read at start, updated as workspaces open and daemons attach. */
+    private static dev.kiln.ui.shell.ConsoleSettings memory(Stage stage) {
+        return stage.getProperties().get(MEMORY) instanceof dev.kiln.ui.shell.ConsoleSettings s ? s
+                : dev.kiln.ui.shell.ConsoleSettings.empty();
+    }
 
     /**
      * One console window that can switch workspace: the menu's open and recent items close the shown workspace's
@@ -175,7 +182,6 @@ public final class KilnConsole extends Application {
         private final Stage stage;
         private final dev.kiln.ui.util.Background background;
         private final dev.kiln.ui.shell.Theme theme;
-        private dev.kiln.ui.shell.ConsoleSettings memory;
         private MainViewModel model;
 
         public Window(Stage stage, dev.kiln.ui.util.Background background, dev.kiln.ui.shell.Theme theme,
@@ -183,7 +189,7 @@ public final class KilnConsole extends Application {
             this.stage = stage;
             this.background = background;
             this.theme = theme;
-            this.memory = remembered;
+            stage.getProperties().put(MEMORY, remembered);
         }
 
         /** Shows {@code w} in the window, ending the workspace shown before. */
@@ -191,7 +197,8 @@ public final class KilnConsole extends Application {
             dev.kiln.ui.shell.Theme t = model == null ? theme : model.themeProperty().get();
             double width = model == null ? 1180 : stage.getScene().getWidth();
             double height = model == null ? 740 : stage.getScene().getHeight();
-            memory = memory.withRecent(w.root());
+            dev.kiln.ui.shell.ConsoleSettings memory = KilnConsole.memory(stage).withRecent(w.root());
+            stage.getProperties().put(MEMORY, memory);
             MainViewModel m = show(stage, w, background, true, t, width, height);
             m.recent().setAll(memory.recent().stream().filter(p -> !p.equals(w.root())).toList());
             m.setOpener(p -> open(WorkspaceLayout.of(p)));
@@ -203,9 +210,9 @@ public final class KilnConsole extends Application {
             return model;
         }
 
-        /** What to remember: recent workspaces as opened in this window. */
+        /** What to remember: recent workspaces as opened in this window, recent daemons as attached to it. */
         public dev.kiln.ui.shell.ConsoleSettings memory() {
-            return memory;
+            return KilnConsole.memory(stage);
         }
     }
 
@@ -261,6 +268,8 @@ public final class KilnConsole extends Application {
     public static MainViewModel show(Stage stage, Engine engine, MainViewModel model, dev.kiln.ui.util.Background background,
             boolean live, dev.kiln.ui.shell.Theme theme, double width, double height) {
         model.setTheme(theme);
+        model.recentDaemons().setAll(memory(stage).daemons());
+        model.setDaemonOpener(d -> attachDaemon(stage, background, d));
         MainWindow window = new MainWindow(model, background, engine);
         window.setFleet(fleetFor(stage, background));
         stage.getProperties().put(MODEL, model);
@@ -417,6 +426,15 @@ public final class KilnConsole extends Application {
         return vm;
     }
 
+    /**
+     * {@code kiln attach}, a recent daemon or one just connected from the menu: shown on the Fleet page (for this
+     * session if it is not listed) and its pages opened, the one way the Fleet page opens them.
+     */
+    private static void attachDaemon(Stage stage, dev.kiln.ui.util.Background background, DaemonEntry d) {
+        fleetFor(stage, background).attach(d);
+        openDaemon(stage, background, d);
+    }
+
     /** Selecting a daemon on the Fleet page (or {@code kiln attach}): its pages through the remote engine, if set. */
     private static void openDaemon(Stage stage, dev.kiln.ui.util.Background background, DaemonEntry d) {
         MainViewModel model = (MainViewModel) stage.getProperties().get(MODEL);
@@ -437,7 +455,10 @@ public final class KilnConsole extends Application {
         dev.kiln.ui.shell.Theme theme = before == null ? dev.kiln.ui.shell.Theme.DARK : before.themeProperty().get();
         double width = stage.getScene() == null ? 1180 : stage.getScene().getWidth();
         double height = stage.getScene() == null ? 740 : stage.getScene().getHeight();
-        MainViewModel model = new MainViewModel(engine.layout(), daemon.name(), daemon.name() + " (" + engine.location() + ")");
+        MainViewModel model = MainViewModel.attached(engine.layout(), daemon, daemon.name() + " (" + engine.location() + ")");
+        // Remembered once it has answered: a daemon that never connected is no "recent" one. Its token file's path
+        // and pin are kept, never the token (ConsoleSettings).
+        stage.getProperties().put(MEMORY, memory(stage).withRecentDaemon(daemon));
         if (before != null) {
             model.recent().setAll(before.recent());
             model.setOpener(before.opener()); // "Open workspace…" and the recent ones still work from here

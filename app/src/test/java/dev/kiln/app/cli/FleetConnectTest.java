@@ -12,6 +12,7 @@ import dev.kiln.ui.shell.Page;
 import dev.kiln.ui.util.FxBackground;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,7 +32,8 @@ import org.testfx.framework.junit5.Start;
 /**
  * "Connect to daemon…" against a real {@code kiln serve} with TLS (a self-signed keystore): with no pin, the page
  * shows the certificate's fingerprint on first contact; declined, nothing is saved; trusted, the list holds exactly
- * the fingerprint the daemon printed and the daemon is polled over the pinned connection.
+ * the fingerprint the daemon printed and the daemon is polled over the pinned connection. Connected from the workspace
+ * menu, the window attaches to it, and the menu then lists it among the recent daemons.
  */
 @ExtendWith(ApplicationExtension.class)
 class FleetConnectTest {
@@ -41,9 +43,11 @@ class FleetConnectTest {
     private String url;
     private String printedPin;
     private Path listFile;
+    private Stage stage;
 
     @Start
     void start(Stage stage) throws Exception {
+        this.stage = stage;
         Path dir = Files.createTempDirectory("kiln-fleet-tls");
         Path ws = dir.resolve("ws");
         assertThat(CliRun.kiln("demo", ws.toString(), "--contracts", "8").exit()).isZero();
@@ -88,13 +92,16 @@ class FleetConnectTest {
     void connect_tlsWithoutPin_asksToTrustThePresentedFingerprint_declinedSavesNothing_trustedPins(FxRobot robot) throws Exception {
         robot.clickOn("#" + Page.FLEET.navId());
 
-        fillConnectDialog(robot);
+        fillConnectDialog(robot, true);
         DialogPane ask = awaitTrustDialog(robot);
         assertThat(ask.getContentText()).contains("SHA256 " + printedPin);
         robot.clickOn(shown(robot, "Cancel"));
         assertThat(DaemonList.read(listFile).daemons()).as("declined: nothing saved").isEmpty();
 
-        fillConnectDialog(robot);
+        // Trusted, through the workspace menu's "Connect to daemon…": saved, then the window attaches to it.
+        robot.clickOn("#workspace-menu");
+        robot.clickOn("#menu-connect");
+        fillConnectDialog(robot, false);
         awaitTrustDialog(robot);
         robot.clickOn(shown(robot, "Trust and save"));
         Await.await("saved with the pin", PATIENCE, () -> {
@@ -105,6 +112,24 @@ class FleetConnectTest {
             }
         });
         assertThat(DaemonList.read(listFile).find("tls-1").orElseThrow().pin()).contains(printedPin);
+
+        // Its pages, over the pinned connection: the window is attached, and the workspace menu lists it as recent.
+        Await.await("attached to tls-1", PATIENCE, () -> {
+            java.util.concurrent.atomic.AtomicReference<String> title = new java.util.concurrent.atomic.AtomicReference<>();
+            robot.interact(() -> title.set(stage.getTitle()));
+            return title.get().startsWith("Kiln — tls-1 (");
+        });
+        robot.clickOn("#workspace-menu");
+        java.util.List<String> items = new java.util.ArrayList<>();
+        robot.interact(() -> robot.lookup("#workspace-menu").queryAs(javafx.scene.control.MenuButton.class).getItems()
+                .forEach(i -> items.add(i.getText())));
+        String recent = "tls-1  ·  " + URI.create(url).resolve("/") + "  ·  pinned  (shown)";
+        assertThat(items).containsSubsequence("Connect to daemon…", "Recent daemons", recent);
+        assertThat(robot.lookup((javafx.scene.Node n) -> n instanceof javafx.scene.control.Label l && recent.equals(l.getText())
+                && showing(n)).tryQuery()).as("shown in the open menu").isPresent();
+        robot.type(javafx.scene.input.KeyCode.ESCAPE);
+
+        robot.clickOn("#" + Page.FLEET.navId());
         @SuppressWarnings("unchecked")
         TableView<FleetRow> table = robot.lookup("#fleet-table").queryAs(TableView.class);
         Await.await("tls-1 up over the pinned connection", PATIENCE, () -> {
@@ -115,8 +140,11 @@ class FleetConnectTest {
         });
     }
 
-    private void fillConnectDialog(FxRobot robot) throws InterruptedException {
-        robot.clickOn("#fleet-connect");
+    /** Fills the connect dialog for tls-1, opened with the page's button ({@code fromPage}) or already open. */
+    private void fillConnectDialog(FxRobot robot, boolean fromPage) throws InterruptedException {
+        if (fromPage) {
+            robot.clickOn("#fleet-connect");
+        }
         Await.await("the connect dialog", PATIENCE, () -> robot.lookup("#fleet-url").queryAll().stream().anyMatch(FleetConnectTest::showing));
         robot.clickOn(robot.lookup("#fleet-name").queryAll().stream().filter(FleetConnectTest::showing).findFirst().orElseThrow()).write("tls-1");
         robot.clickOn(robot.lookup("#fleet-url").queryAll().stream().filter(FleetConnectTest::showing).findFirst().orElseThrow()).write(url);

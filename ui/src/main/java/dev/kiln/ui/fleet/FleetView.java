@@ -164,6 +164,11 @@ public final class FleetView extends VBox {
         edit(null);
     }
 
+    /** Opens the "Connect to daemon…" dialog; {@code saved} gets the daemon once it is in the list (with its pin). */
+    public void connect(java.util.function.Consumer<dev.kiln.core.fleet.DaemonEntry> saved) {
+        edit(null, saved);
+    }
+
     private Optional<FleetRow> selected() {
         return Optional.ofNullable(table.getSelectionModel().getSelectedItem());
     }
@@ -216,10 +221,14 @@ public final class FleetView extends VBox {
     }
 
     private void edit(FleetRow row) {
+        edit(row, d -> { });
+    }
+
+    private void edit(FleetRow row, java.util.function.Consumer<dev.kiln.core.fleet.DaemonEntry> saved) {
         DaemonDialog dialog = new DaemonDialog(row == null ? null : row.entry(), getScene() == null ? null : getScene().getWindow());
         dialog.showAndWait().ifPresent(entry -> vm.firstContact(entry, seen -> {
             if (seen.isEmpty()) {
-                report(vm.save(row == null ? null : row.name(), entry));
+                report(vm.save(row == null ? null : row.name(), entry), entry, saved);
                 return;
             }
             Alert trust = new Alert(Alert.AlertType.CONFIRMATION);
@@ -234,7 +243,10 @@ public final class FleetView extends VBox {
                 trust.initOwner(getScene().getWindow());
             }
             trust.showAndWait().filter(b -> b == yes)
-                    .ifPresent(b -> report(vm.save(row == null ? null : row.name(), entry.withPin(seen.get()))));
+                    .ifPresent(b -> {
+                        dev.kiln.core.fleet.DaemonEntry pinned = entry.withPin(seen.get());
+                        report(vm.save(row == null ? null : row.name(), pinned), pinned, saved);
+                    });
         }));
     }
 
@@ -246,6 +258,15 @@ public final class FleetView extends VBox {
             ask.initOwner(getScene().getWindow());
         }
         ask.showAndWait().filter(b -> b == ButtonType.OK).ifPresent(b -> report(vm.remove(row.name())));
+    }
+
+    /** {@code saved} gets {@code d} when {@code error} is empty; otherwise the error is shown. */
+    private void report(Optional<String> error, dev.kiln.core.fleet.DaemonEntry d,
+            java.util.function.Consumer<dev.kiln.core.fleet.DaemonEntry> saved) {
+        report(error);
+        if (error.isEmpty()) {
+            saved.accept(d);
+        }
     }
 
     private void report(Optional<String> error) {

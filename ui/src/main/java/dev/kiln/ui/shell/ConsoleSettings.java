@@ -1,5 +1,6 @@
 package dev.kiln.ui.shell;
 
+import dev.kiln.core.fleet.DaemonEntry;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.Writer;
@@ -16,23 +17,35 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What the console remembers between runs: window bounds, theme and recent workspaces, in a small properties file
- * in the user's config directory (the launcher says where). A value that does not read is ignored, never fatal: a
- * console must open even when its memory is damaged.
+ * What the console remembers between runs: window bounds, theme, recent workspaces and recently attached daemons, in
+ * a small properties file in the user's config directory (the launcher says where). A value that does not read is
+ * ignored, never fatal: a console must open even when its memory is damaged.
+ *
+ * <p>A daemon is remembered as its name, URL, token file <em>path</em> and certificate pin — what {@link DaemonEntry}
+ * holds; the token itself stays in its file and is never copied here.
  *
  * @param theme the chosen theme; empty follows the desktop
  * @param bounds the window's last bounds, if any
  * @param recent recently opened workspaces, newest first (at most {@link #RECENT})
+ * @param daemons recently attached daemons, newest first, one per URL (at most {@link #RECENT_DAEMONS})
  */
-public record ConsoleSettings(Optional<Theme> theme, Optional<Bounds> bounds, List<Path> recent) {
+public record ConsoleSettings(Optional<Theme> theme, Optional<Bounds> bounds, List<Path> recent, List<DaemonEntry> daemons) {
     /** Recent workspaces kept. */
     public static final int RECENT = 8;
+    /** Recent daemons kept. */
+    public static final int RECENT_DAEMONS = 8;
     private static final Logger LOG = LoggerFactory.getLogger(ConsoleSettings.class);
 
     public ConsoleSettings {
         Objects.requireNonNull(theme);
         Objects.requireNonNull(bounds);
         recent = List.copyOf(recent.subList(0, Math.min(recent.size(), RECENT)));
+        daemons = List.copyOf(daemons.subList(0, Math.min(daemons.size(), RECENT_DAEMONS)));
+    }
+
+    /** Without recent daemons (as before the console remembered them). */
+    public ConsoleSettings(Optional<Theme> theme, Optional<Bounds> bounds, List<Path> recent) {
+        this(theme, bounds, recent, List.of());
     }
 
     /** A window's position and size. */
@@ -79,7 +92,23 @@ public record ConsoleSettings(Optional<Theme> theme, Optional<Bounds> bounds, Li
                 }
             }
         }
-        return new ConsoleSettings(Theme.parse(p.getProperty("theme")), bounds, recent);
+        List<DaemonEntry> daemons = new ArrayList<>();
+        for (int i = 0; i < RECENT_DAEMONS; i++) {
+            String url = p.getProperty("daemon." + i + ".url");
+            if (url == null || url.isBlank()) {
+                continue;
+            }
+            try {
+                DaemonEntry d = DaemonEntry.of(p.getProperty("daemon." + i + ".name", "daemon"), url,
+                        p.getProperty("daemon." + i + ".token-file", ""), p.getProperty("daemon." + i + ".pin", ""));
+                if (daemons.stream().noneMatch(x -> x.url().equals(d.url()))) {
+                    daemons.add(d);
+                }
+            } catch (IllegalArgumentException e) {
+                LOG.warn("Console settings {}: daemon.{} ignored: {}", file, i, e.getMessage());
+            }
+        }
+        return new ConsoleSettings(Theme.parse(p.getProperty("theme")), bounds, recent, daemons);
     }
 
     /** Writes to {@code file} (temp file + rename, so a crash leaves the old file or the new one). */
@@ -90,20 +119,29 @@ public record ConsoleSettings(Optional<Theme> theme, Optional<Bounds> bounds, Li
         for (int i = 0; i < recent.size(); i++) {
             p.setProperty("recent." + i, recent.get(i).toString());
         }
+        for (int i = 0; i < daemons.size(); i++) {
+            DaemonEntry d = daemons.get(i);
+            String key = "daemon." + i + ".";
+            p.setProperty(key + "name", d.name());
+            p.setProperty(key + "url", d.url().toString());
+            int n = i;
+            d.tokenFile().ifPresent(t -> p.setProperty("daemon." + n + ".token-file", t.toString()));
+            d.pin().ifPresent(pin -> p.setProperty("daemon." + n + ".pin", pin));
+        }
         Files.createDirectories(file.toAbsolutePath().getParent());
         Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
         try (Writer out = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {
-            p.store(out, "Kiln console: window, theme, recent workspaces");
+            p.store(out, "Kiln console: window, theme, recent workspaces and daemons (no tokens)");
         }
         Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     }
 
     public ConsoleSettings withTheme(Theme t) {
-        return new ConsoleSettings(Optional.of(t), bounds, recent);
+        return new ConsoleSettings(Optional.of(t), bounds, recent, daemons);
     }
 
     public ConsoleSettings withBounds(Bounds b) {
-        return new ConsoleSettings(theme, Optional.of(b), recent);
+        return new ConsoleSettings(theme, Optional.of(b), recent, daemons);
     }
 
     /** {@code workspace} first, without duplicates. */
@@ -112,6 +150,19 @@ public record ConsoleSettings(Optional<Theme> theme, Optional<Bounds> bounds, Li
         List<Path> r = new ArrayList<>();
         r.add(w);
         recent.stream().filter(x -> !x.equals(w)).forEach(r::add);
-        return new ConsoleSettings(theme, bounds, r);
+        return new ConsoleSettings(theme, bounds, r, daemons);
+    }
+
+    /**
+     * {@code daemon} first, as attached now (its name, token file and pin replace what was remembered for its URL):
+     * one entry per URL, so a daemon renamed in the list is not remembered twice. A relative token file (as
+     * {@code kiln attach --token-file} may give it) is kept absolute: the next run may start elsewhere.
+     */
+    public ConsoleSettings withRecentDaemon(DaemonEntry daemon) {
+        List<DaemonEntry> d = new ArrayList<>();
+        d.add(new DaemonEntry(daemon.name(), daemon.url(), daemon.tokenFile().map(t -> t.toAbsolutePath().normalize()),
+                daemon.pin()));
+        daemons.stream().filter(x -> !x.url().equals(daemon.url())).forEach(d::add);
+        return new ConsoleSettings(theme, bounds, recent, d);
     }
 }

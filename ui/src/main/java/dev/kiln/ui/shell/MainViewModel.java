@@ -16,6 +16,11 @@ public final class MainViewModel {
 
     private final javafx.collections.ObservableList<java.nio.file.Path> recent = javafx.collections.FXCollections.observableArrayList();
     private java.util.function.Consumer<java.nio.file.Path> opener = p -> { };
+    private final javafx.collections.ObservableList<dev.kiln.core.fleet.DaemonEntry> recentDaemons = javafx.collections.FXCollections.observableArrayList();
+    /** Without an application to attach through, a daemon is shown where daemons are: the Fleet page. */
+    private java.util.function.Consumer<dev.kiln.core.fleet.DaemonEntry> daemonOpener = d -> navigate(Page.FLEET);
+    /** The daemon whose pages this window shows, or null for a local workspace. */
+    private dev.kiln.core.fleet.DaemonEntry attached;
 
     /** Where the pages' engine works, for the title and the status line: the directory, or a daemon's name and URL. */
     private final String location;
@@ -34,6 +39,43 @@ public final class MainViewModel {
         this.workspace = workspace;
         this.label = label;
         this.location = location;
+    }
+
+    /**
+     * A window over {@code daemon}'s pages: its name above them, {@code location} (name and the engine's address) in
+     * the title and status line.
+     */
+    public static MainViewModel attached(WorkspaceLayout workspace, dev.kiln.core.fleet.DaemonEntry daemon, String location) {
+        MainViewModel m = new MainViewModel(workspace, daemon.name(), location);
+        m.attached = daemon;
+        return m;
+    }
+
+    /** The daemon whose pages this window shows; empty for a local workspace. */
+    public java.util.Optional<dev.kiln.core.fleet.DaemonEntry> attachedDaemon() {
+        return java.util.Optional.ofNullable(attached);
+    }
+
+    /** Recently attached daemons for the menu, newest first (the one shown too: the menu marks it). */
+    public javafx.collections.ObservableList<dev.kiln.core.fleet.DaemonEntry> recentDaemons() {
+        return recentDaemons;
+    }
+
+    /** Who attaches this window to a daemon: the application's one connect path (tests record the call). */
+    public void setDaemonOpener(java.util.function.Consumer<dev.kiln.core.fleet.DaemonEntry> opener) {
+        this.daemonOpener = java.util.Objects.requireNonNull(opener);
+    }
+
+    /**
+     * Attaches this window to {@code daemon} (a recent one, or one just connected): through the daemon opener, which
+     * connects off the FX thread and says in a notification when the daemon cannot be reached. The daemon shown now
+     * is not connected again.
+     */
+    public void openDaemon(dev.kiln.core.fleet.DaemonEntry daemon) {
+        if (attached != null && attached.url().equals(daemon.url())) {
+            return;
+        }
+        daemonOpener.accept(daemon);
     }
 
     /** The short name above the pages. */

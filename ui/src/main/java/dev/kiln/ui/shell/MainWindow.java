@@ -239,17 +239,47 @@ public final class MainWindow implements AutoCloseable {
         Runnable fill = () -> {
             menu.getItems().setAll(open, demo, connect);
             if (!model.recent().isEmpty()) {
-                menu.getItems().add(new javafx.scene.control.SeparatorMenuItem());
+                menu.getItems().addAll(new javafx.scene.control.SeparatorMenuItem(), header("Recent workspaces"));
                 for (java.nio.file.Path p : model.recent()) {
                     javafx.scene.control.MenuItem item = new javafx.scene.control.MenuItem(p.toString());
                     item.setOnAction(e -> model.openWorkspace(p));
                     menu.getItems().add(item);
                 }
             }
+            if (!model.recentDaemons().isEmpty()) {
+                menu.getItems().addAll(new javafx.scene.control.SeparatorMenuItem(), header("Recent daemons"));
+                int i = 0;
+                for (dev.kiln.core.fleet.DaemonEntry d : model.recentDaemons()) {
+                    menu.getItems().add(daemonItem(d, i++));
+                }
+            }
         };
         model.recent().addListener((javafx.collections.ListChangeListener<java.nio.file.Path>) c -> fill.run());
+        model.recentDaemons().addListener((javafx.collections.ListChangeListener<dev.kiln.core.fleet.DaemonEntry>) c -> fill.run());
         fill.run();
         return menu;
+    }
+
+    /** A section's title in the menu: not an action, so disabled, in the muted header style. */
+    private static javafx.scene.control.MenuItem header(String text) {
+        javafx.scene.control.MenuItem h = new javafx.scene.control.MenuItem(text);
+        h.setDisable(true);
+        h.getStyleClass().add("kiln-menu-header");
+        return h;
+    }
+
+    /**
+     * A recent daemon: its name and URL (the pin and token file in the tooltip-less menu are not needed to choose);
+     * choosing it attaches the window as "Connect to daemon…" does. The daemon shown now is marked and disabled.
+     */
+    private javafx.scene.control.MenuItem daemonItem(dev.kiln.core.fleet.DaemonEntry d, int index) {
+        boolean shown = model.attachedDaemon().map(a -> a.url().equals(d.url())).orElse(false);
+        javafx.scene.control.MenuItem item = new javafx.scene.control.MenuItem(d.name() + "  ·  " + d.url()
+                + (d.pin().isPresent() ? "  ·  pinned" : "") + (shown ? "  (shown)" : ""));
+        item.setId("menu-daemon-" + index);
+        item.setDisable(shown);
+        item.setOnAction(e -> model.openDaemon(d));
+        return item;
     }
 
     /** Writes a demo workspace into {@code dir} off the FX thread, then opens it; a failure becomes a notification. */
@@ -285,11 +315,14 @@ public final class MainWindow implements AutoCloseable {
         return fleet;
     }
 
-    /** The menu's "Connect to daemon…": the Fleet page, with its connect dialog open. */
+    /**
+     * The menu's "Connect to daemon…": the Fleet page with its connect dialog open; the daemon saved there is then
+     * attached to this window (and so remembered among the recent daemons).
+     */
     private void connectToDaemon() {
         model.navigate(Page.FLEET);
         if (pages.get(Page.FLEET) instanceof dev.kiln.ui.fleet.FleetView v) {
-            v.connect();
+            v.connect(model::openDaemon);
         }
     }
 

@@ -48,7 +48,10 @@ final class TimelineChart extends Pane {
     }
 
 
-    /** The scale's end: a bit past the slowest step seen, never past the largest timeout, at least one second. */
+    /**
+     * The scale's end: a bit past the slowest step seen (a failed start's end included), never past the largest
+     * timeout, at least one second.
+     */
     static double scaleMs(List<Lane> lanes) {
         double observed = 0;
         double timeout = 0;
@@ -57,6 +60,10 @@ final class TimelineChart extends Pane {
                 if (v != null) {
                     observed = Math.max(observed, v);
                 }
+            }
+            if (l.initializedMs() == null && l.spawnMs() != null && !l.outcome().isEmpty() && !l.outcome().equals("ok")) {
+                // A failed start's bar runs to where it ended (its exit, else its timeout): on the scale, with that line.
+                observed = Math.max(observed, l.exitMs() != null ? l.exitMs() : l.spawnMs() + l.timeoutMs());
             }
             timeout = Math.max(timeout, l.timeoutMs());
         }
@@ -146,6 +153,8 @@ final class TimelineChart extends Pane {
         java.util.TreeSet<Double> timeouts = new java.util.TreeSet<>();
         lanes.forEach(l -> timeouts.add(l.timeoutMs()));
         double labelX = NAME_WIDTH + track + 8;
+        // Off-scale timeouts share one note: one label each would be drawn over one another in the same place.
+        java.util.List<String> offScale = new java.util.ArrayList<>();
         for (double t : timeouts) {
             if (t <= scale) {
                 double x = NAME_WIDTH + track * t / scale;
@@ -157,11 +166,19 @@ final class TimelineChart extends Pane {
                 at.relocate(x - 34, bottom + 2); // under the lanes: the axis labels keep the top row
                 canvas.getChildren().addAll(limit, at);
             } else {
-                Label off = new Label("timeout " + seconds(t) + " →");
-                off.getStyleClass().add("timeline-timeout-label");
-                off.relocate(labelX, 0);
-                canvas.getChildren().add(off);
+                offScale.add(seconds(t));
             }
+        }
+        if (!offScale.isEmpty()) {
+            String last = offScale.get(offScale.size() - 1);
+            Label off = new Label(offScale.size() == 1 ? "timeout " + last + " →" : "timeouts " + String.join(", ",
+                    offScale.subList(0, offScale.size() - 1).stream().map(x -> x.replace(" s", "")).toList()) + ", " + last + " →");
+            off.getStyleClass().add("timeline-timeout-label");
+            off.setTooltip(new Tooltip("startup timeouts beyond the slowest answer: " + String.join(", ", offScale)));
+            off.setTextOverrun(javafx.scene.control.OverrunStyle.ELLIPSIS);
+            off.setMaxWidth(TAIL - 6);
+            off.relocate(labelX, 0);
+            canvas.getChildren().add(off);
         }
     }
 

@@ -3,6 +3,7 @@ package dev.kiln.ui.shell;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kiln.core.demo.DemoWorkspace;
+import dev.kiln.core.fleet.DaemonEntry;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -56,5 +57,42 @@ class MainViewModelTest {
         vm.openWorkspace(ws);
 
         assertThat(opened).isEmpty();
+    }
+
+    @Test
+    void openDaemon_aRecentOne_goesToTheDaemonOpener() {
+        MainViewModel vm = new MainViewModel(WorkspaceLayout.of(tmp.resolve("current")));
+        List<DaemonEntry> attached = new ArrayList<>();
+        vm.setDaemonOpener(attached::add);
+        DaemonEntry d = DaemonEntry.of("eval-1", "http://127.0.0.1:7117/", "", "");
+
+        vm.openDaemon(d);
+
+        assertThat(attached).containsExactly(d);
+    }
+
+    @Test
+    void openDaemon_theOneShown_isNotConnectedAgain_anotherIs() {
+        DaemonEntry shown = DaemonEntry.of("eval-1", "http://127.0.0.1:7117/", "", "");
+        DaemonEntry other = DaemonEntry.of("eval-2", "http://127.0.0.1:7118/", "", "");
+        MainViewModel vm = MainViewModel.attached(WorkspaceLayout.of(tmp.resolve("remote")), shown, "eval-1 (http://127.0.0.1:7117/)");
+        List<DaemonEntry> attached = new ArrayList<>();
+        vm.setDaemonOpener(attached::add);
+
+        vm.openDaemon(DaemonEntry.of("same-url-other-name", "127.0.0.1:7117", "", ""));
+        vm.openDaemon(other);
+
+        assertThat(attached).containsExactly(other);
+        assertThat(vm.attachedDaemon()).contains(shown);
+        assertThat(vm.label()).isEqualTo("eval-1");
+    }
+
+    @Test
+    void openDaemon_withoutAnApplication_showsTheFleetPage() {
+        MainViewModel vm = new MainViewModel(WorkspaceLayout.of(tmp.resolve("current")));
+
+        vm.openDaemon(DaemonEntry.of("eval-1", "http://127.0.0.1:7117/", "", ""));
+
+        assertThat(vm.pageProperty().get()).isEqualTo(Page.FLEET);
     }
 }

@@ -90,6 +90,14 @@ abstract class StartupViewModelTest extends EngineTestBase {
         assertThat(TimelineChart.tail(Lane.waiting("a", 30_000).spawned(0).initialized(300))).isEqualTo("300 ms · ×100");
     }
 
+    @Test
+    void chartScale_reachesTheEndOfAFailedStart_soItsTimeoutLineShows() {
+        List<Lane> lanes = List.of(Lane.waiting("ok", 30_000).spawned(5).initialized(1_000),
+                Lane.waiting("late", 1_500).spawned(5).finished("timeout", "no answer to initialize within 1.500 s"));
+        assertThat(TimelineChart.scaleMs(lanes)).isEqualTo(1_505 * 1.25);
+        assertThat(TimelineChart.scaleMs(List.of(lanes.get(0), lanes.get(1).exited(1_620)))).isEqualTo(1_620 * 1.25);
+    }
+
     private static dev.kiln.core.startup.ProbeReport saved(String at, double firstOutMs, double answerMs) {
         dev.kiln.core.startup.ServerResult r = new dev.kiln.core.startup.ServerResult("demo-light",
                 dev.kiln.core.startup.ServerConfig.Transport.STDIO, 1, dev.kiln.core.startup.Outcome.OK, null, "",
