@@ -25,7 +25,9 @@ import javafx.util.StringConverter;
  * chart's points are made once and moved on every redraw, so a redraw allocates no nodes.
  *
  * <p>Costs nothing while hidden: the once-a-second redraw runs only while the node given to {@link #runWhileShown}
- * is in a scene; the shell takes hidden pages out of the scene.
+ * is in a scene; the shell takes hidden pages out of the scene. The timed redraw moves one chart per pulse: a chart's
+ * layout and paint are a few milliseconds each on a software-rendered screen, and four in one pulse made it the
+ * longest of the second ({@code kiln bench ui}).
  *
  * @param <B> one bucket of the window
  */
@@ -38,6 +40,19 @@ public final class LiveCharts<B> {
     private final List<java.util.function.Consumer<List<B>>> redraws = new ArrayList<>();
     private final List<NumberAxis> xAxes = new ArrayList<>();
     private final Timeline timer;
+    private final java.util.ArrayDeque<Runnable> pending = new java.util.ArrayDeque<>();
+    private final javafx.animation.AnimationTimer spread = new javafx.animation.AnimationTimer() {
+        @Override
+        public void handle(long now) {
+            Runnable next = pending.poll();
+            if (next != null) {
+                next.run();
+            }
+            if (pending.isEmpty()) {
+                stop();
+            }
+        }
+    };
     private double chartHeight = 138;
 
     /**
@@ -54,7 +69,7 @@ public final class LiveCharts<B> {
         this.span = span;
         this.points = points;
         this.beforeRedraw = beforeRedraw;
-        this.timer = new Timeline(new KeyFrame(javafx.util.Duration.seconds(1), e -> redraw()));
+        this.timer = new Timeline(new KeyFrame(javafx.util.Duration.seconds(1), e -> redrawSpread()));
         timer.setCycleCount(Animation.INDEFINITE);
     }
 
@@ -70,6 +85,8 @@ public final class LiveCharts<B> {
             timer.play();
         } else if (!shown) {
             timer.stop();
+            spread.stop();
+            pending.clear();
         }
     }
 
@@ -78,24 +95,66 @@ public final class LiveCharts<B> {
         return timer.getStatus() == Animation.Status.RUNNING;
     }
 
-    /** Redraws every chart from the buckets now. */
+    /** Redraws every chart from the buckets now, in this pulse. */
     public void redraw() {
+        spread.stop();
+        pending.clear();
+        List<B> now = prepare();
+        for (java.util.function.Consumer<List<B>> r : redraws) {
+            r.accept(now);
+        }
+    }
+
+    /** Redraws the charts from the buckets now, the first in this pulse and each of the others in a pulse of its own. */
+    private void redrawSpread() {
+        List<B> now = prepare();
+        pending.clear();
+        for (java.util.function.Consumer<List<B>> r : redraws) {
+            pending.add(() -> r.accept(now));
+        }
+        Runnable first = pending.poll();
+        if (first != null) {
+            first.run();
+        }
+        if (!pending.isEmpty()) {
+            spread.start();
+        }
+    }
+
+    /** The clock texts and x axes moved on; the buckets now, once for every chart of this redraw. */
+    private List<B> prepare() {
         beforeRedraw.run();
         double s = span.get().toMillis() / 1000.0;
         for (NumberAxis x : xAxes) {
             x.setLowerBound(-s);
             x.setTickUnit(tickUnit(s));
         }
-        List<B> now = buckets.get(); // once per redraw, for every chart
-        for (java.util.function.Consumer<List<B>> r : redraws) {
-            r.accept(now);
-        }
+        return buckets.get();
     }
 
     /** The height of the charts made from now on (default 138). */
     public LiveCharts<B> chartHeight(double height) {
         this.chartHeight = height;
         return this;
+    }
+
+    /**
+     * The y axis for values up to {@code max}: {upper bound, tick unit}, the bound the first of 1, 2, 5 × 10ⁿ at or above
+     * {@code max} (1 when there is nothing), in two to five ticks a person reads at a glance.
+     */
+    static double[] roundScale(double max) {
+        if (!(max > 0) || Double.isInfinite(max)) {
+            return new double[] {1, 1};
+        }
+        double decade = Math.pow(10, Math.floor(Math.log10(max)));
+        for (double step : new double[] {1, 2, 5, 10}) {
+            double upper = step * decade;
+            if (upper >= max * (1 - 1e-9)) {
+                double unit = step == 1 || step == 10 ? upper / 2 : step == 2 ? upper / 4 : upper / 5;
+                return new double[] {upper, unit};
+            }
+        }
+        return new double[] {10 * decade, 5 * decade};
     }
 
     /** Seconds between x ticks: round numbers a person reads at a glance (10 s, 2 min, 10 min). */
@@ -107,7 +166,7 @@ public final class LiveCharts<B> {
     public VBox line(String title, String id, Map<String, ToDoubleFunction<B>> series) {
         LineChart<Number, Number> c = new LineChart<>(xAxis(), yAxis());
         c.setCreateSymbols(false);
-        return dress(c, title, id, series);
+        return dress(c, title, id, series, false);
     }
 
     /** As {@link #line(String, String, Map)}, its y axis fixed from 0 to {@code upper} (a percentage: 100). */
@@ -117,24 +176,24 @@ public final class LiveCharts<B> {
         y.setMinorTickVisible(false);
         LineChart<Number, Number> c = new LineChart<>(xAxis(), y);
         c.setCreateSymbols(false);
-        return dress(c, title, id, series);
+        return dress(c, title, id, series, false);
     }
 
     /** Areas stacked in {@code series}' order. */
     public VBox stacked(String title, String id, Map<String, ToDoubleFunction<B>> series) {
         StackedAreaChart<Number, Number> c = new StackedAreaChart<>(xAxis(), yAxis());
         c.setCreateSymbols(false);
-        return dress(c, title, id, series);
+        return dress(c, title, id, series, true);
     }
 
     /** Areas drawn over each other. */
     public VBox area(String title, String id, Map<String, ToDoubleFunction<B>> series) {
         AreaChart<Number, Number> c = new AreaChart<>(xAxis(), yAxis());
         c.setCreateSymbols(false);
-        return dress(c, title, id, series);
+        return dress(c, title, id, series, false);
     }
 
-    private VBox dress(XYChart<Number, Number> chart, String title, String id, Map<String, ToDoubleFunction<B>> series) {
+    private VBox dress(XYChart<Number, Number> chart, String title, String id, Map<String, ToDoubleFunction<B>> series, boolean stacked) {
         chart.setId(id);
         chart.setAnimated(false); // a fresh frame every second; animation would only cost pulses
         chart.setLegendVisible(series.size() > 1);
@@ -158,27 +217,34 @@ public final class LiveCharts<B> {
             chart.getData().add(s);
         }
         NumberAxis y = (NumberAxis) chart.getYAxis();
+        // Auto-ranged by us, in round steps: an axis whose range did not change is not laid out again, and JavaFX's own
+        // auto-range re-measured every tick label of every chart each second.
         boolean autoY = y.isAutoRanging();
+        y.setAutoRanging(false);
+        y.setLowerBound(0);
+        y.setMinorTickVisible(false);
         redraws.add(bs -> {
+            double[] sums = new double[bs.size()];
             double max = 0;
             for (Map.Entry<String, ToDoubleFunction<B>> e : series.entrySet()) {
                 List<XYChart.Data<Number, Number>> data = byName.get(e.getKey());
                 for (int i = 0; i < Math.min(bs.size(), data.size()); i++) {
                     B b = bs.get(i);
                     double value = e.getValue().applyAsDouble(b);
+                    double shown = Double.isNaN(value) ? 0 : value;
                     XYChart.Data<Number, Number> d = data.get(i);
                     d.setXValue(-secondsAgo.applyAsDouble(b));
-                    d.setYValue(Double.isNaN(value) ? 0 : value);
-                    max = Math.max(max, Double.isNaN(value) ? 0 : value);
+                    d.setYValue(shown);
+                    sums[i] += shown;
+                    max = Math.max(max, stacked ? sums[i] : shown);
                 }
             }
             if (autoY) {
                 // Nothing to show yet: an axis from 0 to 1, not a collapsed one labelled only "0.0".
-                y.setAutoRanging(max > 0);
-                if (max == 0) {
-                    y.setLowerBound(0);
-                    y.setUpperBound(1);
-                    y.setTickUnit(1);
+                double[] scale = roundScale(max);
+                if (y.getUpperBound() != scale[0] || y.getTickUnit() != scale[1]) {
+                    y.setUpperBound(scale[0]);
+                    y.setTickUnit(scale[1]);
                 }
             }
         });

@@ -55,4 +55,18 @@ class SampleHistoryTest {
         assertThat(LiveCharts.tickUnit(600)).isEqualTo(120);
         assertThat(LiveCharts.tickUnit(3600)).isEqualTo(600);
     }
+
+    @Test
+    void roundScale_yAxisInOneTwoFiveSteps_unchangedWhileValuesStayUnderIt() {
+        assertThat(LiveCharts.roundScale(0)).containsExactly(1, 1); // nothing yet: 0..1, not a collapsed axis
+        assertThat(LiveCharts.roundScale(Double.NaN)).containsExactly(1, 1);
+        assertThat(LiveCharts.roundScale(1)).containsExactly(1, 0.5);
+        assertThat(LiveCharts.roundScale(3)).containsExactly(5, 1);
+        assertThat(LiveCharts.roundScale(17)).containsExactly(20, 5);
+        assertThat(LiveCharts.roundScale(492)).containsExactly(500, 100);
+        assertThat(LiveCharts.roundScale(501)).containsExactly(1000, 500);
+        assertThat(LiveCharts.roundScale(0.03)).containsExactly(0.05, 0.01);
+        // Values moving within a step keep the axis as it is, so it is not laid out again.
+        assertThat(LiveCharts.roundScale(104)).containsExactly(LiveCharts.roundScale(180));
+    }
 }
