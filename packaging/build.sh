@@ -192,7 +192,23 @@ cp "$here/systemd/kiln-serve@.service" "$here/systemd/serve.d.README" "$out/imag
 # the rpm spec (they add /usr/bin/kiln and the systemd unit; jpackage still fills its placeholders).
 linux=(--linux-package-name kiln --linux-app-release 1 --linux-app-category devel
   --linux-shortcut --linux-menu-group "Development;Monitor;System;" --linux-deb-maintainer packaging@kiln.dev
-  --linux-rpm-license-type "Apache-2.0" --license-file "$root/LICENSE" --resource-dir "$here/linux")
+  --linux-rpm-license-type "Apache-2.0" --license-file "$root/LICENSE" --resource-dir "$out/linux")
+# jpackage fills placeholders in those templates, and their names changed between JDKs: the shell functions that
+# DESKTOP_COMMANDS_UNINSTALL calls are UTILITY_SCRIPTS in 17, COMMON_SCRIPTS + DESKTOP_SCRIPTS in 25. A name the
+# JDK does not know stays in the script as a command, and dpkg/rpm then fail. So KILN_DESKTOP_SCRIPTS becomes
+# whatever this JDK's own rpm template puts before DESKTOP_COMMANDS_UNINSTALL.
+rm -rf "$out/linux" "$out/jpackage-templates"
+cp -r "$here/linux" "$out/linux"
+"$jdk/bin/jimage" extract --dir "$out/jpackage-templates" --include 'regex:.*/internal/resources/template\.spec' "$jdk/lib/modules" \
+  || die "cannot read jpackage's rpm template from $jdk/lib/modules"
+template="$(find "$out/jpackage-templates" -name template.spec | head -1)"
+if grep -q '^DESKTOP_SCRIPTS$' "$template"; then desktop_scripts='package_type=rpm\nCOMMON_SCRIPTS\nDESKTOP_SCRIPTS'
+elif grep -q '^UTILITY_SCRIPTS$' "$template"; then desktop_scripts=UTILITY_SCRIPTS
+else die "jpackage's rpm template in $jdk names neither UTILITY_SCRIPTS nor DESKTOP_SCRIPTS: packaging/linux/kiln.spec needs a look"
+fi
+awk -v lines="$desktop_scripts" '$0 == "KILN_DESKTOP_SCRIPTS" { print lines; n++; next } { print } END { exit n != 1 }' \
+  "$here/linux/kiln.spec" >"$out/linux/kiln.spec" || die "packaging/linux/kiln.spec needs exactly one KILN_DESKTOP_SCRIPTS line"
+rm -rf "$out/jpackage-templates"
 built=()
 for type in ${types//,/ }; do
   case "$type" in
@@ -242,5 +258,5 @@ deb="$(ls "$out"/kiln_*.deb 2>/dev/null | head -1 || true)"
     && echo "deb.installed.bytes=$(( $(dpkg-deb -f "$deb" Installed-Size) * 1024 ))"
   echo "seconds=$((SECONDS - started))"
 } >"$out/build.properties"
-rm -rf "$out/mods" "$out/runtime"
+rm -rf "$out/mods" "$out/runtime" "$out/linux"
 step "done: ${built[*]}"

@@ -46,6 +46,16 @@ deb1="$(ls packaging/target/kiln_*.deb)"
 v1="$(dpkg-deb -f "$deb1" Version)"
 check ".deb built: $(basename "$deb1")" test -s "$deb1"
 if command -v rpmbuild >/dev/null; then check ".rpm built" test -s "$(ls packaging/target/kiln-*.rpm 2>/dev/null | head -1)"; fi
+# A jpackage placeholder that this JDK did not fill stays in a maintainer script as a command ("UTILITY_SCRIPTS: not
+# found"), and dpkg or rpm fails at upgrade or removal: no line of the scripts may be a bare upper-case name.
+placeholder='^[[:space:]]*(:;[[:space:]]*)?[A-Z][A-Z_]{5,}[[:space:]]*$'
+dpkg-deb -e "$deb1" "$work/control1"
+check "the .deb's maintainer scripts hold no unfilled jpackage placeholder" \
+  sh -c "! cat '$work'/control1/preinst '$work'/control1/postinst '$work'/control1/prerm '$work'/control1/postrm 2>/dev/null | grep -E '$placeholder'"
+if command -v rpmbuild >/dev/null; then
+  check "the .rpm's scriptlets hold no unfilled jpackage placeholder" \
+    sh -c "! rpm -qp --scripts '$(ls packaging/target/kiln-*.rpm | head -1)' 2>/dev/null | grep -E '$placeholder'"
+fi
 cp "$deb1" "$work/"
 deb1="$work/$(basename "$deb1")"
 grep -v '^deb=' packaging/target/build.properties >"$work/build1.properties"
