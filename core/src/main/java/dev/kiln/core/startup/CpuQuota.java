@@ -409,9 +409,14 @@ public final class CpuQuota implements AutoCloseable {
                     if (pid == SELF || ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
                         continue; // ours, or a live Kiln's
                     }
-                    killAll(d);
-                    if (removeDir(d)) {
-                        removed++;
+                    // Rounds: a process that entered the group while its members were being killed (a wrapper
+                    // exec'ing its server), or one not yet reaped, keeps the group busy past one round.
+                    for (int round = 0; round < 3; round++) {
+                        killAll(d);
+                        if (removeDir(d)) {
+                            removed++;
+                            break;
+                        }
                     }
                 }
             } catch (IOException e) {
