@@ -97,20 +97,8 @@ public final class ConsoleLoad {
         long revisionBefore = onFx(() -> ticks.getItems().get(0).revision());
 
         o.startEdits().run();
-        long[] warmup = new long[0];
-        if (o.warmupSeconds() > 0) {
-            warmup = time(o.warmupSeconds());
-        }
-        Pulses pulses = new Pulses(o.busySeconds() * PULSE_HZ * 2);
-        onFx(() -> {
-            pulses.start();
-            return null;
-        });
-        Thread.sleep(TimeUnit.SECONDS.toMillis(o.busySeconds()));
-        onFx(() -> {
-            pulses.stop();
-            return null;
-        });
+        Pulses warmup = o.warmupSeconds() > 0 ? time(o.warmupSeconds()) : null;
+        Pulses pulses = time(o.busySeconds());
         o.stopEdits().run();
         long revisionAfter = onFx(() -> ticks.getItems().get(0).revision());
         onFx(() -> {
@@ -119,27 +107,20 @@ public final class ConsoleLoad {
         });
 
         long[] gaps = pulses.gaps();
-        Arrays.sort(gaps);
         out.put("pulse_hz", PULSE_HZ);
         out.put("pulses", gaps.length);
-        out.put("max_fx_stall_ms", gaps.length == 0 ? Double.NaN : ms(gaps[gaps.length - 1]));
-        out.put("p99_fx_stall_ms", gaps.length == 0 ? Double.NaN : ms(gaps[(int) Math.min(gaps.length - 1, Math.ceil(gaps.length * 0.99) - 1)]));
-        out.put("p50_fx_stall_ms", gaps.length == 0 ? Double.NaN : ms(gaps[gaps.length / 2]));
-        out.put("pulses_over_16ms", Arrays.stream(gaps).filter(g -> g > TimeUnit.MILLISECONDS.toNanos(16)).count());
+        stalls(gaps, "", out);
         out.put("revisions_while_measuring", revisionAfter - revisionBefore);
         out.put("stall_hotspots", pulses.hotspots(8));
-        if (warmup.length > 0) {
+        if (warmup != null) {
             // The first seconds of a freshly opened console under the same load: the JIT is still compiling there.
-            Arrays.sort(warmup);
             out.put("warmup_seconds", o.warmupSeconds());
-            out.put("max_fx_stall_ms_warmup", ms(warmup[warmup.length - 1]));
-            out.put("p99_fx_stall_ms_warmup", ms(warmup[(int) Math.min(warmup.length - 1, Math.ceil(warmup.length * 0.99) - 1)]));
-            out.put("pulses_over_16ms_warmup", Arrays.stream(warmup).filter(g -> g > TimeUnit.MILLISECONDS.toNanos(16)).count());
+            stalls(warmup.gaps(), "_warmup", out);
         }
     }
 
-    /** The pulse gaps of the next {@code seconds}, unsorted. */
-    private static long[] time(int seconds) throws InterruptedException {
+    /** Times the pulses of the next {@code seconds}. */
+    private static Pulses time(int seconds) throws InterruptedException {
         Pulses p = new Pulses(seconds * PULSE_HZ * 2);
         onFx(() -> {
             p.start();
@@ -150,7 +131,17 @@ public final class ConsoleLoad {
             p.stop();
             return null;
         });
-        return p.gaps();
+        return p;
+    }
+
+    /** {@code max_fx_stall_ms}, p99, p50 and {@code pulses_over_16ms} of {@code gaps}, each name ending in {@code suffix}. */
+    private static void stalls(long[] gaps, String suffix, Map<String, Object> out) {
+        Arrays.sort(gaps);
+        int n = gaps.length;
+        out.put("max_fx_stall_ms" + suffix, n == 0 ? Double.NaN : ms(gaps[n - 1]));
+        out.put("p99_fx_stall_ms" + suffix, n == 0 ? Double.NaN : ms(gaps[(int) Math.min(n - 1, Math.ceil(n * 0.99) - 1)]));
+        out.put("p50_fx_stall_ms" + suffix, n == 0 ? Double.NaN : ms(gaps[n / 2]));
+        out.put("pulses_over_16ms" + suffix, Arrays.stream(gaps).filter(g -> g > TimeUnit.MILLISECONDS.toNanos(16)).count());
     }
 
     private static void memory(Options o, FxBackground background, Map<String, Object> out) throws InterruptedException {
