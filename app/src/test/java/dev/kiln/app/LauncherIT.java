@@ -76,7 +76,7 @@ class LauncherIT {
     @Test
     void benchUi_smallRun_reportsPulseGapsAndHeap() throws Exception {
         Result r = kiln("bench", "ui", "--contracts", "300", "--warmup-seconds", "1", "--seconds", "2", "--edits-per-second", "10",
-                "--memory-contracts", "40", "--ticks", "30", "--json");
+                "--memory-contracts", "40", "--ticks", "30", "--hotspots", "--json");
 
         assertThat(r.code()).as(r.err()).isZero();
         com.fasterxml.jackson.databind.JsonNode j = new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.out());
@@ -88,6 +88,8 @@ class LauncherIT {
         assertThat(j.path("edits_made").asInt()).isGreaterThan(0);
         assertThat(j.path("warmup_seconds").asInt()).isEqualTo(1);
         assertThat(j.path("max_fx_stall_ms_warmup").asDouble()).isGreaterThanOrEqualTo(j.path("p99_fx_stall_ms_warmup").asDouble()).isGreaterThan(0);
+        assertThat(j.path("max_fx_stall_ms_sampled").asDouble()).as("the sampled window, timed apart").isGreaterThan(0);
+        assertThat(j.path("stall_hotspots").isObject()).isTrue();
         assertThat(j.path("ticks_simulated").asInt()).isEqualTo(30);
         assertThat(j.path("heap_after_gc_mb").asDouble()).isGreaterThan(1);
         assertThat(j.has("meets_target")).isTrue();

@@ -32,7 +32,7 @@ import javafx.stage.Stage;
  * class owns the toolkit, the windows and the measuring. One call per process: the toolkit starts once.
  *
  * <p>Concurrency: the measuring runs on the caller's thread; pulses are timed on the FX thread, which a sampler
- * thread reads (its stack) only while a pulse is overdue.
+ * thread reads (its stack) only while a pulse is overdue, and only in the window asked for that.
  */
 public final class ConsoleLoad {
     /** Pulses per second while measuring: 4 ms apart, so a gap is the FX thread's busy stretch to within 4 ms. */
@@ -45,13 +45,16 @@ public final class ConsoleLoad {
      * @param busy the big workspace, projected live with its Projection page shown
      * @param warmupSeconds how long the same edits run first, timed apart: the JIT compiles the tick's paths there
      * @param busySeconds how long pulses are timed while {@code startEdits} edits it, after the warm-up
+     * @param hotspots whether a further window of {@code busySeconds} samples the FX thread's stack during late pulses
+     *     ({@code stall_hotspots}); apart from the timed one, because on JDK 17 each sample stops every thread (a
+     *     ThreadDump safepoint, up to 14 ms here) and so lengthened the very stalls it sampled
      * @param startEdits starts continuous edits of {@code busy} (returns at once); {@code stopEdits} ends them
      * @param quiet the workspace for the simulated hour (its console ticks only when asked)
      * @param quietClock the clock of {@code quiet}'s console, moved by {@code eachTick}
      * @param eachTick before each asked-for tick: an edit and one simulated second
      * @param checkpoints tick counts after which the heap is measured (ascending); the last one ends the run
      */
-    public record Options(Path busy, int warmupSeconds, int busySeconds, Runnable startEdits, Runnable stopEdits,
+    public record Options(Path busy, int warmupSeconds, int busySeconds, boolean hotspots, Runnable startEdits, Runnable stopEdits,
             Path quiet, Clock quietClock, Runnable eachTick, List<Integer> checkpoints) {
     }
 
@@ -60,7 +63,7 @@ public final class ConsoleLoad {
 
     /**
      * Runs both measurements and returns the figures: {@code max_fx_stall_ms}, {@code p99_fx_stall_ms}, pulse counts,
-     * the FX thread's frames seen during overdue pulses ({@code stall_hotspots}), and {@code heap_after_gc_mb_at_N}
+     * the FX thread's frames seen during overdue pulses if asked ({@code stall_hotspots}), and {@code heap_after_gc_mb_at_N}
      * for each checkpoint.
      *
      * @throws IllegalStateException when Monocle is missing or the console does not answer
@@ -97,8 +100,9 @@ public final class ConsoleLoad {
         long revisionBefore = onFx(() -> ticks.getItems().get(0).revision());
 
         o.startEdits().run();
-        Pulses warmup = o.warmupSeconds() > 0 ? time(o.warmupSeconds()) : null;
-        Pulses pulses = time(o.busySeconds());
+        Pulses warmup = o.warmupSeconds() > 0 ? time(o.warmupSeconds(), false) : null;
+        Pulses pulses = time(o.busySeconds(), false);
+        Pulses sampled = o.hotspots() ? time(o.busySeconds(), true) : null;
         o.stopEdits().run();
         long revisionAfter = onFx(() -> ticks.getItems().get(0).revision());
         onFx(() -> {
@@ -111,7 +115,11 @@ public final class ConsoleLoad {
         out.put("pulses", gaps.length);
         stalls(gaps, "", out);
         out.put("revisions_while_measuring", revisionAfter - revisionBefore);
-        out.put("stall_hotspots", pulses.hotspots(8));
+        if (sampled != null) {
+            long[] s = sampled.gaps();
+            out.put("max_fx_stall_ms_sampled", s.length == 0 ? Double.NaN : ms(Arrays.stream(s).max().getAsLong()));
+            out.put("stall_hotspots", sampled.hotspots(8));
+        }
         if (warmup != null) {
             // The first seconds of a freshly opened console under the same load: the JIT is still compiling there.
             out.put("warmup_seconds", o.warmupSeconds());
@@ -119,9 +127,9 @@ public final class ConsoleLoad {
         }
     }
 
-    /** Times the pulses of the next {@code seconds}. */
-    private static Pulses time(int seconds) throws InterruptedException {
-        Pulses p = new Pulses(seconds * PULSE_HZ * 2);
+    /** Times the pulses of the next {@code seconds}, sampling the FX thread's stack in late ones if {@code sample}. */
+    private static Pulses time(int seconds, boolean sample) throws InterruptedException {
+        Pulses p = new Pulses(seconds * PULSE_HZ * 2, sample);
         onFx(() -> {
             p.start();
             return null;
@@ -189,7 +197,7 @@ public final class ConsoleLoad {
         return Math.round(nanos / 1e5) / 10.0;
     }
 
-    /** Times the gap between successive pulses; a sampler records the FX thread's stack while one is overdue. */
+    /** Times the gap between successive pulses; a sampler, if asked for, records the FX thread's stack while one is overdue. */
     private static final class Pulses {
         private final long[] gaps;
         private final AtomicInteger count = new AtomicInteger();
@@ -197,10 +205,12 @@ public final class ConsoleLoad {
         private final Map<String, Integer> frames = new ConcurrentHashMap<>();
         private final AtomicReference<Thread> sampler = new AtomicReference<>();
         private final AnimationTimer timer;
+        private final boolean sample;
         private volatile boolean running;
 
-        Pulses(int capacity) {
+        Pulses(int capacity, boolean sample) {
             gaps = new long[capacity];
+            this.sample = sample;
             timer = new AnimationTimer() {
                 @Override
                 public void handle(long ignored) {
@@ -220,6 +230,9 @@ public final class ConsoleLoad {
             Thread fx = Thread.currentThread();
             running = true;
             timer.start();
+            if (!sample) {
+                return;
+            }
             Thread s = new Thread(() -> sample(fx), "kiln-fx-sampler");
             s.setDaemon(true);
             sampler.set(s);

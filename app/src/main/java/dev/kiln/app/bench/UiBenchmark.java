@@ -59,6 +59,10 @@ public final class UiBenchmark implements Callable<Integer> {
     @Option(names = "--ticks", paramLabel = "N", description = "Simulated seconds of 1 tick/s; 3600 is an hour (default: ${DEFAULT-VALUE}).")
     int ticks = 3600;
 
+    @Option(names = "--hotspots", description = {"Then --seconds more of the same, sampling where the FX thread is in late pulses",
+        "(stall_hotspots). Apart from the timed window: each sample briefly stops the whole JVM."})
+    boolean hotspots;
+
     @Option(names = "--json", description = "Print compact JSON.")
     boolean json;
 
@@ -94,7 +98,7 @@ public final class UiBenchmark implements Callable<Integer> {
             List<Integer> checkpoints = ticks > 600 ? List.of(600, ticks) : List.of(ticks);
             long started = System.nanoTime();
             Map<String, Object> figures = dev.kiln.ui.ConsoleLoad.run(new dev.kiln.ui.ConsoleLoad.Options(
-                    busy, warmupSeconds, seconds, editor::start, editor::stop, quiet, clock, eachTick, checkpoints));
+                    busy, warmupSeconds, seconds, hotspots, editor::start, editor::stop, quiet, clock, eachTick, checkpoints));
             Map<String, Object> out = new LinkedHashMap<>();
             out.put("benchmark", "ui");
             out.put("contracts", contracts);

@@ -86,8 +86,6 @@ public final class StalenessPanel extends VBox {
         // as tall as its rows, up to eight: the tick history below keeps its room
         table.prefHeightProperty().bind(Bindings.min(8, Bindings.max(1, Bindings.size(vm.rows()))).multiply(26).add(40));
         table.minHeightProperty().bind(table.prefHeightProperty()); // the page's other table gives way, not this one
-        table.managedProperty().bind(Bindings.isNotEmpty(vm.rows()));
-        table.visibleProperty().bind(table.managedProperty());
 
         // the selected difference's evidence in full (the first one until another is picked): a cell cuts it short
         Label detail = new Label();
@@ -100,13 +98,28 @@ public final class StalenessPanel extends VBox {
         }, table.getSelectionModel().selectedItemProperty()));
         detail.managedProperty().bind(detail.textProperty().isNotEmpty());
         detail.visibleProperty().bind(detail.managedProperty());
+        getChildren().addAll(top, error, remedies, evidence, detail);
         vm.rows().addListener((ListChangeListener<StalenessViewModel.Row>) c -> {
+            showWhileAny(table, detail);
             if (!vm.rows().isEmpty()) {
                 table.getSelectionModel().select(0);
             }
         });
+        showWhileAny(table, detail);
+    }
 
-        getChildren().addAll(top, error, remedies, evidence, table, detail);
+    /**
+     * The differences table is in the scene only while it has rows, just before {@code detail}. Hidden and unmanaged
+     * it kept a 17 px width, and its constrained columns were laid out again in every pulse (2–5 ms each,
+     * {@code kiln bench ui}).
+     */
+    private void showWhileAny(TableView<StalenessViewModel.Row> table, Label detail) {
+        boolean any = !table.getItems().isEmpty();
+        if (any && table.getParent() == null) {
+            getChildren().add(getChildren().indexOf(detail), table);
+        } else if (!any) {
+            getChildren().remove(table);
+        }
     }
 
     /** A list of lines that follows {@code items}; each has the full text as its tooltip. */
