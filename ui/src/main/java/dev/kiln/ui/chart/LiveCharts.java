@@ -10,24 +10,18 @@ import javafx.animation.Animation;
 import javafx.animation.KeyFrame;
 import javafx.animation.Timeline;
 import javafx.scene.Node;
-import javafx.scene.chart.AreaChart;
-import javafx.scene.chart.LineChart;
-import javafx.scene.chart.NumberAxis;
-import javafx.scene.chart.StackedAreaChart;
-import javafx.scene.chart.XYChart;
 import javafx.scene.control.Label;
 import javafx.scene.layout.Priority;
 import javafx.scene.layout.VBox;
-import javafx.util.StringConverter;
 
 /**
- * Live charts over a time window, fed from a view model's buckets (oldest first, a fixed number of them): each
- * chart's points are made once and moved on every redraw, so a redraw allocates no nodes.
+ * Live charts over a time window, fed from a view model's buckets (oldest first, a fixed number of them), each a
+ * {@link TrendChart} drawn on a canvas: a redraw makes no node and lays nothing out.
  *
  * <p>Costs nothing while hidden: the once-a-second redraw runs only while the node given to {@link #runWhileShown}
  * is in a scene; the shell takes hidden pages out of the scene. The timed redraw moves one chart per pulse: a chart's
- * layout and paint are a few milliseconds each on a software-rendered screen, and four in one pulse made it the
- * longest of the second ({@code kiln bench ui}).
+ * paint is a few milliseconds on a software-rendered screen, and four in one pulse made it the longest of the
+ * second ({@code kiln bench ui}).
  *
  * @param <B> one bucket of the window
  */
@@ -38,7 +32,6 @@ public final class LiveCharts<B> {
     private final Runnable beforeRedraw;
     private final int points;
     private final List<java.util.function.Consumer<List<B>>> redraws = new ArrayList<>();
-    private final List<NumberAxis> xAxes = new ArrayList<>();
     private final Timeline timer;
     private final java.util.ArrayDeque<Runnable> pending = new java.util.ArrayDeque<>();
     private final javafx.animation.AnimationTimer spread = new javafx.animation.AnimationTimer() {
@@ -121,14 +114,9 @@ public final class LiveCharts<B> {
         }
     }
 
-    /** The clock texts and x axes moved on; the buckets now, once for every chart of this redraw. */
+    /** The clock texts moved on; the buckets now, once for every chart of this redraw. */
     private List<B> prepare() {
         beforeRedraw.run();
-        double s = span.get().toMillis() / 1000.0;
-        for (NumberAxis x : xAxes) {
-            x.setLowerBound(-s);
-            x.setTickUnit(tickUnit(s));
-        }
         return buckets.get();
     }
 
@@ -164,89 +152,54 @@ public final class LiveCharts<B> {
 
     /** A line chart, one line per entry of {@code series} (in its order); NaN draws as 0. */
     public VBox line(String title, String id, Map<String, ToDoubleFunction<B>> series) {
-        LineChart<Number, Number> c = new LineChart<>(xAxis(), yAxis());
-        c.setCreateSymbols(false);
-        return dress(c, title, id, series, false);
+        return dress(TrendChart.Kind.LINE, title, id, series, Double.NaN);
     }
 
     /** As {@link #line(String, String, Map)}, its y axis fixed from 0 to {@code upper} (a percentage: 100). */
     public VBox line(String title, String id, Map<String, ToDoubleFunction<B>> series, double upper) {
-        NumberAxis y = new NumberAxis(0, upper, upper / 4);
-        y.setAutoRanging(false);
-        y.setMinorTickVisible(false);
-        LineChart<Number, Number> c = new LineChart<>(xAxis(), y);
-        c.setCreateSymbols(false);
-        return dress(c, title, id, series, false);
+        return dress(TrendChart.Kind.LINE, title, id, series, upper);
     }
 
     /** Areas stacked in {@code series}' order. */
     public VBox stacked(String title, String id, Map<String, ToDoubleFunction<B>> series) {
-        StackedAreaChart<Number, Number> c = new StackedAreaChart<>(xAxis(), yAxis());
-        c.setCreateSymbols(false);
-        return dress(c, title, id, series, true);
+        return dress(TrendChart.Kind.STACKED, title, id, series, Double.NaN);
     }
 
     /** Areas drawn over each other. */
     public VBox area(String title, String id, Map<String, ToDoubleFunction<B>> series) {
-        AreaChart<Number, Number> c = new AreaChart<>(xAxis(), yAxis());
-        c.setCreateSymbols(false);
-        return dress(c, title, id, series, false);
+        return dress(TrendChart.Kind.AREA, title, id, series, Double.NaN);
     }
 
-    private VBox dress(XYChart<Number, Number> chart, String title, String id, Map<String, ToDoubleFunction<B>> series, boolean stacked) {
+    /** The chart in its titled box; its y axis fixed to {@code fixedUpper}, or (NaN) ranged in round steps to fit. */
+    private VBox dress(TrendChart.Kind kind, String title, String id, Map<String, ToDoubleFunction<B>> series, double fixedUpper) {
+        List<String> names = List.copyOf(series.keySet());
+        List<ToDoubleFunction<B>> values = names.stream().map(series::get).toList();
+        TrendChart chart = new TrendChart(kind, names);
         chart.setId(id);
-        chart.setAnimated(false); // a fresh frame every second; animation would only cost pulses
-        chart.setLegendVisible(series.size() > 1);
-        chart.setHorizontalGridLinesVisible(true);
-        chart.setVerticalGridLinesVisible(false);
-        chart.setVerticalZeroLineVisible(false);
-        chart.setLegendSide(javafx.geometry.Side.RIGHT);
         chart.setPrefHeight(chartHeight);
         chart.setMinHeight(100);
         chart.getStyleClass().add("kiln-chart");
-        Map<String, List<XYChart.Data<Number, Number>>> byName = new java.util.LinkedHashMap<>();
-        for (String name : series.keySet()) {
-            XYChart.Series<Number, Number> s = new XYChart.Series<>();
-            s.setName(name);
-            List<XYChart.Data<Number, Number>> data = new ArrayList<>();
-            for (int i = 0; i < points; i++) {
-                data.add(new XYChart.Data<>(0, 0));
-            }
-            s.getData().setAll(data);
-            byName.put(name, data);
-            chart.getData().add(s);
-        }
-        NumberAxis y = (NumberAxis) chart.getYAxis();
-        // Auto-ranged by us, in round steps: an axis whose range did not change is not laid out again, and JavaFX's own
-        // auto-range re-measured every tick label of every chart each second.
-        boolean autoY = y.isAutoRanging();
-        y.setAutoRanging(false);
-        y.setLowerBound(0);
-        y.setMinorTickVisible(false);
         redraws.add(bs -> {
-            double[] sums = new double[bs.size()];
+            int n = Math.min(points, bs.size());
+            double[] ago = new double[n];
+            double[][] ys = new double[names.size()][n];
+            double[] sums = new double[n];
             double max = 0;
-            for (Map.Entry<String, ToDoubleFunction<B>> e : series.entrySet()) {
-                List<XYChart.Data<Number, Number>> data = byName.get(e.getKey());
-                for (int i = 0; i < Math.min(bs.size(), data.size()); i++) {
-                    B b = bs.get(i);
-                    double value = e.getValue().applyAsDouble(b);
-                    double shown = Double.isNaN(value) ? 0 : value;
-                    XYChart.Data<Number, Number> d = data.get(i);
-                    d.setXValue(-secondsAgo.applyAsDouble(b));
-                    d.setYValue(shown);
+            for (int i = 0; i < n; i++) {
+                B b = bs.get(i);
+                ago[i] = secondsAgo.applyAsDouble(b);
+                for (int s = 0; s < names.size(); s++) {
+                    double v = values.get(s).applyAsDouble(b);
+                    ys[s][i] = v;
+                    double shown = Double.isNaN(v) ? 0 : v;
                     sums[i] += shown;
-                    max = Math.max(max, stacked ? sums[i] : shown);
+                    max = Math.max(max, kind == TrendChart.Kind.STACKED ? sums[i] : shown);
                 }
             }
-            if (autoY) {
-                // Nothing to show yet: an axis from 0 to 1, not a collapsed one labelled only "0.0".
-                double[] scale = roundScale(max);
-                if (y.getUpperBound() != scale[0] || y.getTickUnit() != scale[1]) {
-                    y.setUpperBound(scale[0]);
-                    y.setTickUnit(scale[1]);
-                }
-            }
+            double s = span.get().toMillis() / 1000.0;
+            // Nothing to show yet: an axis from 0 to 1, not a collapsed one labelled only "0".
+            double[] scale = Double.isNaN(fixedUpper) ? roundScale(max) : new double[] {fixedUpper, fixedUpper / 4};
+            chart.show(ago, ys, s, tickUnit(s), scale[0], scale[1], LiveCharts::agoLabel);
         });
         Label t = new Label(title);
         t.getStyleClass().add("kiln-chart-title");
@@ -256,33 +209,12 @@ public final class LiveCharts<B> {
         return box;
     }
 
-    private NumberAxis xAxis() {
-        NumberAxis x = new NumberAxis(-60, 0, 10);
-        x.setAutoRanging(false);
-        x.setMinorTickVisible(false);
-        x.setTickLabelFormatter(new StringConverter<>() {
-            @Override
-            public String toString(Number n) {
-                long s = Math.round(-n.doubleValue());
-                if (s == 0) {
-                    return "now";
-                }
-                return s < 120 ? "−" + s + " s" : s % 60 == 0 ? "−" + s / 60 + " min" : "−" + Math.round(s / 6.0) / 10.0 + " min";
-            }
-
-            @Override
-            public Number fromString(String s) {
-                throw new UnsupportedOperationException();
-            }
-        });
-        xAxes.add(x);
-        return x;
-    }
-
-    private static NumberAxis yAxis() {
-        NumberAxis y = new NumberAxis();
-        y.setForceZeroInRange(true);
-        y.setMinorTickVisible(false);
-        return y;
+    /** An x tick: "now", "−30 s", "−10 min", "−1.5 min". */
+    static String agoLabel(double secondsAgo) {
+        long s = Math.round(secondsAgo);
+        if (s == 0) {
+            return "now";
+        }
+        return s < 120 ? "−" + s + " s" : s % 60 == 0 ? "−" + s / 60 + " min" : "−" + Math.round(s / 6.0) / 10.0 + " min";
     }
 }

@@ -26,6 +26,9 @@ public final class ContractsView extends VBox {
         setId("page-contracts");
         getStyleClass().add("page");
         setSpacing(12);
+        // rows are built only while the page shows: the shell takes hidden pages out of the scene
+        sceneProperty().addListener((o, was, scene) -> vm.setShowing(scene != null));
+        vm.setShowing(getScene() != null);
 
         Label title = new Label("Contracts");
         title.getStyleClass().add("title-2");

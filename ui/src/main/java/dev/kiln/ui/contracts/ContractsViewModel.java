@@ -3,6 +3,7 @@ package dev.kiln.ui.contracts;
 import dev.kiln.core.contract.Contract;
 import dev.kiln.core.contract.HealReport;
 import dev.kiln.core.contract.ContractCodec;
+import dev.kiln.core.contract.LeafIds;
 import dev.kiln.core.engine.Engine;
 import dev.kiln.core.snapshot.ContractFile;
 import dev.kiln.core.snapshot.ContractSnapshot;
@@ -49,6 +50,8 @@ public final class ContractsViewModel {
     private ContractSnapshot buildingSnapshot;
     private ContractSnapshot pendingSnapshot;
     private int allVersion; // FX thread only: counts changes to the rows, so a build knows whether its diff still holds
+    private boolean showing = true; // FX thread only
+    private ContractSnapshot summarized; // FX thread only: the snapshot last counted while hidden
     /** Characters of a contract file the details pane shows at most. */
     public static final int DETAILS_LIMIT = 64 * 1024;
     private final javafx.beans.property.ReadOnlyIntegerWrapper changedCount = new javafx.beans.property.ReadOnlyIntegerWrapper(0);
@@ -74,12 +77,47 @@ public final class ContractsViewModel {
         });
     }
 
-    /** Shows the projector's latest snapshot, if it is not the one shown already (called after every tick). */
+    /**
+     * Whether the page shows these rows. While it does not, a tick builds nothing: the rows are built from the newest
+     * snapshot once it shows again, and the highlights then mark what changed since it last showed. Building 10,000
+     * rows for a hidden page took, each tick, CPU the shown page's pulses were waiting for ({@code kiln bench ui}).
+     * Starts true, so a model without a page behaves as before.
+     */
+    public void setShowing(boolean showing) {
+        this.showing = showing;
+        if (showing) {
+            showLatest();
+        }
+    }
+
+    /**
+     * Shows the projector's latest snapshot, if it is not the one shown already (called after every tick); nothing
+     * while the page does not show.
+     */
     public void showLatest() {
+        if (!showing) {
+            summarizeLatest();
+            return;
+        }
         ContractSnapshot s = engine.snapshot();
         if (s != null && s != shownSnapshot) {
             show(s);
         }
+    }
+
+    /** While the page is hidden: the summary line alone (the status bar shows it), counted off the FX thread. */
+    private void summarizeLatest() {
+        ContractSnapshot s = engine.snapshot();
+        if (s == null || s == summarized) {
+            return;
+        }
+        summarized = s;
+        Instant now = engine.clock().instant();
+        background.run(() -> summaryOf(s, now), line -> {
+            if (!showing && summarized == s) {
+                summary.set(line);
+            }
+        }, e -> error.set("Contracts not counted: " + e.getMessage()));
     }
 
     /**
@@ -153,14 +191,25 @@ public final class ContractsViewModel {
                     why, "failed: " + f.reason(), previous != null && !failedBefore.contains(f.path() + "\n" + f.reason())));
         }
         rows.sort(java.util.Comparator.comparing(ContractRow::file));
-        long legacy = rows.stream().filter(r -> r.state().equals("legacy id")).count();
-        long misplaced = rows.stream().filter(r -> r.state().equals("misplaced id")).count();
-        long unreadable = rows.stream().filter(r -> r.state().equals("unreadable")).count();
-        long overdue = rows.stream().filter(r -> r.deadline().endsWith("overdue")).count();
-        long files = rows.stream().filter(r -> !r.canonicalId().isEmpty() || !r.state().equals("unreadable")).count();
-        return new Built(rows, (int) rows.stream().filter(ContractRow::changed).count(), files + " contract files · " + legacy
-                + " legacy ids · " + misplaced + " misplaced · " + unreadable + " unreadable · " + overdue + " overdue",
-                differing(shown, rows));
+        return new Built(rows, (int) rows.stream().filter(ContractRow::changed).count(), summaryOf(snapshot, now), differing(shown, rows));
+    }
+
+    /** The summary line of {@code snapshot}: files, legacy and misplaced ids, unreadable files, overdue deadlines. */
+    static String summaryOf(ContractSnapshot snapshot, Instant now) {
+        long legacy = 0;
+        long misplaced = 0;
+        long overdue = 0;
+        for (ContractFile f : snapshot.contracts()) {
+            legacy += f.idShape() == LeafIds.Shape.STEM ? 1 : 0;
+            misplaced += f.idShape() == LeafIds.Shape.MISPLACED ? 1 : 0;
+            Instant deadline = f.contract().deadline();
+            overdue += deadline != null && deadline.isBefore(now) ? 1 : 0;
+        }
+        // an unreadable file counts as a contract file, an unreadable directory does not (as the table shows them)
+        long files = snapshot.contracts().size()
+                + snapshot.failures().stream().filter(f -> !f.isDirectory() && !parentOf(f.path()).isEmpty()).count();
+        return files + " contract files · " + legacy + " legacy ids · " + misplaced + " misplaced · " + snapshot.failures().size()
+                + " unreadable · " + overdue + " overdue";
     }
 
     /** Indexes where {@code now} differs from {@code shown} when both list the same files, at most 64; else null. */

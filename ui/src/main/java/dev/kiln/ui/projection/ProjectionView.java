@@ -2,6 +2,7 @@ package dev.kiln.ui.projection;
 
 import dev.kiln.core.projection.TickResult;
 import dev.kiln.ui.util.Cards;
+import dev.kiln.ui.util.SteadyLabel;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.function.Function;
@@ -48,7 +49,9 @@ public final class ProjectionView extends VBox {
                 Cards.card("Failures", Bindings.createStringBinding(() -> text(vm, r -> Integer.toString(r.failures())), vm.lastProperty()), null));
         cards.getChildren().forEach(c -> HBox.setHgrow(c, Priority.ALWAYS));
 
-        Label watch = new Label();
+        // the watch's and the wake reasons' lines change with ticks: they do so without laying out the page
+        SteadyLabel watchLine = new SteadyLabel();
+        Label watch = watchLine.label();
         watch.setId("projection-watch");
         watch.textProperty().bind(Bindings.concat("Watch: ", vm.watchProperty()));
         Label api = new Label();
@@ -57,7 +60,8 @@ public final class ProjectionView extends VBox {
                 .otherwise(Bindings.concat("API: ", vm.apiUrlProperty(), "api/state  ·  token in observer/api-token")));
         api.managedProperty().bind(vm.apiUrlProperty().isNotEmpty());
         api.visibleProperty().bind(api.managedProperty());
-        Label reasons = new Label();
+        SteadyLabel reasonsLine = new SteadyLabel();
+        Label reasons = reasonsLine.label();
         reasons.setId("projection-reasons");
         reasons.textProperty().bind(Bindings.concat("Wake reasons: ", vm.reasonsProperty()));
         reasons.getStyleClass().add("text-muted");
@@ -97,7 +101,7 @@ public final class ProjectionView extends VBox {
         VBox.setVgrow(table, Priority.ALWAYS);
         table.setMinHeight(100);
 
-        getChildren().addAll(header, degraded, cards, watch, api, reasons, error, new StalenessPanel(vm.staleness()),
+        getChildren().addAll(header, degraded, cards, watchLine, api, reasonsLine, error, new StalenessPanel(vm.staleness()),
                 new ProjectionCharts(vm), table);
     }
 

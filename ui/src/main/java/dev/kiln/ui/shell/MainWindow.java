@@ -59,6 +59,7 @@ public final class MainWindow implements AutoCloseable {
         this.background = background;
         this.projection = new ProjectionViewModel(engine, background);
         this.contracts = new ContractsViewModel(engine, background);
+        contracts.setShowing(false); // its rows are built once its page is made and shows; the summary meanwhile
         this.caches = new CachesViewModel(engine, background);
         this.seeds = new SeedsViewModel(engine, background);
         this.startup = new StartupViewModel(engine, background);

@@ -9,9 +9,13 @@ public final class Cards {
     private Cards() {
     }
 
-    /** A card showing {@code value} over {@code label}; {@code id} (may be null) goes on the value label. */
+    /**
+     * A card showing {@code value} over {@code label}; {@code id} (may be null) goes on the value label. The value
+     * changes without laying out the page ({@link SteadyLabel}).
+     */
     public static VBox card(String label, ObservableStringValue value, String id) {
-        Label v = new Label();
+        SteadyLabel slot = new SteadyLabel();
+        Label v = slot.label();
         v.textProperty().bind(value);
         v.getStyleClass().add("metric-value");
         if (id != null) {
@@ -19,7 +23,7 @@ public final class Cards {
         }
         Label l = new Label(label);
         l.getStyleClass().add("metric-label");
-        VBox card = new VBox(2, v, l);
+        VBox card = new VBox(2, slot, l);
         card.getStyleClass().add("metric-card");
         card.setMinWidth(120);
         return card;

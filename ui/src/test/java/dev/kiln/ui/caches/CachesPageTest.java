@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.kiln.core.demo.DemoWorkspace;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import dev.kiln.ui.KilnConsole;
+import dev.kiln.ui.chart.TrendChart;
 import dev.kiln.ui.shell.MainViewModel;
 import dev.kiln.ui.shell.Page;
 import dev.kiln.ui.shell.Theme;
@@ -13,7 +14,6 @@ import dev.kiln.ui.util.PngSnapshot;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
-import javafx.scene.chart.XYChart;
 import javafx.scene.control.TableView;
 import javafx.stage.Stage;
 import org.junit.jupiter.api.AfterAll;
@@ -46,9 +46,8 @@ class CachesPageTest {
         BACKGROUND.close();
     }
 
-    private static double sum(XYChart<?, ?> chart, String series) {
-        return chart.getData().stream().filter(s -> s.getName().equals(series)).flatMap(s -> s.getData().stream())
-                .mapToDouble(d -> ((Number) d.getYValue()).doubleValue()).sum();
+    private static double sum(TrendChart chart, String series) {
+        return java.util.Arrays.stream(chart.values(series)).map(v -> Double.isNaN(v) ? 0 : v).sum();
     }
 
     @Test
@@ -65,14 +64,14 @@ class CachesPageTest {
         assertThat(robot.lookup("#caches-hits").queryLabeled().getText()).isEqualTo("1 / 1");
 
         CachesView page = robot.lookup("#page-caches").queryAs(CachesView.class);
-        XYChart<?, ?> requests = robot.lookup("#chart-archive-requests").queryAs(XYChart.class);
-        XYChart<?, ?> ratio = robot.lookup("#chart-parse-ratio").queryAs(XYChart.class);
+        TrendChart requests = robot.lookup("#chart-archive-requests").queryAs(TrendChart.class);
+        TrendChart ratio = robot.lookup("#chart-parse-ratio").queryAs(TrendChart.class);
         robot.interact(() -> robot.lookup("#chart-window-one-minute").queryAs(javafx.scene.control.ToggleButton.class).fire());
         WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> sum(requests, "hits") == 1 && sum(requests, "misses") == 1);
         assertThat(sum(requests, "builds")).isEqualTo(1);
         // the live watch ticked at start: the parse cache's chart has its ratio (the first tick parses everything: 0 %)
         assertThat(robot.lookup("#caches-parse-entries").queryLabeled().getText()).isEqualTo("59");
-        assertThat(ratio.getData()).hasSize(1);
+        assertThat(ratio.seriesNames()).containsExactly("reused");
         // one contract edited: the next tick parses it and reuses the other 58 from the parse cache
         Path contract;
         try (java.util.stream.Stream<Path> files = Files.walk(workspace.resolve("tasks"))) {
@@ -97,7 +96,7 @@ class CachesPageTest {
             throw new AssertionError("parse hits of the last tick: " + hitsLastTick.getText(), e);
         }
         robot.interact(page::redraw);
-        assertThat(ratio.getData().get(0).getData().stream().mapToDouble(d -> ((Number) d.getYValue()).doubleValue()).max().orElse(0))
+        assertThat(java.util.Arrays.stream(ratio.values("reused")).filter(v -> !Double.isNaN(v)).max().orElse(0))
                 .as("the edit's tick reused all but a contract or two").isGreaterThan(90);
 
         Path dir = Files.createDirectories(Path.of(System.getProperty("kiln.shots", "target/shots")));

@@ -69,4 +69,16 @@ class SampleHistoryTest {
         // Values moving within a step keep the axis as it is, so it is not laid out again.
         assertThat(LiveCharts.roundScale(104)).containsExactly(LiveCharts.roundScale(180));
     }
+
+    @Test
+    void axisLabels_readAtAGlance() {
+        assertThat(TrendChart.number(0)).isEqualTo("0");
+        assertThat(TrendChart.number(2500)).isEqualTo("2,500");
+        assertThat(TrendChart.number(0.5)).isEqualTo("0.5");
+        assertThat(TrendChart.number(0.01)).isEqualTo("0.01");
+        assertThat(LiveCharts.agoLabel(0)).isEqualTo("now");
+        assertThat(LiveCharts.agoLabel(30)).isEqualTo("−30 s");
+        assertThat(LiveCharts.agoLabel(600)).isEqualTo("−10 min");
+        assertThat(LiveCharts.agoLabel(150)).isEqualTo("−2.5 min");
+    }
 }

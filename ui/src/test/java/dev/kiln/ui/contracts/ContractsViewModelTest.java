@@ -175,6 +175,28 @@ abstract class ContractsViewModelTest extends EngineTestBase {
     }
 
     @Test
+    void hidden_ticksBuildNoRows_onlyTheSummary_shownAgainItBuildsTheNewest() throws Exception {
+        new DemoWorkspace().write(tmp, 30, 5, false);
+        dev.kiln.core.engine.Engine engine = engine(tmp);
+        ContractsViewModel vm = new ContractsViewModel(engine, Background.inline());
+        vm.refresh();
+        assertThat(vm.summaryProperty().get()).startsWith("30 contract files");
+
+        vm.setShowing(false);
+        ContractRow gone = vm.rows().stream().filter(r -> r.state().equals("ok")).findFirst().orElseThrow();
+        Files.delete(tmp.resolve("tasks").resolve(gone.file()));
+        engine.projectNow();
+        vm.showLatest(); // as after every tick
+
+        assertThat(vm.rows()).as("hidden: the rows stay as last shown").hasSize(30).contains(gone);
+        assertThat(vm.summaryProperty().get()).as("the status bar's line still follows").startsWith("29 contract files");
+
+        vm.setShowing(true);
+        assertThat(vm.rows()).hasSize(29).noneMatch(r -> r.file().equals(gone.file()));
+        assertThat(vm.summaryProperty().get()).startsWith("29 contract files");
+    }
+
+    @Test
     void refresh_afterAnEdit_marksOnlyTheEditedRowReParsedAndChanged_settleClearsIt() throws Exception {
         DemoSummary demo = new DemoWorkspace().write(tmp, 30, 5, false);
         ContractsViewModel vm = open();

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.kiln.core.demo.DemoWorkspace;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import dev.kiln.ui.KilnConsole;
+import dev.kiln.ui.chart.TrendChart;
 import dev.kiln.ui.shell.MainViewModel;
 import dev.kiln.ui.shell.Page;
 import dev.kiln.ui.shell.Theme;
@@ -12,7 +13,6 @@ import dev.kiln.ui.util.FxBackground;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
-import javafx.scene.chart.XYChart;
 import javafx.scene.control.Label;
 import javafx.stage.Stage;
 import org.junit.jupiter.api.AfterAll;
@@ -81,7 +81,7 @@ class ProjectionPageTest {
     void contractEdit_showsInTheRevisionChart(FxRobot robot) throws Exception {
         Label watch = robot.lookup("#projection-watch").queryAs(Label.class);
         WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> watch.getText().startsWith("Watch: live on"));
-        XYChart<?, ?> reasons = robot.lookup("#chart-reasons").queryAs(XYChart.class);
+        TrendChart reasons = robot.lookup("#chart-reasons").queryAs(TrendChart.class);
         WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> total(reasons, "startup") >= 1);
         assertThat(total(reasons, "change")).isZero();
 
@@ -91,7 +91,7 @@ class ProjectionPageTest {
         }
         Files.writeString(contract, Files.readString(contract).replaceFirst("\"status\" : \"[a-z]+\"", "\"status\" : \"edited-by-chart-test\""));
 
-        XYChart<?, ?> revisions = robot.lookup("#chart-revisions").queryAs(XYChart.class);
+        TrendChart revisions = robot.lookup("#chart-revisions").queryAs(TrendChart.class);
         WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> total(reasons, "change") >= 1);
         // The charts of one redraw move a pulse apart (LiveCharts), so the revisions chart may follow a pulse later.
         WaitForAsyncUtils.waitFor(5, TimeUnit.SECONDS, () -> total(revisions, "revisions") >= 2); // startup + the edit
@@ -109,20 +109,11 @@ class ProjectionPageTest {
     }
 
     /** The sum of a named series' points, read on the FX thread. */
-    private static double total(XYChart<?, ?> chart, String series) {
-        double[] sum = {0};
-        org.testfx.api.FxToolkit.toolkitContext(); // toolkit is up
+    private static double total(TrendChart chart, String series) {
         try {
-            WaitForAsyncUtils.asyncFx(() -> {
-                for (XYChart.Series<?, ?> s : chart.getData()) {
-                    if (s.getName().equals(series)) {
-                        s.getData().forEach(d -> sum[0] += ((Number) d.getYValue()).doubleValue());
-                    }
-                }
-            }).get();
+            return WaitForAsyncUtils.asyncFx(() -> java.util.Arrays.stream(chart.values(series)).map(v -> Double.isNaN(v) ? 0 : v).sum()).get();
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
-        return sum[0];
     }
 }

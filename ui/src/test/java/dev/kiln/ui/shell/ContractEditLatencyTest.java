@@ -5,13 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.kiln.core.demo.DemoWorkspace;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import dev.kiln.ui.KilnConsole;
+import dev.kiln.ui.chart.TrendChart;
 import dev.kiln.ui.contracts.ContractRow;
 import dev.kiln.ui.util.FxBackground;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
-import javafx.scene.chart.XYChart;
 import javafx.scene.control.Label;
 import javafx.scene.control.TableView;
 import javafx.stage.Stage;
@@ -25,9 +25,9 @@ import org.testfx.util.WaitForAsyncUtils;
 
 /**
  * Issue 16's "a contract edit shows in the chart and the table within a second", on a live-watched workspace in a
- * real (headless) window: the edited row of the Contracts table and the Projection page's charts both reflect the
- * edit. The second is the product's target; this machine is too noisy to assert time, so the test waits up to 10 s
- * and prints the latency it saw.
+ * real (headless) window: the Projection page's charts reflect the edit, and the Contracts table, hidden meanwhile
+ * (a hidden page builds no rows), shows the edited row once it is opened. The second is the product's target; this
+ * machine is too noisy to assert time, so the test waits up to 10 s and prints the latencies it saw.
  */
 @ExtendWith(ApplicationExtension.class)
 class ContractEditLatencyTest {
@@ -48,16 +48,17 @@ class ContractEditLatencyTest {
     }
 
     @Test
-    void contractEdit_showsInTheContractsTableAndTheProjectionChart(FxRobot robot) throws Exception {
-        robot.interact(() -> model.navigate(Page.CONTRACTS)); // the table exists from here on, shown or not
+    void contractEdit_showsInTheProjectionChart_thenInTheContractsTableOnceItShows(FxRobot robot) throws Exception {
+        robot.interact(() -> model.navigate(Page.CONTRACTS)); // the table exists from here on; its rows build while it shows
         @SuppressWarnings("unchecked")
         TableView<ContractRow> table = robot.lookup("#contracts-table").queryAs(TableView.class);
+        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> onFx(() -> table.getItems().size() == 200));
         robot.interact(() -> model.navigate(Page.PROJECTION)); // the charts draw while their page is shown
         Label watch = robot.lookup("#projection-watch").queryAs(Label.class);
         WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> watch.getText().startsWith("Watch: live on"));
-        XYChart<?, ?> reasons = robot.lookup("#chart-reasons").queryAs(XYChart.class);
-        XYChart<?, ?> parsed = robot.lookup("#chart-parse").queryAs(XYChart.class);
-        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> total(reasons, "startup") >= 1 && table.getItems().size() == 200);
+        TrendChart reasons = robot.lookup("#chart-reasons").queryAs(TrendChart.class);
+        TrendChart parsed = robot.lookup("#chart-parse").queryAs(TrendChart.class);
+        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> total(reasons, "startup") >= 1);
         assertThat(total(reasons, "change")).isZero();
         double parsedBefore = total(parsed, "parsed");
 
@@ -71,23 +72,28 @@ class ContractEditLatencyTest {
         long edited = System.nanoTime();
         Files.writeString(contract, before.replaceFirst("\"status\" : \"[a-z]+\"", "\"status\" : \"edited-live\""));
 
-        double tableMs = await(() -> onFx(() -> table.getItems().stream()
-                .anyMatch(r -> r.status().equals("edited-live"))), edited);
         double chartMs = await(() -> total(reasons, "change") >= 1 && total(parsed, "parsed") > parsedBefore, edited);
-        System.out.printf("contract edit -> Contracts table row %.0f ms, Projection chart %.0f ms (target: within 1000 ms)%n",
-                tableMs, chartMs);
+        // hidden meanwhile, the table did not build the edit's rows; shown, it builds them from the newest snapshot
+        assertThat(onFx(() -> table.getItems().stream().noneMatch(r -> r.status().equals("edited-live")))).isTrue();
+        long opened = System.nanoTime();
+        robot.interact(() -> model.navigate(Page.CONTRACTS));
+        double tableMs = await(() -> onFx(() -> table.getItems().stream().anyMatch(r -> r.status().equals("edited-live"))), opened);
+        System.out.printf("contract edit -> Projection chart %.0f ms; Contracts page opened -> its row %.0f ms (target: within 1000 ms)%n",
+                chartMs, tableMs);
+        assertThat(onFx(() -> table.getItems().stream().filter(r -> r.status().equals("edited-live")).count() == 1)).isTrue();
         assertThat(table.getItems()).filteredOn(r -> r.status().equals("edited-live")).singleElement()
                 .satisfies(r -> assertThat(file).endsWith(r.file().replace('/', java.io.File.separatorChar)));
     }
 
     /** Millis from {@code since} until {@code done} holds, polled every 5 ms; fails after 10 s. */
     private static double await(BooleanSupplier done, long since) throws Exception {
-        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> {
-            while (!done.getAsBoolean()) {
-                Thread.sleep(5);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!done.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("not within 10 s");
             }
-            return true;
-        });
+            Thread.sleep(5);
+        }
         return (System.nanoTime() - since) / 1e6;
     }
 
@@ -100,19 +106,9 @@ class ContractEditLatencyTest {
     }
 
     /** The sum of a named series' points, read on the FX thread. */
-    private static double total(XYChart<?, ?> chart, String series) {
+    private static double total(TrendChart chart, String series) {
         try {
-            return WaitForAsyncUtils.asyncFx(() -> {
-                double sum = 0;
-                for (XYChart.Series<?, ?> s : chart.getData()) {
-                    if (s.getName().equals(series)) {
-                        for (XYChart.Data<?, ?> d : s.getData()) {
-                            sum += ((Number) d.getYValue()).doubleValue();
-                        }
-                    }
-                }
-                return sum;
-            }).get();
+            return WaitForAsyncUtils.asyncFx(() -> java.util.Arrays.stream(chart.values(series)).map(v -> Double.isNaN(v) ? 0 : v).sum()).get();
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
