@@ -119,6 +119,8 @@ class DaemonPagesTest {
         assertThat(manual.reason()).isEqualTo(WakeReason.MANUAL);
         assertThat(manual.revision()).isEqualTo(revision);
         assertThat(manual.changed()).isFalse();
+        assertThat(projection.manualResultProperty().get()).startsWith("Project now: nothing changed, projected at ")
+                .endsWith("(revision " + revision + ")");
         assertThat(projection.errorProperty().get()).isEmpty();
     }
 
@@ -142,6 +144,7 @@ class DaemonPagesTest {
         });
         assertThat(projection.history().stream().filter(t -> t.reason() == WakeReason.MANUAL).findFirst().orElseThrow().changed())
                 .isFalse();
+        assertThat(projection.manualResultProperty().get()).startsWith("Project now: nothing changed, projected at ");
     }
 
     /** A daemon owning a workspace of {@link #CONTRACTS} contracts, its first projection done. */

@@ -113,7 +113,7 @@ final class DaemonFollower implements AutoCloseable {
                 if (!announced) {
                     announced = true;
                     events.publish(new FollowChanged(clock.instant(), true, false, "following " + h.name()
-                            + ": it owns state.json; each of its revisions runs a read-only tick here"));
+                            + ": it owns state.json; each of its ticks is mirrored here, read-only"));
                 }
                 read(r.body());
             } catch (IOException e) {
