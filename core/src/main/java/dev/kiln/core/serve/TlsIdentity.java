@@ -2,7 +2,6 @@ package dev.kiln.core.serve;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -32,21 +31,17 @@ final class TlsIdentity {
     }
 
     /**
-     * Loads {@code keystore} (PKCS12) with the password in {@code passwordFile} (its first line).
+     * Loads {@code keystore} (PKCS12) with the password in {@code passwordFile}: its one line, read by {@link SecretFile}
+     * (a regular file only, bounded; one other users can read is used with a warning).
      *
      * @throws IllegalArgumentException naming the file and what to do, when either cannot be used
      */
     static TlsIdentity load(Path keystore, Path passwordFile) {
         char[] password;
         try {
-            String text = Files.readString(passwordFile, StandardCharsets.UTF_8);
-            int nl = text.indexOf('\n');
-            password = (nl < 0 ? text : text.substring(0, nl)).replace("\r", "").toCharArray();
-        } catch (NoSuchFileException e) {
-            throw new IllegalArgumentException("the TLS password file " + passwordFile + " does not exist;"
-                    + " --tls-password-file names a file whose first line is the keystore's password");
+            password = SecretFile.read(passwordFile, SecretFile.Kind.TLS_PASSWORD).toCharArray();
         } catch (IOException e) {
-            throw new IllegalArgumentException("cannot read the TLS password file " + passwordFile + ": " + e.getMessage());
+            throw new IllegalArgumentException(e.getMessage());
         }
         try {
             KeyStore ks = KeyStore.getInstance("PKCS12");
