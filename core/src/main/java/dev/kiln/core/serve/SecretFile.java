@@ -20,11 +20,11 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,8 +46,8 @@ import org.slf4j.LoggerFactory;
  * stderr, in the console's log): the daemon writes its own token mode 600, and a copy or a password file should be
  * as private.
  *
- * <p>Concurrency: any thread may read; at most {@link #MAX_STUCK} opens may be stuck at once, past that a read is
- * refused at once rather than queued behind them.
+ * <p>Concurrency: any thread may read; at most {@link #MAX_STUCK} abandoned opens may be stuck at once, past that a
+ * read is refused at once rather than piling up threads.
  */
 final class SecretFile {
     /** Far more than a token (65 bytes) or any password line; a larger file is refused without being read. */
@@ -57,7 +57,10 @@ final class SecretFile {
 
     private static final Logger LOG = LoggerFactory.getLogger(SecretFile.class);
     private static final Set<String> WARNED = ConcurrentHashMap.newKeySet();
-    private static final ThreadPoolExecutor OPENERS = new ThreadPoolExecutor(0, MAX_STUCK, 10, TimeUnit.SECONDS,
+    /** Opens given up on whose {@code open(2)} has not returned yet. */
+    private static final AtomicInteger STUCK = new AtomicInteger();
+    /** A thread per open while it runs (callers bound how many run at once), none once idle for 10 s. */
+    private static final ThreadPoolExecutor OPENERS = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 10, TimeUnit.SECONDS,
             new SynchronousQueue<>(), r -> {
                 Thread t = new Thread(r, "kiln-secret-open");
                 t.setDaemon(true);
@@ -120,7 +123,7 @@ final class SecretFile {
     }
 
     /** The line of {@code bytes}: exactly one, not empty, ended by at most one line end; a token's characters checked. */
-    static String oneLine(Path file, Kind kind, byte[] bytes) throws IOException {
+    private static String oneLine(Path file, Kind kind, byte[] bytes) throws IOException {
         int end = bytes.length;
         if (end > 0 && bytes[end - 1] == '\n') {
             end--;
@@ -161,30 +164,33 @@ final class SecretFile {
 
     /** Opens {@code file} for reading, waiting at most {@code timeoutMillis} for {@code open(2)} to return. */
     static FileChannel open(Path file, long timeoutMillis) throws IOException {
-        CompletableFuture<FileChannel> opened = new CompletableFuture<>();
-        try {
-            OPENERS.execute(() -> {
-                try {
-                    FileChannel ch = FileChannel.open(file, StandardOpenOption.READ);
-                    if (!opened.complete(ch)) {
-                        ch.close(); // the caller gave up on it
-                    }
-                } catch (Throwable t) {
-                    opened.completeExceptionally(t);
-                }
-            });
-        } catch (RejectedExecutionException e) {
+        if (STUCK.get() >= MAX_STUCK) {
             throw new IOException("not opened: " + MAX_STUCK + " earlier opens of special files are still blocked");
         }
+        CompletableFuture<FileChannel> opened = new CompletableFuture<>();
+        OPENERS.execute(() -> {
+            try {
+                FileChannel ch = FileChannel.open(file, StandardOpenOption.READ);
+                if (!opened.complete(ch)) {
+                    ch.close(); // the caller gave up on it
+                }
+            } catch (Throwable t) {
+                opened.completeExceptionally(t);
+            } finally {
+                if (opened.isCancelled()) {
+                    STUCK.decrementAndGet(); // given up on, and now returned
+                }
+            }
+        });
         try {
             return opened.get(timeoutMillis, TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
-            if (opened.cancel(false)) {
+            if (giveUp(opened)) {
                 throw new IOException("it did not open within " + timeoutMillis + " ms (a FIFO swapped in?); given up");
             }
             return opened.join(); // opened just now
         } catch (InterruptedException e) {
-            if (!opened.cancel(false)) {
+            if (!giveUp(opened)) {
                 opened.join().close();
             }
             Thread.currentThread().interrupt();
@@ -194,8 +200,22 @@ final class SecretFile {
         }
     }
 
-    /** At most {@link #MAX_BYTES} bytes, read with positional reads (they fail at once on a pipe or socket). */
-    private static byte[] readBounded(FileChannel ch) throws IOException {
+    /** Abandons an open still running, counting it as stuck until it returns; false when it finished meanwhile. */
+    private static boolean giveUp(CompletableFuture<FileChannel> opened) {
+        STUCK.incrementAndGet(); // before the cancel: the opener's decrement must never come first
+        if (opened.cancel(false)) {
+            return true;
+        }
+        STUCK.decrementAndGet();
+        return false;
+    }
+
+    /**
+     * At most {@link #MAX_BYTES} bytes, read with positional reads (they fail at once on a pipe or socket).
+     *
+     * @throws IOException ({@link TooLarge}) when there are more: a file that grew, or a device swapped in
+     */
+    static byte[] readBounded(FileChannel ch) throws IOException {
         ByteBuffer buf = ByteBuffer.allocate(MAX_BYTES + 1);
         long pos = 0;
         while (buf.hasRemaining()) {
@@ -213,7 +233,7 @@ final class SecretFile {
         return out;
     }
 
-    private static final class TooLarge extends IOException {
+    static final class TooLarge extends IOException {
         private static final long serialVersionUID = 1L;
     }
 
