@@ -22,6 +22,9 @@ import javax.net.ssl.SSLContext;
  * <p>Concurrency: immutable once loaded; the {@link SSLContext} is thread-safe.
  */
 final class TlsIdentity {
+    /** A PKCS12 keystore of one key and its chain is a few KiB. */
+    static final long MAX_KEYSTORE_BYTES = 1 << 20;
+
     private final SSLContext context;
     private final X509Certificate leaf;
 
@@ -45,6 +48,14 @@ final class TlsIdentity {
         }
         try {
             KeyStore ks = KeyStore.getInstance("PKCS12");
+            // like the password file: a FIFO or device is refused on its stat, never opened, and the size is bounded
+            java.nio.file.attribute.BasicFileAttributes file = Files.readAttributes(keystore,
+                    java.nio.file.attribute.BasicFileAttributes.class);
+            if (!file.isRegularFile() || file.size() > MAX_KEYSTORE_BYTES) {
+                throw new IllegalArgumentException("the TLS keystore " + keystore + (file.isRegularFile() ? " is " + file.size()
+                        + " bytes, more than a keystore of one key needs (at most " + MAX_KEYSTORE_BYTES + ")"
+                        : " is not a regular file (a FIFO, device or directory)") + "; --tls-keystore names a PKCS12 file");
+            }
             try (InputStream in = Files.newInputStream(keystore)) {
                 ks.load(in, password);
             }

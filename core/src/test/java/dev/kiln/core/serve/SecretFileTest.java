@@ -92,6 +92,14 @@ class SecretFileTest {
     }
 
     @Test
+    void keystoreThatIsAFifo_refusedWithoutBlockingKilnServe() throws Exception {
+        Path pw = privately(dir.resolve("pw"), "s3cret-pass\n");
+        Path fifo = mkfifo(dir.resolve("kiln.p12"));
+        assertThatThrownBy(() -> TlsIdentity.load(fifo, pw)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("TLS keystore " + fifo).hasMessageContaining("not a regular file");
+    }
+
+    @Test
     void devZeroAndADirectory_refusedWithoutReadingThem() throws Exception {
         Path zero = Path.of("/dev/zero");
         assertRefused(() -> ApiToken.read(zero), zero, "is a device, not a regular file");
@@ -113,9 +121,17 @@ class SecretFileTest {
         } catch (IOException brokenPipe) {
             // the opener closed its end first: what it should do
         }
-        // a device that did open is read no further than the bound
+        // a device swapped in that opens at once is read no further than the bound
         try (var ch = SecretFile.open(Path.of("/dev/zero"), 2_000)) {
-            assertThat(ch.isOpen()).isTrue();
+            assertThatThrownBy(() -> SecretFile.readBounded(ch)).isInstanceOf(SecretFile.TooLarge.class);
+        }
+        // a FIFO that did open (a writer holds it) is not read either: a positional read fails on a pipe at once
+        Path open = mkfifo(dir.resolve("held"));
+        try (var holder = java.nio.channels.FileChannel.open(open, StandardOpenOption.READ, StandardOpenOption.WRITE);
+                var ch = SecretFile.open(open, 2_000)) {
+            assertThat(holder.isOpen()).isTrue();
+            assertThatThrownBy(() -> SecretFile.readBounded(ch)).isInstanceOf(IOException.class)
+                    .hasMessageContaining("Illegal seek");
         }
     }
 
