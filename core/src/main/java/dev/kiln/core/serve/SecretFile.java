@@ -8,6 +8,7 @@ import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -105,21 +106,22 @@ final class SecretFile {
             throw refused(file, kind, "it is " + type(file, a) + ", not a regular file; special files are never read");
         }
         if (a.size() > MAX_BYTES) {
-            throw refused(file, kind, "it is " + a.size() + " bytes, more than a " + kind.noun + " holds (at most "
+            throw refused(file, kind, "it is " + a.size() + " bytes, more than one line of a secret needs (at most "
                     + MAX_BYTES + ")");
         }
-        warnIfShared(file, kind, a);
         byte[] bytes;
         try (FileChannel ch = open(file, OPEN_TIMEOUT_MILLIS)) {
             bytes = readBounded(ch);
         } catch (TooLarge e) {
-            throw refused(file, kind, "it grew past " + MAX_BYTES + " bytes while being read, more than a " + kind.noun
-                    + " holds");
+            throw refused(file, kind, "it grew past " + MAX_BYTES + " bytes while being read, more than one line of a"
+                    + " secret needs");
         } catch (IOException e) {
             throw refused(file, kind, m(e).contains("Illegal seek")
                     ? "it was swapped for a FIFO or socket while being opened; special files are never read" : why(e), e);
         }
-        return oneLine(file, kind, bytes);
+        String line = oneLine(file, kind, bytes);
+        warnIfShared(file, kind, a); // only for a file that is used: a refused one gets its refusal
+        return line;
     }
 
     /** The line of {@code bytes}: exactly one, not empty, ended by at most one line end; a token's characters checked. */
@@ -298,6 +300,9 @@ final class SecretFile {
     private static String why(IOException e) {
         if (e instanceof AccessDeniedException) {
             return "permission denied";
+        }
+        if (e instanceof FileSystemException f && f.getReason() != null) {
+            return f.getReason(); // without the path, which the message names already
         }
         return m(e).isEmpty() ? e.getClass().getSimpleName() : m(e);
     }

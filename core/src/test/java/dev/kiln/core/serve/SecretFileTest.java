@@ -153,6 +153,21 @@ class SecretFileTest {
     }
 
     @Test
+    void tokenCopyReadableByOthers_usedWithAWarning_aRefusedOneOnlyRefused() throws Exception {
+        Path shared = Files.writeString(dir.resolve("eval-3.token"), TOKEN + "\n");
+        Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rw-r-----"));
+        assertThat(ApiToken.read(shared).value()).isEqualTo(TOKEN);
+        assertThat(warnings()).singleElement().asString().contains("API token file " + shared).contains("mode 640")
+                .contains("chmod 600").doesNotContain(TOKEN);
+
+        log.list.clear();
+        Path stray = Files.writeString(dir.resolve("stray.token"), TOKEN + "\nmore\n");
+        Files.setPosixFilePermissions(stray, PosixFilePermissions.fromString("rw-r--r--"));
+        assertRefused(() -> ApiToken.read(stray), stray, "holds 2 lines", TOKEN);
+        assertThat(warnings()).isEmpty();
+    }
+
+    @Test
     void passwordFile_strayLine_refused_oneLineWithSpaces_isThePassword() throws Exception {
         Path ks = ApiSecurityTest.Keystores.selfSigned(dir.resolve("k.p12"), "pass with spaces", "localhost");
         assertThat(TlsIdentity.load(ks, privately(dir.resolve("pw"), "pass with spaces\n")).fingerprint()).isNotBlank();
