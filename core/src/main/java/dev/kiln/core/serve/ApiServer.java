@@ -73,7 +73,9 @@ import org.jspecify.annotations.Nullable;
  * <p>Exhaustion: requests run on a {@link RequestPool} of {@code workers} + {@code maxSseClients} threads with a
  * bounded queue (beyond it a connection is closed at once) and a deadline for the request's head. An SSE client
  * gets a heartbeat comment when idle, so one that went away shows up as a failed write; one whose write blocks
- * longer than the write timeout (it does not read) is dropped. Both free its slot and thread.
+ * longer than the write timeout, or that reads nothing of its stream for that long while bytes wait for it (as the
+ * kernel counts them: {@link TcpBacklog}), is dropped, and when every slot is taken a newcomer evicts the client that
+ * has gone longest without reading (more than a keep-alive interval). All free its slot and thread.
  *
  * <p>Concurrency: each SSE client holds one pool thread that only writes what the hub queued for it, so the
  * projector never waits on a client. One watchdog thread sweeps the request deadlines and the stalled SSE writes.
@@ -155,6 +157,8 @@ final class ApiServer implements AutoCloseable {
     private HttpServer server;
     private RequestPool executor;
     private ScheduledExecutorService watchdog;
+    /** When the sweep last read the kernel's table of connections (ticker time); only the watchdog uses it. */
+    private long lastBacklogScan = Long.MIN_VALUE / 2;
     private volatile boolean closed;
 
     private ApiServer(Builder b) {
@@ -304,14 +308,28 @@ final class ApiServer implements AutoCloseable {
         return this;
     }
 
-    /** Closes requests whose head is late and drops SSE clients whose write is stuck. Never throws. */
+    /**
+     * Closes requests whose head is late and drops SSE clients whose write is stuck or who read nothing of their
+     * stream for the write timeout. Never throws.
+     */
     private void sweep() {
         try {
             executor.sweep();
-            hub.dropStalled(ticker.read(), writeTimeout.toNanos());
+            long now = ticker.read();
+            hub.dropStalled(now, writeTimeout.toNanos());
+            // The kernel's table is read only while clients are connected, and a few times per limit at most.
+            if (hub.clientCount() > 0 && now - lastBacklogScan >= backlogScanNanos()) {
+                lastBacklogScan = now;
+                hub.dropUnread(TcpBacklog.read(), now, writeTimeout.toNanos());
+            }
         } catch (RuntimeException e) {
             LOG.error("API watchdog sweep failed; it runs again shortly", e);
         }
+    }
+
+    /** How often the sweep reads the kernel's table: a quarter of the write timeout, within 50 ms .. 1 s. */
+    private long backlogScanNanos() {
+        return Math.max(TimeUnit.MILLISECONDS.toNanos(50), Math.min(writeTimeout.toNanos() / 4, TimeUnit.SECONDS.toNanos(1)));
     }
 
     /** Sends a new revision to SSE clients. Never blocks on a client. */
@@ -600,7 +618,12 @@ final class ApiServer implements AutoCloseable {
     }
 
     private void events(HttpExchange x) throws IOException {
-        SseHub.Client client = hub.connect(x.getRequestHeaders().getFirst("Last-Event-ID"));
+        String lastEventId = x.getRequestHeaders().getFirst("Last-Event-ID");
+        SseHub.Client client = hub.connect(lastEventId, x.getLocalAddress(), x.getRemoteAddress(), ticker.read());
+        if (client == null && hub.evictStalest(TcpBacklog.read(), ticker.read(), keepAlive.toNanos())) {
+            // every slot was taken and one of them had not read for a keep-alive interval: this reader takes it
+            client = hub.connect(lastEventId, x.getLocalAddress(), x.getRemoteAddress(), ticker.read());
+        }
         if (client == null) {
             error(x, 503, "too_many_clients", "too many event-stream clients are connected; retry later");
             return;
@@ -630,6 +653,7 @@ final class ApiServer implements AutoCloseable {
                 } finally {
                     client.written();
                 }
+                client.wrote(bytes.length);
                 idleSince = System.nanoTime();
             }
         } catch (InterruptedException | IOException e) {
@@ -936,8 +960,8 @@ final class ApiServer implements AutoCloseable {
         }
 
         /**
-         * Time one write to an SSE client may block (the client does not read, its buffers are full) before the
-         * client is dropped as dead (default 10 s).
+         * Time an SSE client may go without reading: one write to it may block this long (its buffers are full),
+         * and it may leave what it was sent unread this long (default 10 s); then it is dropped.
          */
         Builder writeTimeout(Duration d) {
             this.writeTimeout = positive(d, "write timeout");

@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import java.util.function.UnaryOperator;
+import dev.kiln.testkit.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -181,6 +182,67 @@ class ApiServerExhaustionTest {
             SseClient.Event e = real.next();
             assertThat(e).isNotNull();
             assertThat(e.event()).isEqualTo("snapshot");
+        }
+    }
+
+    /**
+     * Issue 25, item 15: clients that never read, on an idle stream, never fill their (tens of MB) buffers, so no
+     * write of theirs ever blocks; they must still yield to a reader, and a slow reader must keep its stream.
+     */
+    @Test
+    void events_64IdleClientsThatNeverRead_aReaderStillGetsItsStreamAndASlowReaderKeepsIts() throws Exception {
+        // the write timeout is what a client may leave unread; the queue is far larger than anything published
+        start(b -> b.maxSseClients(65).sseQueue(2048).keepAlive(Duration.ofMillis(200)).writeTimeout(Duration.ofSeconds(1)));
+        publish(1, "start");
+        Socket slow = open(0);
+        send(slow, "GET /api/v1/events HTTP/1.1\r\nHost: " + server.url().getAuthority() + "\r\n\r\n");
+        StringBuffer slowRead = new StringBuffer();
+        java.util.concurrent.atomic.AtomicBoolean slowEnded = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread slowReader = new Thread(() -> {
+            try {
+                InputStream in = slow.getInputStream();
+                for (int c = in.read(); c != -1; c = in.read()) {
+                    slowRead.append((char) c);
+                    Thread.sleep(3); // about 300 bytes a second: slower than the stream could go, but reading
+                }
+            } catch (IOException | InterruptedException e) {
+                // the test closes the socket
+            }
+            slowEnded.set(true);
+        }, "test-slow-sse-reader");
+        slowReader.setDaemon(true);
+        slowReader.start();
+        Await.await("the slow reader connected", () -> server.sseClients() == 1);
+        for (int i = 0; i < 64; i++) {
+            send(open(0), "GET /api/v1/events HTTP/1.1\r\nHost: " + server.url().getAuthority() + "\r\n\r\n");
+        }
+        Await.await("64 idle clients that never read hold the rest of the slots", () -> server.sseClients() == 65);
+
+        SseClient reader = null;
+        long deadline = System.nanoTime() + LIMIT.toNanos();
+        while (reader == null && System.nanoTime() < deadline) {
+            SseClient c = new SseClient(server.url().resolve("/api/v1/events"), null);
+            if (c.status() == 200) {
+                reader = c;
+            } else {
+                c.close();
+                Thread.sleep(50);
+            }
+        }
+        assertThat(reader).as("a reader got a slot while the idle clients stayed connected").isNotNull();
+        try (SseClient real = reader) {
+            SseClient.Event first = real.next();
+            assertThat(first).isNotNull();
+            assertThat(first.event()).isEqualTo("snapshot");
+            publish(2, "after-the-lockout");
+            SseClient.Event delta = real.next();
+            assertThat(delta).isNotNull();
+            assertThat(delta.data()).contains("after-the-lockout");
+            Await.await("the slow reader got the same revision on its first stream",
+                    () -> slowRead.indexOf("after-the-lockout") >= 0 || slowEnded.get());
+            assertThat(slowEnded).as("the slow reader's stream was never dropped").isFalse();
+            assertThat(slowRead.toString()).contains("after-the-lockout");
+            assertThat(server.droppedSseClients()).as("idle clients dropped").isPositive();
         }
     }
 
