@@ -78,7 +78,9 @@ import org.jspecify.annotations.Nullable;
  * has gone longest without reading (more than a keep-alive interval). All free its slot and thread.
  *
  * <p>Concurrency: each SSE client holds one pool thread that only writes what the hub queued for it, so the
- * projector never waits on a client. One watchdog thread sweeps the request deadlines and the stalled SSE writes.
+ * projector never waits on a client. One watchdog thread sweeps the request deadlines, the stalled SSE writes and the
+ * clients that do not read. The doctor's cached verdict is guarded by {@code doctorLock}, held through a diagnosis so
+ * that concurrent askers wait for one.
  */
 final class ApiServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ApiServer.class);
@@ -157,6 +159,11 @@ final class ApiServer implements AutoCloseable {
     private HttpServer server;
     private RequestPool executor;
     private ScheduledExecutorService watchdog;
+    private final Duration doctorMaxAge;
+    private final Object doctorLock = new Object();
+    private @Nullable JsonNode doctorVerdict; // guarded by doctorLock
+    private long doctorRevision; // guarded by doctorLock
+    private long doctorAt; // guarded by doctorLock
     /** When the sweep last read the kernel's table of connections (ticker time); only the watchdog uses it. */
     private long lastBacklogScan = Long.MIN_VALUE / 2;
     private volatile boolean closed;
@@ -172,6 +179,7 @@ final class ApiServer implements AutoCloseable {
         this.requestTimeout = b.requestTimeout;
         this.writeTimeout = b.writeTimeout;
         this.maxSseClients = b.maxSseClients;
+        this.doctorMaxAge = b.doctorMaxAge;
         this.tls = b.tls;
         this.hostNames = List.copyOf(b.hostNames);
         route(Wire.STATE, "GET", this::state);
@@ -183,7 +191,7 @@ final class ApiServer implements AutoCloseable {
         route(Wire.PROJECT, "POST", x -> json(x, 200, backend.project()));
         route(Wire.HEAL, "POST", x -> json(x, 200, backend.heal(dryRun(x), key(x))));
         route(Wire.WORKSPACE, "GET", x -> json(x, 200, workspace()));
-        route(Wire.DOCTOR, "GET", x -> json(x, 200, backend.doctor()));
+        route(Wire.DOCTOR, "GET", this::doctor);
         route(Wire.SEEDS, "GET", x -> json(x, 200, Wire.value(backend.actions().seeds())));
         route(Wire.WARM_HISTORY, "GET", x -> json(x, 200, Wire.value(backend.actions().warmHistory())));
         route(Wire.WARM_PLAN, "GET", x -> json(x, 200, Wire.value(backend.actions().planWarm(query(x, "target")))));
@@ -612,6 +620,30 @@ final class ApiServer implements AutoCloseable {
         send(x, 200, "application/json", p.document());
     }
 
+    /**
+     * The doctor's verdict, computed at most once per revision and per {@code doctorMaxAge}: each diagnosis runs a
+     * read-only projection of the workspace, and any local reader may ask (no token on loopback), so one that
+     * hammers the route must not make the daemon project for it. Concurrent askers wait for one diagnosis.
+     */
+    private void doctor(HttpExchange x) throws IOException {
+        JsonNode verdict;
+        long age;
+        synchronized (doctorLock) {
+            Published p = backend.current();
+            long revision = p == null ? -1 : p.revision();
+            long now = ticker.read();
+            if (doctorVerdict == null || revision != doctorRevision || now - doctorAt >= doctorMaxAge.toNanos()) {
+                doctorVerdict = backend.doctor();
+                doctorRevision = revision;
+                doctorAt = now;
+            }
+            verdict = doctorVerdict;
+            age = now - doctorAt;
+        }
+        x.getResponseHeaders().set("Age", Long.toString(TimeUnit.NANOSECONDS.toSeconds(age)));
+        json(x, 200, verdict);
+    }
+
     private void metrics(HttpExchange x) throws IOException {
         x.getResponseHeaders().set("Cache-Control", "no-cache");
         json(x, 200, backend.metrics());
@@ -868,6 +900,7 @@ final class ApiServer implements AutoCloseable {
         private int workers = 16;
         private Duration requestTimeout = Duration.ofSeconds(10);
         private Duration writeTimeout = Duration.ofSeconds(10);
+        private Duration doctorMaxAge = Duration.ofSeconds(5);
         private @Nullable HttpHandler prometheus;
         private @org.jspecify.annotations.Nullable TlsIdentity tls;
         private final List<String> hostNames = new ArrayList<>();
@@ -965,6 +998,15 @@ final class ApiServer implements AutoCloseable {
          */
         Builder writeTimeout(Duration d) {
             this.writeTimeout = positive(d, "write timeout");
+            return this;
+        }
+
+        /**
+         * How long the doctor's verdict is served for one revision before it is computed again (default 5 s); a new
+         * revision computes it at its first request.
+         */
+        Builder doctorMaxAge(Duration d) {
+            this.doctorMaxAge = positive(d, "doctor verdict age");
             return this;
         }
 

@@ -38,6 +38,8 @@ class ApiServerExhaustionTest {
     Path dir;
     private final AtomicReference<Published> current = new AtomicReference<>();
     private final List<Socket> sockets = new ArrayList<>();
+    /** Diagnoses the backend ran: each is a read-only projection of the workspace in a real daemon. */
+    private final java.util.concurrent.atomic.AtomicInteger diagnoses = new java.util.concurrent.atomic.AtomicInteger();
     private ApiServer server;
 
     private ApiServer start(UnaryOperator<ApiServer.Builder> config) throws Exception {
@@ -70,7 +72,7 @@ class ApiServerExhaustionTest {
 
             @Override
             public JsonNode doctor() {
-                throw new UnsupportedOperationException("no workspace behind this test API");
+                return M.createObjectNode().put("verdict", "diagnosis " + diagnoses.incrementAndGet());
             }
 
             @Override
@@ -244,6 +246,58 @@ class ApiServerExhaustionTest {
             assertThat(slowRead.toString()).contains("after-the-lockout");
             assertThat(server.droppedSseClients()).as("idle clients dropped").isPositive();
         }
+    }
+
+    /** Issue 25: any local reader may ask the doctor (no token on loopback); asking often must not cost the daemon. */
+    @Test
+    void doctor_manyRapidRequests_oneDiagnosisPerRevision() throws Exception {
+        start(b -> b.doctorMaxAge(Duration.ofHours(1))); // the age bound is not what this test is about
+        publish(1, "start");
+        List<Thread> askers = new ArrayList<>();
+        List<Integer> statuses = java.util.Collections.synchronizedList(new ArrayList<>());
+        for (int t = 0; t < 4; t++) {
+            Thread a = new Thread(() -> {
+                for (int i = 0; i < 25; i++) {
+                    try {
+                        statuses.add(Http.call("GET", server.url().resolve("/api/v1/doctor")).statusCode());
+                    } catch (IOException e) {
+                        statuses.add(-1);
+                    }
+                }
+            }, "test-doctor-asker");
+            askers.add(a);
+            a.start();
+        }
+        for (Thread a : askers) {
+            a.join();
+        }
+        assertThat(statuses).hasSize(100).containsOnly(200);
+        assertThat(diagnoses.get()).as("diagnoses for 100 requests at one revision").isEqualTo(1);
+
+        publish(2, "edited");
+        Http.Response after = Http.call("GET", server.url().resolve("/api/v1/doctor"));
+        assertThat(M.readTree(after.body()).path("verdict").asText()).as("a new revision is diagnosed afresh")
+                .isEqualTo("diagnosis 2");
+        for (int i = 0; i < 20; i++) {
+            Http.call("GET", server.url().resolve("/api/v1/doctor"));
+        }
+        assertThat(diagnoses.get()).isEqualTo(2);
+    }
+
+    @Test
+    void doctor_verdictOlderThanItsAge_isDiagnosedAgain() throws Exception {
+        start(b -> b.doctorMaxAge(Duration.ofMillis(200)));
+        publish(1, "start");
+        Http.call("GET", server.url().resolve("/api/v1/doctor"));
+        Await.await("a second diagnosis once the first is older than its age",
+                () -> {
+                    try {
+                        Http.call("GET", server.url().resolve("/api/v1/doctor"));
+                    } catch (IOException e) {
+                        return false;
+                    }
+                    return diagnoses.get() == 2;
+                });
     }
 
     @Test
