@@ -24,9 +24,22 @@ final class TarGzWriter implements MemberWalk.Visitor, AutoCloseable {
     private final ParallelGzip gzip = new ParallelGzip();
     private final TarArchiveOutputStream tar;
     private final byte[] buffer = new byte[256 * 1024];
+    private final long maximumSourceBytes;
+    private long sourceBytes;
 
-    TarGzWriter(FileTime mtime) throws IOException {
+    /** The member files grew past the bound while they were read. */
+    static final class SourceGrew extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        SourceGrew() {
+            super("the member files grew past the bound while they were read");
+        }
+    }
+
+    /** @param maximumSourceBytes the bytes of member files it reads at most ({@code Long.MAX_VALUE}: no bound) */
+    TarGzWriter(FileTime mtime, long maximumSourceBytes) throws IOException {
         this.mtime = mtime;
+        this.maximumSourceBytes = maximumSourceBytes;
         this.tar = new TarArchiveOutputStream(gzip, "UTF-8");
         tar.setLongFileMode(TarArchiveOutputStream.LONGFILE_POSIX);
         tar.setBigNumberMode(TarArchiveOutputStream.BIGNUMBER_POSIX);
@@ -51,6 +64,10 @@ final class TarGzWriter implements MemberWalk.Visitor, AutoCloseable {
                 // Streamed through one buffer: a member can be larger than the heap, or than any Java array.
                 try (FileChannel in = FileChannel.open(n.path(), StandardOpenOption.READ)) {
                     long size = in.size();
+                    sourceBytes += size;
+                    if (sourceBytes > maximumSourceBytes) {
+                        throw new SourceGrew(); // summed before the build, so a file grew since: the heap is the bound
+                    }
                     TarArchiveEntry e = entry(n.name(), TarConstants.LF_NORMAL, n.executable() ? EXEC_MODE : FILE_MODE);
                     e.setSize(size);
                     tar.putArchiveEntry(e);

@@ -62,7 +62,9 @@ import org.jspecify.annotations.Nullable;
  * </ul>
  * The unversioned paths of the first API ({@code /api/state}…) answer as their v1 route does (aliases, not
  * redirects: a redirect would make old clients resend a POST). Errors are JSON ({@code {"error": …, "message": …}}):
- * 400 (a malformed or rejected request), 401, 403, 404, 405, 500 (an action failed), 503. A body of 1 KiB or more is gzipped when the request accepts it.
+ * 400 (a malformed or rejected request), 401, 403 (also a path outside the workspace: {@code outside_workspace}),
+ * 404, 405, 413 ({@code too_large}: an archive above {@code archive_max_bytes}), 422
+ * ({@code idempotency_key_reused}: a key given before to another route or body), 500 (an action failed), 503. A body of 1 KiB or more is gzipped when the request accepts it.
  *
  * <p>Security, checked in {@link #dispatch} for every route before its handler runs: a token in the query string
  * is refused (400); a {@code Host} that is not this daemon's address or name is refused (403: DNS rebinding); an
@@ -511,7 +513,12 @@ final class ApiServer implements AutoCloseable {
                 error(x, 400, "bad_request", e.getMessage());
             } catch (EngineException e) {
                 if (e.kind() == EngineException.Kind.REJECTED) {
-                    error(x, 400, "rejected", e.getMessage());
+                    switch (e.refusal()) {
+                        case OUTSIDE_WORKSPACE -> error(x, 403, "outside_workspace", e.getMessage());
+                        case TOO_LARGE -> error(x, 413, "too_large", e.getMessage());
+                        case KEY_REUSED -> error(x, 422, "idempotency_key_reused", e.getMessage());
+                        case INVALID -> error(x, 400, "rejected", e.getMessage());
+                    }
                 } else {
                     LOG.warn("{} {} failed: {}", x.getRequestMethod(), path, e.getMessage());
                     error(x, 500, "failed", e.getMessage());
