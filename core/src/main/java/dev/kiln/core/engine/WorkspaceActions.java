@@ -293,7 +293,7 @@ public final class WorkspaceActions implements AutoCloseable {
             throw outside("'" + directory + "' is outside the workspace " + layout.root());
         }
         if (!Files.exists(lexical)) {
-            throw new EngineException(EngineException.Kind.REJECTED, lexical + " does not exist");
+            throw new EngineException(EngineException.Kind.REJECTED, lexical + " is not a directory (it does not exist)");
         }
         Path root = realPath(lexical, lexical.toString());
         if (!root.startsWith(workspace)) {
