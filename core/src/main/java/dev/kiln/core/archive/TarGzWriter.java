@@ -3,6 +3,7 @@ package dev.kiln.core.archive;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.LinkOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileTime;
 import java.util.zip.CRC32C;
@@ -62,7 +63,8 @@ final class TarGzWriter implements MemberWalk.Visitor, AutoCloseable {
             }
             case FILE -> {
                 // Streamed through one buffer: a member can be larger than the heap, or than any Java array.
-                try (FileChannel in = FileChannel.open(n.path(), StandardOpenOption.READ)) {
+                // O_NOFOLLOW: the walk saw a regular file; if a symlink was swapped in since, it is refused, not followed
+                try (FileChannel in = open(n)) {
                     long size = in.size();
                     sourceBytes += size;
                     if (sourceBytes > maximumSourceBytes) {
@@ -95,6 +97,18 @@ final class TarGzWriter implements MemberWalk.Visitor, AutoCloseable {
             }
         }
         return 0;
+    }
+
+    private static FileChannel open(MemberWalk.Node n) throws IOException {
+        try {
+            return FileChannel.open(n.path(), StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
+        } catch (IOException e) { // ELOOP comes as a plain IOException
+            if (java.nio.file.Files.isSymbolicLink(n.path())) {
+                throw new ArchiveException(n.path() + " became a symlink while it was being archived; archives never"
+                        + " follow links: retry", e);
+            }
+            throw e;
+        }
     }
 
     private TarArchiveEntry entry(String name, byte flag, int mode) {

@@ -13,6 +13,17 @@ class TarGzWriterTest {
     @TempDir
     Path tmp;
 
+    /** Issue 25, item 17: a file the walk saw as regular, replaced by a symlink out of the root before it is read. */
+    @Test
+    void visit_fileSwappedForASymlinkAfterTheWalkSawIt_isNotFollowed() throws Exception {
+        Path secret = Files.writeString(Files.createDirectories(tmp.resolve("outside")).resolve("id_ed25519"), "PRIVATE KEY");
+        Path swapped = Files.createSymbolicLink(Files.createDirectories(tmp.resolve("root")).resolve("notes.txt"), secret);
+        try (TarGzWriter w = new TarGzWriter(FileTime.from(SourceArchive.ENTRY_MTIME), Long.MAX_VALUE)) {
+            assertThatThrownBy(() -> w.visit(new MemberWalk.Node("root/notes.txt", MemberWalk.Kind.FILE, swapped, false, null),
+                    false)).isInstanceOf(ArchiveException.class).hasMessageContaining("became a symlink");
+        }
+    }
+
     @Test
     void visit_filesPastTheSourceBound_stopsBeforeReadingThem() throws Exception {
         Path a = Files.writeString(tmp.resolve("a.txt"), "a".repeat(600));
