@@ -85,7 +85,7 @@ case "$(uname -s)" in
 esac
 fx_graphics="$(ls "$lib"/javafx-graphics-*-"$os"*.jar | head -1)"
 
-rm -rf "$out/mods" "$out/runtime" "$out/image" "$out/image-plain" "$out/train" "$out"/*.deb "$out"/*.rpm "$out"/*.msi "$out"/*.dmg
+rm -rf "$out/mods" "$out/monocle" "$out/runtime" "$out/image" "$out/image-plain" "$out/train" "$out"/*.deb "$out"/*.rpm "$out"/*.msi "$out"/*.dmg
 mkdir -p "$out/mods" "$out/train"
 cp "$app_jar" "$out/mods/"
 for jar in "$lib"/*.jar; do
@@ -96,6 +96,20 @@ for jar in "$lib"/*.jar; do
   esac
 done
 cp "$here"/watcher/target/modules/*.jar "$out/mods/"
+# Monocle (headless glass, for `kiln screenshot`) is linked into javafx.graphics itself: its classes are in that
+# module's own package com.sun.glass.ui.monocle, so it cannot be a module of its own, and ./kiln's run-time
+# --patch-module would, in the image, turn the JVM's class archive off (CDS refuses a patched module graph) and
+# need a second JVM for each picture. Linked in, it costs 0.26 MB of a 150 MB runtime, the archive stays valid
+# (the training run never loads it), and glass picks it only when the screenshot command sets glass.platform.
+monocle="$root/app/target/monocle/openjfx-monocle.jar"
+[ -f "$monocle" ] || die "app/target/monocle has no openjfx-monocle.jar: run 'mvn -B -Ppackage -DskipTests package'"
+mkdir -p "$out/monocle"
+(cd "$out/monocle" && unzip -q -o "$monocle" 'com/*')
+fx_graphics_mod="$out/mods/$(basename "$fx_graphics")"
+"$jdk/bin/jar" --update --file "$fx_graphics_mod" -C "$out/monocle" com
+"$jdk/bin/jar" --describe-module --file "$fx_graphics_mod" | grep -qx 'contains com.sun.glass.ui.monocle' \
+  || die "javafx.graphics does not contain Monocle's package after merging $monocle"
+rm -rf "$out/monocle"
 n_auto="$(ls "$lib"/prometheus-metrics-*.jar | wc -l)"
 [ "$(ls "$out"/mods/prometheus-metrics-*.jar | wc -l)" -eq "$n_auto" ] \
   || die "packaging/watcher/target/modules lacks a moditect'ed copy of some prometheus-metrics jar in $lib"
@@ -132,7 +146,10 @@ rm -f "$out/runtime/lib/server/classes_nocoops.jsa"
 common=(--name kiln --app-version "$app_version" --vendor "Kiln"
   --description "Operations console for fast-starting, observable sandboxed tool runtimes"
   --copyright "Copyright the Kiln authors. Licensed under the Apache License 2.0."
-  --module dev.kiln.app/dev.kiln.app.Main)
+  --module dev.kiln.app/dev.kiln.app.Main
+  # A bounded heap, not the JVM's quarter of the RAM: what the console and kiln serve get from ./kiln too. On Linux
+  # the PATH command is lib/kiln-cli.sh, which chooses per command (256 MiB for the small ones).
+  --java-options -Xmx1g)
 [ "$os" = linux ] && common+=(--icon "$root/icons/dist/kiln-256.png")
 [ "$os" = win ] && common+=(--icon "$root/icons/dist/kiln.ico" --add-launcher "kiln-cli=$here/windows/kiln-cli.properties")
 [ "$os" = mac ] && common+=(--icon "$root/icons/dist/kiln.icns")
@@ -186,6 +203,14 @@ step "training run for $archive"
 mkdir -p "$out/image/kiln/lib/systemd"
 cp "$here/systemd/kiln-serve@.service" "$here/systemd/serve.d.README" "$out/image/kiln/lib/systemd/"
 "$out/image/kiln/bin/kiln" --version >/dev/null || die "the built image does not run: $out/image/kiln/bin/kiln --version"
+# The PATH command of the Linux packages (/usr/bin/kiln links to it): a bounded heap per command, then the image's
+# java with kiln.cfg's archive options ($APPDIR there is the script's $app), so the two launchers cannot drift.
+if [ "$os" = linux ]; then
+  sed "s|KILN_ARCHIVE_OPTIONS|\"${use_archive//\$APPDIR/\$app}\" $quiet|" "$here/linux/kiln-cli.sh" >"$out/image/kiln/lib/kiln-cli.sh"
+  chmod 755 "$out/image/kiln/lib/kiln-cli.sh"
+  grep -q KILN_ARCHIVE_OPTIONS "$out/image/kiln/lib/kiln-cli.sh" && die "lib/kiln-cli.sh kept its KILN_ARCHIVE_OPTIONS placeholder"
+  "$out/image/kiln/lib/kiln-cli.sh" --version >/dev/null || die "the built image's PATH launcher does not run: $out/image/kiln/lib/kiln-cli.sh --version"
+fi
 
 # --- installers ----------------------------------------------------------------------------------------
 # --resource-dir holds our overrides of jpackage's templates: kiln.desktop, the deb maintainer scripts and
@@ -209,6 +234,16 @@ fi
 awk -v lines="$desktop_scripts" '$0 == "KILN_DESKTOP_SCRIPTS" { print lines; n++; next } { print } END { exit n != 1 }' \
   "$here/linux/kiln.spec" >"$out/linux/kiln.spec" || die "packaging/linux/kiln.spec needs exactly one KILN_DESKTOP_SCRIPTS line"
 rm -rf "$out/jpackage-templates"
+# Files the .deb ships outside /opt/kiln, as package files, so that dpkg owns them (installs, upgrades and removes
+# them; `dpkg -S /usr/bin/kiln` names kiln), as Debian does, instead of maintainer scripts making and deleting them.
+# jpackage has no option for them (--app-content only adds to the app dir), and repacking its .deb would run
+# dpkg-deb's xz over the 200 MB image a second time (about 4 minutes here): linux/deb-shim/dpkg-deb, first on
+# jpackage's PATH, adds them to jpackage's own staging tree just before the real dpkg-deb builds it.
+extra="$out/deb-extra"
+rm -rf "$extra"
+mkdir -p "$extra/usr/bin" "$extra/lib/systemd/system" "$extra/etc/kiln/serve.d"
+ln -s /opt/kiln/lib/kiln-cli.sh "$extra/usr/bin/kiln"
+install -m 644 "$here/systemd/kiln-serve@.service" "$extra/lib/systemd/system/kiln-serve@.service"
 built=()
 for type in ${types//,/ }; do
   case "$type" in
@@ -219,7 +254,8 @@ for type in ${types//,/ }; do
       fi
       [ "$type" = deb ] && { command -v fakeroot >/dev/null || die "no fakeroot: the .deb needs it (apt-get install fakeroot)"; }
       step "jpackage $type"
-      "$jdk/bin/jpackage" --type "$type" --app-image "$out/image/kiln" --dest "$out" \
+      shim=(); [ "$type" = deb ] && shim=(env PATH="$here/linux/deb-shim:$PATH" KILN_DEB_EXTRA="$extra" KILN_REAL_DPKG_DEB="$(command -v dpkg-deb)")
+      "${shim[@]}" "$jdk/bin/jpackage" --type "$type" --app-image "$out/image/kiln" --dest "$out" \
         --name kiln --app-version "$app_version" --vendor "Kiln" \
         --description "Operations console for fast-starting, observable sandboxed tool runtimes" \
         --copyright "Copyright the Kiln authors. Licensed under the Apache License 2.0." \
@@ -228,6 +264,12 @@ for type in ${types//,/ }; do
       # jpackage exits 0 when it skips a bundler (e.g. no fakeroot): the file is the only proof.
       file="$(ls "$out"/kiln[_-]"$app_version"*."$type" 2>/dev/null | head -1 || true)"
       [ -n "$file" ] && [ -s "$file" ] || { cat "$out/jpackage-$type.log" >&2; die "jpackage made no .$type"; }
+      if [ "$type" = deb ]; then
+        listing="$(dpkg-deb -c "$file")"
+        for f in ./usr/bin/kiln ./lib/systemd/system/kiln-serve@.service ./usr/share/applications/kiln.desktop ./etc/kiln/serve.d/; do
+          grep -Eq " $f( ->|\$)" <<<"$listing" || die "$file lacks $f: jpackage did not build it through linux/deb-shim/dpkg-deb"
+        done
+      fi
       built+=("$file") ;;
     msi|dmg)
       # Settings in packaging/windows/msi.options and packaging/macos/dmg.options; paths in them are relative
@@ -258,5 +300,5 @@ deb="$(ls "$out"/kiln_*.deb 2>/dev/null | head -1 || true)"
     && echo "deb.installed.bytes=$(( $(dpkg-deb -f "$deb" Installed-Size) * 1024 ))"
   echo "seconds=$((SECONDS - started))"
 } >"$out/build.properties"
-rm -rf "$out/mods" "$out/runtime" "$out/linux"
+rm -rf "$out/mods" "$out/runtime" "$out/linux" "$out/deb-extra"
 step "done: ${built[*]}"

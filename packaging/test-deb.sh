@@ -30,9 +30,15 @@ fi
 
 work="$(mktemp -d -t kiln-test-deb.XXXXXX)"
 chmod 755 "$work" # the daemon runs as the system user kiln and must reach its workspace
+made_user=0 made_home=0 # what this test adds to the machine, and so removes again: a kiln account, its home
 cleanup() {
   if known; then dpkg -P kiln >/dev/null 2>&1 || true; fi
   rm -f /etc/kiln/serve.d/citest.conf; rmdir /etc/kiln/serve.d /etc/kiln 2>/dev/null || true
+  if [ "$made_user" = 1 ]; then
+    pkill -KILL -u kiln 2>/dev/null || true
+    userdel kiln 2>/dev/null || true; groupdel kiln 2>/dev/null || true
+  fi
+  if [ "$made_home" = 1 ]; then rm -rf /var/lib/kiln; fi
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -76,6 +82,21 @@ snapshot() {
     | grep -Ev '^/var/lib/(dpkg|apt|ucf|systemd/deb-systemd)|^/var/cache/(apt|debconf|ldconfig|man)|^/etc/ld\.so\.cache|mimeinfo\.cache$|icon-theme\.cache$|^/etc/(passwd|group|shadow|gshadow|subuid|subgid)-?$' \
     | sort
 }
+# A kiln account that is there before the package (an admin's, or left by an earlier install): postinst reuses it,
+# so the package must never delete it, its home, or what it owns (a workspace chowned to it). Purge used to run
+# userdel/groupdel and rm -rf /var/lib/kiln on it, leaving the workspace to a uid the next system user would get.
+if ! getent passwd kiln >/dev/null; then
+  useradd --system --user-group --home-dir /var/lib/kiln --no-create-home --shell /usr/sbin/nologin kiln
+  made_user=1
+fi
+kiln_uid="$(id -u kiln)"
+if [ ! -e /var/lib/kiln ]; then
+  install -d -o kiln -g kiln -m 750 /var/lib/kiln && made_home=1
+  echo "written by the kiln account before the package came" >/var/lib/kiln/earlier.txt
+fi
+mkdir -p "$work/prior-ws"
+echo '{"kept": true}' >"$work/prior-ws/data.json"
+chown -R kiln:kiln "$work/prior-ws"
 snapshot >"$work/before.txt"
 
 # The installed kiln runs with no JDK and no Maven visible: a mount namespace hides them.
@@ -90,13 +111,26 @@ nojdk() {
 # --- install ----------------------------------------------------------------------------------------------------
 say "dpkg -i $(basename "$deb1")"
 dpkg -i "$deb1" >"$work/install1.log" 2>&1 || { cat "$work/install1.log"; die "dpkg -i failed"; }
-check "kiln is on the PATH as /usr/bin/kiln" test "$(readlink -f /usr/bin/kiln)" = /opt/kiln/bin/kiln
+check "kiln is on the PATH as /usr/bin/kiln (the image's lib/kiln-cli.sh)" test "$(readlink -f /usr/bin/kiln)" = /opt/kiln/lib/kiln-cli.sh
+# dpkg owns what the package puts outside /opt (not made by postinst, so `dpkg -S`, upgrades and removal know them).
+for f in /usr/bin/kiln /lib/systemd/system/kiln-serve@.service /usr/share/applications/kiln.desktop /etc/kiln/serve.d; do
+  check "dpkg owns $f" sh -c "dpkg -S '$f' 2>/dev/null | grep -q '^kiln: $f\$'"
+done
+check "postinst reused the existing kiln account (uid $kiln_uid)" test "$(id -u kiln)" = "$kiln_uid"
 nojdk sh -c 'command -v java >/dev/null || [ -n "$(ls /usr/lib/jvm)" ]' && fail "a java is still visible in the no-JDK namespace" || ok "the no-JDK namespace hides every java"
 version="$(nojdk kiln --version 2>&1)"
 check "kiln --version with no JDK: '$version'" grep -q "^kiln " <<<"$version"
 nojdk kiln demo "$work/ws" >"$work/demo.log" 2>&1; check "kiln demo $work/ws" test -f "$work/ws/kiln.json" -o -d "$work/ws/contracts"
 nojdk kiln project "$work/ws" --json >"$work/project.json" 2>&1; check "kiln project --json writes observer/state.json" test -s "$work/ws/observer/state.json"
 check "kiln --help lists the headless commands" sh -c "$(printf '%q ' "${user_env[@]}") kiln --help | grep -q serve"
+# Every command runs with a bounded heap (the JVM's default is a quarter of the RAM): the JVM's own final value of
+# MaxHeapSize, printed by the real java of the installed kiln (JAVA_TOOL_OPTIONS is read before its options).
+max_heap() { nojdk env JAVA_TOOL_OPTIONS=-XX:+PrintFlagsFinal "$@" 2>/dev/null | sed -n 's/^ *size_t MaxHeapSize *= *\([0-9]*\).*/\1/p'; }
+heap="$(max_heap kiln status --help)"; check "kiln status runs with a 256 MiB heap (MaxHeapSize=$heap)" test "$heap" = 268435456
+heap="$(max_heap kiln doctor --help)"; check "kiln doctor runs with a 1 GiB heap (MaxHeapSize=$heap)" test "$heap" = 1073741824
+heap="$(max_heap kiln serve --help)"; check "kiln serve runs with a 1 GiB heap (MaxHeapSize=$heap)" test "$heap" = 1073741824
+heap="$(max_heap env KILN_JAVA_OPTS=-Xmx320m kiln status --help)"; check "KILN_JAVA_OPTS=-Xmx320m wins (MaxHeapSize=$heap)" test "$heap" = 335544320
+heap="$(max_heap /opt/kiln/bin/kiln --help)"; check "the desktop entry's launcher runs with a 1 GiB heap (MaxHeapSize=$heap)" test "$heap" = 1073741824
 check "desktop entry installed" sh -c 'ls /usr/share/applications/*kiln*.desktop >/dev/null 2>&1'
 desktop="$(ls /usr/share/applications/*kiln*.desktop 2>/dev/null | head -1)"
 check "desktop entry starts /opt/kiln/bin/kiln and has its icon" sh -c "grep -q '^Exec=/opt/kiln/bin/kiln' '$desktop' && grep -q '^Icon=/opt/kiln/lib/kiln.png' '$desktop' && test -s /opt/kiln/lib/kiln.png"
@@ -108,6 +142,11 @@ check "system user kiln exists" getent passwd kiln
 # The console: under Xvfb until its first frame, as the user; nothing may be written into the install dir.
 touch "$work/before-gui"
 sleep 1
+# kiln screenshot from the package: no display, no JDK; Monocle is linked into the image's javafx.graphics.
+nojdk kiln screenshot --page projection --settle 1 --out "$work/shot.png" "$work/ws" >"$work/shot.log" 2>&1 || true
+png="$(od -An -v -tx1 -N24 "$work/shot.png" 2>/dev/null | tr -d ' \n')"
+check "kiln screenshot wrote a 1280x800 PNG with no display" test "${png:0:16}/${png:32:16}" = "89504e470d0a1a0a/0000050000000320"
+[ "${png:0:16}" = 89504e470d0a1a0a ] || cat "$work/shot.log" >&2
 nojdk env JAVA_TOOL_OPTIONS="-Dkiln.firstFrameFile=$work/first-frame -Dkiln.exitAfterFirstFrame=true" \
   timeout 120 xvfb-run -a -s "-screen 0 1280x800x24" kiln "$work/ws" >"$work/gui.log" 2>&1 || true
 check "the installed console showed a frame under Xvfb" test -s "$work/first-frame"
@@ -122,13 +161,20 @@ check "the console's log has no access error or failed watch" sh -c "! grep -E '
 unit=/lib/systemd/system/kiln-serve@.service
 if command -v systemd-analyze >/dev/null; then
   cp "$unit" "$work/kiln-serve@citest.service"
-  if systemd-analyze verify "$work/kiln-serve@citest.service" >"$work/verify.log" 2>&1; then ok "systemd-analyze verify kiln-serve@citest.service"
+  # verify exits 0 on an unknown or misspelt key (it only warns): any output fails.
+  if systemd-analyze verify "$work/kiln-serve@citest.service" >"$work/verify.log" 2>&1 && [ ! -s "$work/verify.log" ]; then
+    ok "systemd-analyze verify kiln-serve@citest.service"
   else fail "systemd-analyze verify: $(cat "$work/verify.log")"; fi
 fi
+for key in NoNewPrivileges=yes PrivateTmp=yes PrivateDevices=yes ProtectSystem=full ProtectHome=read-only ReadWritePaths=-%f \
+    UMask=0077 CapabilityBoundingSet= "RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6" SystemCallFilter=@system-service \
+    SystemCallArchitectures=native ProtectKernelTunables=yes ProtectControlGroups=yes RestrictNamespaces=yes; do
+  check "the unit sets $key" grep -qx "$key" "$unit"
+done
 chown -R kiln:kiln "$work/ws"
 printf 'KILN_WORKSPACE=%s\nKILN_SERVE_ARGS=--port 0 --heartbeat 2s\n' "$work/ws" >/etc/kiln/serve.d/citest.conf
 exec_start="$(sed -n 's/^ExecStart=//p' "$unit")"
-check "ExecStart is the installed kiln serve" grep -q '^/opt/kiln/bin/kiln serve ' <<<"$exec_start"
+check "ExecStart is the installed kiln serve" grep -q '^/usr/bin/kiln serve ' <<<"$exec_start"
 mkdir -p "$work/varlib/kiln" && chown kiln:kiln "$work/varlib/kiln"
 # setpriv, not runuser: it execs (runuser forks and, on SIGTERM, exits leaving kiln serve running), so $! is the
 # daemon itself. shellcheck disable=SC2016: expanded in the child, as systemd expands ${VAR} (one word), $VAR (split)
@@ -188,10 +234,24 @@ left="$(comm -13 "$work/before.txt" "$work/after-remove.txt")"
 check "dpkg -r leaves no file behind${left:+: $(tr '\n' ' ' <<<"$left")}" test -z "$left"
 check "the user's data stays (workspace, logs)" test -s "$work/ws/observer/state.json" -a -d "$work/home/state/kiln/logs"
 dpkg -P kiln >/dev/null 2>&1 || true
-check "purge drops the system user kiln" sh -c '! getent passwd kiln >/dev/null'
+check "purge keeps the kiln account that was there before (uid $kiln_uid)" test "$(id -u kiln 2>/dev/null)" = "$kiln_uid"
+check "purge keeps the workspace owned by kiln" test "$(stat -c %U:%s "$work/prior-ws/data.json")" = "kiln:15"
+if [ "$made_home" = 1 ]; then check "purge keeps what the kiln account had in /var/lib/kiln" test -s /var/lib/kiln/earlier.txt; fi
 snapshot >"$work/after-purge.txt"
 left="$(comm -13 "$work/before.txt" "$work/after-purge.txt")"
 check "dpkg -P leaves nothing behind${left:+: $(tr '\n' ' ' <<<"$left")}" test -z "$left"
+
+# A machine without a kiln account: postinst makes the system user; purge leaves it too (Debian practice: files of
+# its uid may remain anywhere), and removes /var/lib/kiln only when it is empty.
+if [ "$made_user" = 1 ]; then
+  userdel kiln; getent group kiln >/dev/null && groupdel kiln
+  [ "$made_home" = 1 ] && rm -rf /var/lib/kiln
+  dpkg -i "$deb2" >"$work/install3.log" 2>&1 || { cat "$work/install3.log"; die "dpkg -i (fresh account) failed"; }
+  check "postinst makes a system user kiln with no login" sh -c 'getent passwd kiln | grep -q ":/var/lib/kiln:/usr/sbin/nologin$" && [ "$(id -u kiln)" -lt 1000 ]'
+  dpkg -P kiln >"$work/purge3.log" 2>&1 || { cat "$work/purge3.log"; die "dpkg -P (fresh account) failed"; }
+  check "purge leaves the system user kiln it made" getent passwd kiln
+  check "purge removes nothing else: no /var/lib/kiln was made, none is left" test ! -e /var/lib/kiln
+fi
 
 say "done"
 cat "$work/build1.properties" | sed 's/^/test-deb: build 1: /'

@@ -159,4 +159,32 @@ class LauncherIT {
             serve.destroyForcibly();
         }
     }
+
+    /**
+     * Every command of {@code ./kiln} runs with a bounded heap (the JVM's default is a quarter of the RAM): the JVM's own
+     * final MaxHeapSize, printed at start by the real java the launcher runs ({@code JAVA_TOOL_OPTIONS} is read before
+     * the command line, so it cannot change the heap). {@code KILN_JAVA_OPTS} with its own {@code -Xmx} wins.
+     */
+    @Test
+    void heap_isBoundedForEveryCommand_kilnJavaOptsWins() throws Exception {
+        assertThat(maxHeap(Map.of(), "status", "--help")).as("a small command").isEqualTo(256L << 20);
+        assertThat(maxHeap(Map.of(), "doctor", "--help")).as("a whole workspace's projection").isEqualTo(1L << 30);
+        assertThat(maxHeap(Map.of(), "serve", "--help")).as("the daemon").isEqualTo(1L << 30);
+        assertThat(maxHeap(Map.of("KILN_JAVA_OPTS", "-Xmx320m"), "status", "--help")).isEqualTo(320L << 20);
+    }
+
+    private long maxHeap(Map<String, String> extraEnv, String... args) throws IOException, InterruptedException {
+        List<String> cmd = new java.util.ArrayList<>(List.of(ROOT.resolve("kiln").toString()));
+        cmd.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(tmp.toFile()).redirectErrorStream(true);
+        pb.environment().put("JAVA_TOOL_OPTIONS", "-XX:+PrintFlagsFinal");
+        pb.environment().remove("KILN_JAVA_OPTS");
+        pb.environment().putAll(extraEnv);
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("size_t MaxHeapSize\\s+=\\s+(\\d+)").matcher(out);
+        assertThat(m.find()).as("MaxHeapSize in %s", out.lines().limit(5).toList()).isTrue();
+        return Long.parseLong(m.group(1));
+    }
 }
