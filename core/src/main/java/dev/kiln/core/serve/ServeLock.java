@@ -107,9 +107,9 @@ public final class ServeLock implements AutoCloseable {
                 return a.lock;
             }
             // A reader probing who holds the lock (a follower, kiln status, kiln project) holds a shared lock for a
-            // moment: that is no owner. An owner names itself right after it took the lock, and keeps it.
-            if (a.other.pid() > 0 && ProcessHandle.of(a.other.pid()).map(ProcessHandle::isAlive).orElse(false)
-                    || System.nanoTime() - deadline > 0) {
+            // moment: that is no owner, and the file may still name a process that has let the lock go. An owner
+            // holds an exclusive lock, and keeps it.
+            if (a.exclusive || System.nanoTime() - deadline > 0) {
                 throw refusal(layout, a.other);
             }
             try {
@@ -125,8 +125,27 @@ public final class ServeLock implements AutoCloseable {
     private static final java.time.Duration PROBE_PATIENCE = java.time.Duration.ofSeconds(2);
     private static final long PROBE_PAUSE_MS = 20;
 
-    /** One try: the lock, or who holds it. */
-    private record Attempt(@Nullable ServeLock lock, Holder other) {
+    /** One try: the lock, or who holds it and whether the kernel shows that hold as exclusive (an owner's). */
+    private record Attempt(@Nullable ServeLock lock, Holder other, boolean exclusive) {
+    }
+
+    /**
+     * Whether {@code /proc/locks} shows an exclusive POSIX lock on the inode {@code ino}; false when it shows only
+     * shared ones or cannot be read (then only patience tells an owner from a reader's probe).
+     */
+    private static boolean exclusivelyLocked(long ino) {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/locks"), StandardCharsets.US_ASCII)) {
+                // "2: POSIX  ADVISORY  WRITE 28184 fe:00:10002318 0 EOF"; a waiter has "->" after the number
+                String[] t = line.trim().split("\\s+");
+                if (t.length > 5 && t[1].equals("POSIX") && t[3].equals("WRITE") && t[5].endsWith(":" + ino)) {
+                    return true;
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // not Linux, or hidden: fall back to patience
+        }
+        return false;
     }
 
     private static Attempt attempt(WorkspaceLayout layout, Kind kind) {
@@ -150,8 +169,9 @@ public final class ServeLock implements AutoCloseable {
                 }
                 if (l == null) {
                     Holder other = read(ch);
+                    Object ino = Files.getAttribute(file, "unix:ino");
                     ch.close(); // this process holds no lock on the file: closing drops nothing
-                    return new Attempt(null, other);
+                    return new Attempt(null, other, ino instanceof Long i && exclusivelyLocked(i));
                 }
                 ServeLock lock = new ServeLock(file, key, kind, ch, l);
                 HELD.put(key, lock); // before anyone else in this JVM may look at the file again
@@ -162,7 +182,7 @@ public final class ServeLock implements AutoCloseable {
                     lock.close();
                     throw e;
                 }
-                return new Attempt(lock, lock.self());
+                return new Attempt(lock, lock.self(), true);
             } catch (IOException e) {
                 try {
                     if (ch != null) {
