@@ -115,8 +115,12 @@ class ServeHandOverTest {
                 }
                 Thread.sleep(delay); // the restart's timing is the input of this race, not a wait for its outcome
                 Process next = start(ws);
-                Await.await("one owner after the hand-over (" + what + ")", Duration.ofSeconds(40),
-                        () -> consoleOwns(next) || daemonOwns(layout, next));
+                try {
+                    Await.await("one owner after the hand-over (" + what + ")", Duration.ofSeconds(40),
+                            () -> consoleOwns(next) || daemonOwns(layout, next));
+                } catch (AssertionError e) {
+                    throw new AssertionError(e.getMessage() + "; " + situation(ws, next), e);
+                }
                 boolean consoleWon = consoleOwns(next);
                 long winner = consoleWon ? ProcessHandle.current().pid() : next.pid();
 
