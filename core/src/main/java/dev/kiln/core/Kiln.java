@@ -55,6 +55,7 @@ public final class Kiln implements AutoCloseable {
         this.clock = clock;
         Projector own = Projector.builder(layout).clock(clock).events(events).build();
         this.ownership = WorkspaceOwnership.of(layout, own, () -> ProjectionDaemon.builder(layout).clock(clock).events(events)
+                .holder(ServeLock.Kind.CONSOLE)
                 .pacing(new ChangePacer.Settings(Duration.ofMillis(Math.min(100, settings.interval().toMillis())),
                         settings.interval(), settings.heartbeat()))
                 .reconcile(settings.reconcile()).bind(settings.apiBindFor(null, layout.root(), LOG::warn)).port(0)

@@ -175,6 +175,36 @@ class DoctorCommandTest {
     }
 
     @Test
+    void doctor_secondDaemonWritingWithoutTheLock_namesBothPidsEvenWhenTheContentAgrees() throws Exception {
+        Path ws = demo("ws");
+        Daemon owner = serve(ws);
+        // provoke a second writer for real: with the lock file moved aside a second kiln serve locks a file of its own
+        // (as after an rm -rf observer/), writes its revision, and then the owner's lock file is put back
+        Path lock = ws.resolve("observer/serve.lock");
+        Path aside = ws.resolve("observer/serve.lock.aside");
+        Files.move(lock, aside);
+        Daemon second = serve(ws);
+        for (int i = 0; i < 600 && JSON.readTree(ws.resolve("observer/state.json").toFile()).path("meta").path("writer")
+                .path("pid").asLong() != second.process.pid(); i++) {
+            Thread.sleep(50);
+        }
+        Files.move(aside, lock, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        assertThat(JSON.readTree(ws.resolve("observer/state.json").toFile()).path("meta").path("writer").path("pid").asLong())
+                .as("state.json names its writer").isEqualTo(second.process.pid());
+
+        CliRun r = CliRun.kiln("doctor", ws.toString(), "--json");
+
+        assertThat(r.exit()).as(r.out() + r.err()).isEqualTo(1);
+        JsonNode d = JSON.readTree(r.out());
+        assertThat(d.path("differences")).as("both project the same tree: no difference, yet").isEmpty();
+        assertThat(d.path("headline").asText()).startsWith("two writers: pid " + second.process.pid())
+                .contains("beside its owner, pid " + owner.process.pid());
+        assertThat(d.path("evidence").toString()).contains("was written by kiln serve (pid " + second.process.pid()
+                + "), which is still running but does not hold observer/serve.lock; pid " + owner.process.pid());
+        assertThat(d.path("remedies").get(0).asText()).contains("stop pid " + second.process.pid());
+    }
+
+    @Test
     void doctor_deadlineCrossedBetweenHeartbeats_saysOnlyTheHeartbeatRefreshesItAndWhenItIsDue() throws Exception {
         Path ws = demo("ws");
         Daemon daemon = serve(ws, "--heartbeat", "10m");

@@ -56,7 +56,9 @@ class ServeCommandTest {
 
             CliRun second = CliRun.kiln("serve", ws.toString(), "--port", "0");
             assertThat(second.exit()).isEqualTo(2);
-            assertThat(second.err()).contains("already serving").contains("pid " + p.pid());
+            assertThat(second.err().strip()).as("one line: who, where, what to do").doesNotContain("\n")
+                    .startsWith("kiln: " + ws.toAbsolutePath() + " is already projected by kiln serve (pid " + p.pid() + "), API "
+                            + base).contains("stop it first (kill " + p.pid()).contains("kiln status " + base);
 
             p.destroy(); // SIGTERM
             assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("exited after SIGTERM").isTrue();
@@ -92,6 +94,38 @@ class ServeCommandTest {
             if (!p.waitFor(60, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
             }
+        }
+    }
+
+    @Test
+    void serve_whileAConsoleOwnsTheWorkspace_refusesInOneLineNamingTheConsoleItsApiAndWhatToDo() throws Exception {
+        Path ws = dir.resolve("ws");
+        assertThat(CliRun.kiln("demo", ws.toString(), "--contracts", "5").exit()).isZero();
+        try (dev.kiln.core.Kiln console = dev.kiln.core.Kiln.open(ws, new dev.kiln.core.telemetry.EventBus(),
+                java.time.Clock.systemUTC())) {
+            assertThat(console.startLive()).as("nobody serves it: the console owns it").isEmpty();
+            String api = console.apiUrl().orElseThrow();
+            // read by another process: a descriptor of the lock file opened and closed here would drop the console's lock
+            Process cat = new ProcessBuilder("cat", ws.resolve("observer/serve.lock").toString()).start();
+            assertThat(new String(cat.getInputStream().readAllBytes(), StandardCharsets.US_ASCII))
+                    .as("the lock file records its holder's kind").contains("kind console\n");
+            Path err = dir.resolve("serve.err");
+            Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+            Process p = new ProcessBuilder(java.toString(), "-cp", System.getProperty("java.class.path"),
+                    "dev.kiln.app.Main", "serve", ws.toString(), "--port", "0").redirectError(err.toFile())
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            try {
+                assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("refused, not serving").isTrue();
+                assertThat(p.exitValue()).isEqualTo(2);
+                List<String> lines = Files.readAllLines(err);
+                assertThat(lines).as("the refusal is one line (the lock file is never printed raw)").hasSize(1);
+                assertThat(lines.get(0)).isEqualTo("kiln: " + ws.toAbsolutePath() + " is already projected by a Kiln console (pid "
+                        + ProcessHandle.current().pid() + "), API " + api + "; one writer per workspace: close that console"
+                        + " (it stops projecting), or follow it: kiln attach " + api);
+            } finally {
+                p.destroyForcibly();
+            }
+            assertThat(console.apiUrl()).as("the console still owns it").contains(api);
         }
     }
 

@@ -49,6 +49,8 @@ final class DaemonEvidence {
     /** The pid and URL the lock file names (-1 / null when it does not, or it was not read). */
     long filePid = -1;
     URI fileUrl;
+    /** What the lock file says holds it: "kiln serve" or "a Kiln console" (its {@code kind} line). */
+    String fileKind = "kiln serve";
     /** The pid holding the lock, -1 if nobody; whether that is known (from /proc/locks). */
     long holderPid = -1;
     boolean holderKnown;
@@ -178,10 +180,18 @@ final class DaemonEvidence {
         return metrics != null && "live".equals(metrics.path("watch").path("mode").asText());
     }
 
-    /** Who is described, for messages: "kiln serve (pid 123) at http://…". */
+    /** Who is described, for messages: "kiln serve (pid 123) at http://…", "a Kiln console (pid 123) at …". */
     String name() {
         long pid = holderPid > 0 ? holderPid : filePid;
-        return "kiln serve" + (pid > 0 ? " (pid " + pid + ")" : "") + (url != null ? " at " + url : "");
+        return fileKind + (pid > 0 ? " (pid " + pid + ")" : "") + (url != null ? " at " + url : "");
+    }
+
+    /** The pid holding the lock as far as can be told (from /proc/locks, else the running daemon's file), or -1. */
+    long owner() {
+        if (holderKnown) {
+            return holderPid;
+        }
+        return state == State.RUNNING ? filePid : -1;
     }
 
     private static void readLockFile(Path lock, DaemonEvidence d) {
@@ -191,6 +201,8 @@ final class DaemonEvidence {
                     d.filePid = Long.parseLong(line.substring(4).trim());
                 } else if (line.startsWith("url ")) {
                     d.fileUrl = URI.create(line.substring(4).trim());
+                } else if (line.trim().equals("kind console")) {
+                    d.fileKind = "a Kiln console";
                 }
             }
         } catch (IOException | RuntimeException e) {

@@ -38,6 +38,9 @@ final class Explainer {
     private final List<String> evidence = new ArrayList<>();
     private Difference.Explanation blocker;
     private Difference.Explanation clockBack;
+    /** A running writer of state.json that does not hold the lock, or null. */
+    private Difference.Explanation secondWriter;
+    private long secondWriterPid;
     private Instant lastTickAt;
     private String lastTickText = "";
     private String sysctl = "";
@@ -83,9 +86,32 @@ final class Explainer {
                     ? "; the lock file names pid " + daemon.filePid + " instead" : ""));
             case RUNNING -> surveyDaemon();
         }
+        surveyWriter();
         if (blocker != null) {
             evidence.add(blocker.evidence());
         }
+    }
+
+    /**
+     * {@code meta.writer} against the lock: a writer that is still running but does not hold the lock is a second
+     * writer, whether or not the documents differ now (they will at its next tick). A writer that is gone is the
+     * previous owner, whose last revision stands until the new one's first tick.
+     */
+    private void surveyWriter() {
+        JsonNode w = published.meta().path("writer");
+        long writer = w.path("pid").asLong(-1);
+        long owner = daemon.owner();
+        if (writer <= 0 || owner <= 0 || writer == owner
+                || !ProcessHandle.of(writer).map(ProcessHandle::isAlive).orElse(false)) {
+            return;
+        }
+        String kind = "console".equals(w.path("kind").asText()) ? "a Kiln console" : "kiln serve";
+        secondWriter = new Difference.Explanation(Cause.SECOND_WRITER, "observer/state.json (revision " + published.revision()
+                + ") was written by " + kind + " (pid " + writer + "), which is still running but does not hold"
+                + " observer/serve.lock; pid " + owner + " (" + daemon.fileKind + ") holds it: two processes project this"
+                + " workspace and overwrite each other's revisions");
+        secondWriterPid = writer;
+        blocker = secondWriter;
     }
 
     private void surveyDaemon() {
@@ -273,7 +299,12 @@ final class Explainer {
         List<String> remedies = new ArrayList<>();
         String headline;
         Diagnosis.Verdict verdict;
-        if (differences.isEmpty()) {
+        if (differences.isEmpty() && secondWriter != null) {
+            verdict = Diagnosis.Verdict.STALE; // the same content now, but each writer's next tick overwrites the other's
+            headline = "two writers: pid " + secondWriterPid + " writes state.json (revision " + published.revision()
+                    + ") without holding observer/serve.lock, beside its owner, pid " + daemon.owner();
+            remedies.add(remedy(Cause.SECOND_WRITER));
+        } else if (differences.isEmpty()) {
             verdict = Diagnosis.Verdict.UP_TO_DATE;
             headline = "up to date: revision " + published.revision()
                     + (published.generatedAt() == null ? "" : " (generated " + time(published.generatedAt()) + ")")
@@ -314,6 +345,10 @@ final class Explainer {
         }
         if (c == Cause.HEARTBEAT_PENDING && lastTickAt != null) {
             r = r.replace("wait for the next heartbeat", "wait for the next heartbeat (due " + time(lastTickAt.plus(daemon.heartbeat)) + ")");
+        }
+        if (c == Cause.SECOND_WRITER && secondWriter != null) {
+            r = "stop pid " + secondWriterPid + ", the second writer (kill " + secondWriterPid + "): pid " + daemon.owner()
+                    + " holds the lock and is the only one that may write state.json";
         }
         if (c == Cause.LOCK_HELD_ELSEWHERE && daemon.holderPid > 0) {
             r = r.replace("the process holding observer/serve.lock", "pid " + daemon.holderPid + ", which holds observer/serve.lock,");

@@ -99,6 +99,8 @@ public final class ProjectionDaemon implements AutoCloseable {
     private @org.jspecify.annotations.Nullable TickFinished pendingTick;
     /** Stale seeds and the latest probe for the health body, computed at most every few seconds. */
     private final HostFacts hostFacts;
+    /** Who this daemon runs for, as its lock file and {@code meta.writer} say. */
+    private final ServeLock.Kind holderKind;
 
     private ProjectionDaemon(Builder b) throws IOException {
         this.layout = b.layout;
@@ -115,7 +117,8 @@ public final class ProjectionDaemon implements AutoCloseable {
             throw new WorkspaceException(layout.root() + " is not a Kiln workspace (no kiln.json or tasks/)."
                     + " Create one with: kiln demo " + layout.root());
         }
-        this.lock = ServeLock.acquire(layout);
+        this.holderKind = b.holderKind;
+        this.lock = ServeLock.acquire(layout, b.holderKind); // before anything of this daemon is written
         ApiServer started = null;
         ChangeWatcher w = null;
         try {
@@ -343,7 +346,7 @@ public final class ProjectionDaemon implements AutoCloseable {
         if (metaWatch == null || ws.live() != metaWatch.live() || !ws.reason().equals(metaWatch.reason())
                 || ws.partial() != metaWatch.partial()) {
             metaWatch = ws;
-            projector.meta(Wire.watchMeta(ws));
+            projector.meta(Wire.writerMeta(Wire.watchMeta(ws), ProcessHandle.current().pid(), holderKind));
         }
         ticking = reason;
         TickResult r;
@@ -498,6 +501,7 @@ public final class ProjectionDaemon implements AutoCloseable {
         private @org.jspecify.annotations.Nullable WorkspaceActions actions;
         private @org.jspecify.annotations.Nullable EventBus actionEvents;
         private int sseHistory;
+        private ServeLock.Kind holderKind = ServeLock.Kind.SERVE;
 
         private Builder(WorkspaceLayout layout) {
             this.layout = Objects.requireNonNull(layout, "layout");
@@ -586,6 +590,15 @@ public final class ProjectionDaemon implements AutoCloseable {
                 throw new IllegalArgumentException("SSE history must hold at least 1 frame, got " + frames);
             }
             this.sseHistory = frames;
+            return this;
+        }
+
+        /**
+         * Who runs this daemon (default {@link ServeLock.Kind#SERVE}): a console that owns the workspace says
+         * {@link ServeLock.Kind#CONSOLE}, so that a refused {@code kiln serve} and the doctor name it as such.
+         */
+        public Builder holder(ServeLock.Kind kind) {
+            this.holderKind = Objects.requireNonNull(kind, "kind");
             return this;
         }
 

@@ -391,6 +391,18 @@ final class Wire {
     // ---- the state document's meta: watch (stable) and daemon (volatile) --------------------------------------------
 
     /** {@code meta.watch}: a degrade is a new revision, so only what changes with the mode is in it. */
+    /**
+     * {@code meta.writer}: the process that writes this workspace's state.json and holds its lock. Stable content,
+     * so a new owner's first tick writes a revision of its own, and the doctor can tell a second writer from the
+     * owner (a writer that is alive but does not hold the lock).
+     */
+    static ObjectNode writerMeta(ObjectNode meta, long pid, ServeLock.Kind kind) {
+        ObjectNode w = meta.putObject("writer");
+        w.put("pid", pid);
+        w.put("kind", kind.word());
+        return meta;
+    }
+
     static ObjectNode watchMeta(WatchStatus ws) {
         ObjectNode meta = JSON.createObjectNode();
         ObjectNode watch = meta.putObject("watch");

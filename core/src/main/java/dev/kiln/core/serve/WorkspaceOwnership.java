@@ -90,6 +90,8 @@ public final class WorkspaceOwnership implements AutoCloseable {
     /** The follower, in {@link Mode#FOLLOW}. */
     private volatile DaemonFollower follower;
     private Projector readOnly; // @GuardedBy("this"); made on first need, kept for every later follow
+    /** Tries to own before settling without a watch: an owner that refused us may stop at that very moment. */
+    private static final int START_ATTEMPTS = 3;
 
     private WorkspaceOwnership(WorkspaceLayout layout, Projector own, Supplier<ProjectionDaemon.Builder> daemons,
             EventSink events, Clock clock, Duration followRetry) {
@@ -159,33 +161,38 @@ public final class WorkspaceOwnership implements AutoCloseable {
                     default:
                         break;
                 }
-                try {
-                    ProjectionDaemon d = daemons.get().start();
-                    stale = follower;
-                    follower = null;
-                    daemon = d;
-                    move(new State(Mode.OWN, d.watchStatus().toString(), Optional.empty(), d.url().toString()), d.projector());
-                    return Optional.empty();
-                } catch (IOException | RuntimeException e) {
-                    Optional<ServeLock.Holder> owner = ServeLock.holder(layout);
-                    if (owner.isPresent()) {
-                        ServeLock.Holder h = owner.get();
-                        if (follower == null || !follower.running()) {
-                            stale = follower;
-                            DaemonFollower f = DaemonFollower.start(layout, readOnly(), events, clock, followRetry,
-                                    this::followEnded);
-                            follower = f;
+                for (int attempt = 1;; attempt++) {
+                    try {
+                        ProjectionDaemon d = daemons.get().start();
+                        stale = follower;
+                        follower = null;
+                        daemon = d;
+                        move(new State(Mode.OWN, d.watchStatus().toString(), Optional.empty(), d.url().toString()), d.projector());
+                        return Optional.empty();
+                    } catch (IOException | RuntimeException e) {
+                        Optional<ServeLock.Holder> owner = ServeLock.holder(layout);
+                        if (owner.isPresent()) {
+                            ServeLock.Holder h = owner.get();
+                            if (follower == null || !follower.running()) {
+                                stale = follower;
+                                DaemonFollower f = DaemonFollower.start(layout, readOnly(), events, clock, followRetry,
+                                        this::followEnded);
+                                follower = f;
+                            }
+                            move(new State(Mode.FOLLOW, "following " + h.name()
+                                    + ": it owns state.json; each of its ticks is mirrored here, read-only", owner,
+                                    h.url() == null ? "" : h.url().toString()), readOnly());
+                            return Optional.of(h.describe() + " owns this workspace; this console follows its revisions"
+                                    + " and writes nothing");
                         }
-                        move(new State(Mode.FOLLOW, "following " + h.name()
-                                + ": it owns state.json; each of its ticks is mirrored here, read-only", owner,
-                                h.url() == null ? "" : h.url().toString()), readOnly());
-                        return Optional.of(h.describe() + " owns this workspace; this console follows its revisions"
-                                + " and writes nothing");
+                        if (attempt < START_ATTEMPTS) {
+                            continue; // refused by an owner that is gone now (it stopped meanwhile): try again
+                        }
+                        String why = e.getMessage() == null ? e.toString() : e.getMessage();
+                        move(new State(Mode.UNWATCHED, "not watching (" + why + "); ticks run when you ask",
+                                Optional.empty(), ""), own);
+                        return Optional.of(why);
                     }
-                    String why = e.getMessage() == null ? e.toString() : e.getMessage();
-                    move(new State(Mode.UNWATCHED, "not watching (" + why + "); ticks run when you ask",
-                            Optional.empty(), ""), own);
-                    return Optional.of(why);
                 }
             }
         } finally {
@@ -236,7 +243,11 @@ public final class WorkspaceOwnership implements AutoCloseable {
         } else if (f != null && f.running()) {
             f.requestProjection();
         } else {
-            current.tick(WakeReason.MANUAL);
+            Projector p = current;
+            if (!p.readOnly() && ServeLock.holder(layout).isPresent()) {
+                p = readOnlyNow(); // a daemon started since this console settled: it is the writer now
+            }
+            p.tick(WakeReason.MANUAL);
         }
     }
 
@@ -275,9 +286,20 @@ public final class WorkspaceOwnership implements AutoCloseable {
                 return; // taken over or closed meanwhile: this end is old news
             }
             follower = null;
+            // read-only until start() holds the lock: a new kiln serve may take it first, and must be the only writer
             move(new State(Mode.VACANT, "kiln serve stopped; nobody owns " + layout.root() + " now", Optional.empty(), ""),
-                    own);
+                    readOnly());
         }
+    }
+
+    /** Settles read-only: another process took the lock after this console settled on its own projector. */
+    private synchronized Projector readOnlyNow() {
+        Optional<ServeLock.Holder> owner = ServeLock.holder(layout);
+        if (state.mode() == Mode.UNWATCHED && owner.isPresent() && !current.readOnly()) {
+            move(new State(Mode.UNWATCHED, owner.get().describe() + " owns this workspace; ticks here are read-only",
+                    owner, owner.get().url() == null ? "" : owner.get().url().toString()), readOnly());
+        }
+        return readOnly();
     }
 
     // @GuardedBy("this")

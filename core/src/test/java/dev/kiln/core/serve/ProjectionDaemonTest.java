@@ -156,7 +156,7 @@ class ProjectionDaemonTest {
         start();
         assertThatThrownBy(() -> ProjectionDaemon.builder(layout).port(0).start())
                 .isInstanceOf(WorkspaceException.class)
-                .hasMessageContaining("already serving")
+                .hasMessageContaining("is already projected by kiln serve (pid " + ProcessHandle.current().pid() + ")")
                 .hasMessageContaining("pid " + ProcessHandle.current().pid());
         assertThat(Http.call("GET", daemon.url().resolve("/api/state")).statusCode()).as("the first still serves").isEqualTo(200);
         assertThat(lockableByAnotherProcess(layout.observerDir().resolve(ServeLock.FILE_NAME)))
