@@ -1,17 +1,15 @@
 package dev.kiln.core.serve;
 
+import dev.kiln.core.http.BoundedRead;
 import dev.kiln.core.projection.Projector;
 import dev.kiln.core.projection.WakeReason;
 import dev.kiln.core.telemetry.EventSink;
 import dev.kiln.core.workspace.WorkspaceLayout;
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
@@ -94,15 +92,15 @@ final class DaemonFollower implements AutoCloseable {
             }
             try {
                 // the timeout bounds the wait for the answer's head (a daemon that accepted but stopped), not the stream
-                HttpRequest.Builder rb = HttpRequest.newBuilder(h.url().resolve(Wire.EVENTS)).timeout(Duration.ofSeconds(10))
+                HttpRequest.Builder rb = HttpRequest.newBuilder(h.url().resolve(Wire.EVENTS))
                         .header("Accept", Wire.EVENT_STREAM).GET();
                 try { // a daemon bound beyond loopback wants the token for reads too; on loopback it is optional
                     rb.header(Wire.AUTHORIZATION, Wire.bearer(ApiToken.read(layout.apiTokenFile()).value()));
                 } catch (IOException e) {
                     LOG.debug("No readable API token ({}); following without one", e.getMessage());
                 }
-                HttpResponse<InputStream> r = ServeClient.httpFor(h).send(rb.build(),
-                        HttpResponse.BodyHandlers.ofInputStream());
+                HttpResponse<InputStream> r = BoundedRead.head(ServeClient.httpFor(h), rb, "GET /" + Wire.EVENTS,
+                        Duration.ofSeconds(10));
                 if (r.statusCode() != 200) {
                     r.body().close();
                     throw new IOException("GET /" + Wire.EVENTS + " answered " + r.statusCode());
@@ -133,22 +131,17 @@ final class DaemonFollower implements AutoCloseable {
 
     /**
      * One read-only tick per revision (a snapshot or a delta means the daemon wrote one); the stream's other events
-     * (ticks, warm lines, probe steps) are not this follower's concern.
+     * (ticks, warm lines, probe steps) are not this follower's concern, and no frame's data is kept: a frame is only
+     * bounded (a daemon that sends no newline breaks the stream, which reconnects).
      */
     private void read(InputStream body) throws IOException {
-        try (BufferedReader in = new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8))) {
+        try (BoundedRead.Frames in = new BoundedRead.Frames(body, "GET /" + Wire.EVENTS, BoundedRead.STATE, false, () -> { })) {
             boolean revision = false;
-            String event = "";
-            for (String line = in.readLine(); line != null && !closed; line = in.readLine()) {
-                if (line.isEmpty()) {
-                    revision |= event.equals(Wire.SNAPSHOT) || event.equals(Wire.DELTA);
-                    event = "";
-                    if (revision && !in.ready()) { // several revisions already waiting: one tick covers them all
-                        tick();
-                        revision = false;
-                    }
-                } else if (line.startsWith("event:")) {
-                    event = line.substring(6).trim();
+            for (BoundedRead.Frames.Frame f = in.next(); f != null && !closed; f = in.next()) {
+                revision |= f.event().equals(Wire.SNAPSHOT) || f.event().equals(Wire.DELTA);
+                if (revision && !in.ready()) { // several revisions already waiting: one tick covers them all
+                    tick();
+                    revision = false;
                 }
             }
         }
