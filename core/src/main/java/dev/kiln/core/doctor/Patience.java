@@ -41,6 +41,14 @@ final class Patience {
         long t0 = System.nanoTime();
         try {
             return q.ask(left);
+        } catch (IOException e) {
+            BoundedRead.Exceeded x = BoundedRead.Exceeded.in(e);
+            if (x != null && x.bound() == BoundedRead.Exceeded.Bound.DEADLINE) { // the bound was the whole, not what was left
+                throw new IOException("the daemon at " + base + " did not finish answering the doctor within "
+                        + BoundedRead.seconds(total) + " (" + x.getMessage() + "); it is overloaded, its network"
+                        + " stalls, or it is no kiln serve: retry, or allow it longer (--timeout)", e);
+            }
+            throw e;
         } finally {
             spentNanos.addAndGet(System.nanoTime() - t0);
         }
