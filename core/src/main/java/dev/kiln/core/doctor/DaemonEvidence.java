@@ -25,7 +25,8 @@ import java.util.Set;
  * the format {@code ServeLock} writes: {@code pid N} and {@code url U} lines), who holds the lock (from
  * {@code /proc/locks}, so the lock file is never opened while this very process might hold it: closing any descriptor
  * of a file drops the process's POSIX locks on it), the process and its command line (heartbeat and interval), its
- * inotify watches ({@code /proc/PID/fdinfo}), and its {@code /api/metrics}.
+ * inotify watches ({@code /proc/PID/fdinfo}), and its {@code /api/metrics}, read like every answer of a daemon through
+ * {@link BoundedRead} (bounded in size and time: whatever answers at the URL may be hostile).
  */
 final class DaemonEvidence {
     /** What the evidence says about the daemon. */

@@ -131,6 +131,11 @@ public final class BoundedRead {
             throw e;
         } catch (ExecutionException e) {
             Throwable c = e.getCause();
+            if (c instanceof java.net.http.HttpTimeoutException) { // the client's own timer, the same deadline
+                Exceeded x = new Exceeded(Exceeded.Bound.DEADLINE, "did not answer " + what + " within " + seconds(deadline));
+                x.initCause(c);
+                throw x;
+            }
             if (c instanceof IOException io) {
                 throw io;
             }

@@ -24,6 +24,10 @@ import org.jspecify.annotations.Nullable;
  *       SHA-256 fingerprint of its certificate ({@link PinnedTls}).
  * </ul>
  *
+ * <p>Every answer is read through {@link BoundedRead}: a size bound per route ({@link Wire#answerBytes}, on the wire
+ * and decompressed) and one deadline for all of it, so a hostile or broken daemon ends a question with an error
+ * naming it, never with a client that grows or waits without end.
+ *
  * <p>Concurrency: immutable; local clients share one {@link HttpClient}, a remote one has its own (its TLS trust is
  * its pin); both are thread-safe.
  */
