@@ -7,7 +7,8 @@ import picocli.CommandLine.Option;
 /** The picocli mixin of the commands that reach a daemon ({@code status}, {@code attach}): its token file and pin. */
 final class DaemonCredentials {
     @Option(names = "--token-file", paramLabel = "FILE",
-            description = "A copy of the daemon's observer/api-token (needed when it is bound beyond loopback).")
+            description = "A copy of the daemon's observer/api-token: one line, the token (needed when it is bound"
+                    + " beyond loopback); keep it mode 600.")
     Path tokenFile;
 
     @Option(names = "--pin", paramLabel = "SHA256",

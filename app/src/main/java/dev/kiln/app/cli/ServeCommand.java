@@ -45,7 +45,7 @@ final class ServeCommand implements Callable<Integer> {
     java.nio.file.Path tlsKeystore;
 
     @Option(names = "--tls-password-file", paramLabel = "FILE",
-            description = "File whose first line is the keystore's password (never on the command line).")
+            description = "File holding one line, the keystore's password (never on the command line); keep it mode 600.")
     java.nio.file.Path tlsPasswordFile;
 
     @Option(names = "--host-name", paramLabel = "NAME",

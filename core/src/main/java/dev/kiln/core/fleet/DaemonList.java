@@ -6,11 +6,13 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -30,11 +32,16 @@ import java.util.function.UnaryOperator;
  * and {@link #update} applies one to the file as it is now (another console's edit is not lost), writing a temp
  * file and renaming it over the old one (a crash leaves the old list or the new one). A file that does not read is
  * never overwritten: {@link #read} and {@link #update} throw an {@link IOException} naming the file and what is wrong
- * with it, and the operator fixes or moves it.
+ * with it, and the operator fixes or moves it. A list is bounded ({@link #MAX_BYTES}, {@link #MAX_DAEMONS}): a 95 MB
+ * file kept {@code kiln status --all} busy past a minute at 3.6 GB, so a larger one is refused unread.
  */
 public final class DaemonList {
     /** The file's name in the config directory. */
     public static final String FILE = "daemons.json";
+    /** The largest list read: a thousand daemons of long names and paths fit in a fraction of it. */
+    public static final int MAX_BYTES = 1 << 20;
+    /** The most daemons a list may hold: {@code kiln status --all} and the Fleet page ask every one of them. */
+    public static final int MAX_DAEMONS = 1_000;
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
     private static final DaemonList EMPTY = new DaemonList(List.of());
 
@@ -42,6 +49,9 @@ public final class DaemonList {
 
     private DaemonList(List<DaemonEntry> daemons) {
         this.daemons = List.copyOf(daemons);
+        if (this.daemons.size() > MAX_DAEMONS) {
+            throw new IllegalArgumentException("a daemon list holds at most " + MAX_DAEMONS + " daemons");
+        }
         Set<String> seen = new HashSet<>();
         for (DaemonEntry d : this.daemons) {
             if (!seen.add(key(d.name()))) {
@@ -109,15 +119,18 @@ public final class DaemonList {
     /**
      * Reads {@code file}; a missing file is the empty list.
      *
-     * @throws IOException naming the file and what is wrong: not JSON, no {@code daemons} array, an entry without a
+     * @throws IOException naming the file and what is wrong: larger than {@link #MAX_BYTES} or listing more than
+     *     {@link #MAX_DAEMONS} daemons, not a regular file, not JSON, no {@code daemons} array, an entry without a
      *     name or URL, a bad URL or pin, two daemons of one name, or the file cannot be read
      */
     public static DaemonList read(Path file) throws IOException {
         byte[] bytes;
         try {
-            bytes = Files.readAllBytes(file);
+            bytes = readBounded(file);
         } catch (NoSuchFileException e) {
             return EMPTY;
+        } catch (Refused e) {
+            throw new IOException(e.getMessage());
         } catch (IOException e) {
             throw new IOException("cannot read the daemon list " + file + ": " + e.getMessage(), e);
         }
@@ -134,6 +147,10 @@ public final class DaemonList {
         if (!root.path("daemons").isArray()) {
             throw new IOException("the daemon list " + file + " has no \"daemons\" array ({\"daemons\": [{\"name\": …,"
                     + " \"url\": …}]}); fix it or move it away, kiln will not overwrite it");
+        }
+        if (root.path("daemons").size() > MAX_DAEMONS) {
+            throw new IOException("the daemon list " + file + " lists " + root.path("daemons").size() + " daemons, more than"
+                    + " a list may hold (at most " + MAX_DAEMONS + "); trim it or move it away, kiln will not overwrite it");
         }
         List<DaemonEntry> out = new ArrayList<>();
         int i = 0;
@@ -160,6 +177,43 @@ public final class DaemonList {
         } catch (IllegalArgumentException e) {
             throw new IOException("the daemon list " + file + ": " + e.getMessage() + "; fix it or move it away", e);
         }
+    }
+
+    /** A list file refused before it is parsed; its message is the whole sentence. */
+    private static final class Refused extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        Refused(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * The bytes of {@code file}, a regular file (or a symlink to one) of at most {@link #MAX_BYTES}: a FIFO, device or
+     * directory is refused on its {@code stat}, unopened, and no more than the bound is ever read (a file growing
+     * meanwhile included), so a huge or endless list costs neither minutes nor gigabytes.
+     */
+    private static byte[] readBounded(Path file) throws IOException {
+        BasicFileAttributes a = Files.readAttributes(file, BasicFileAttributes.class);
+        if (!a.isRegularFile()) {
+            throw new Refused("the daemon list " + file + " is not a regular file (" + (a.isDirectory() ? "a directory"
+                    : "a FIFO, socket or device") + "); move it away, kiln will not overwrite it");
+        }
+        if (a.size() > MAX_BYTES) {
+            throw tooLarge(file, a.size() + " bytes");
+        }
+        try (InputStream in = Files.newInputStream(file)) {
+            byte[] bytes = in.readNBytes(MAX_BYTES + 1);
+            if (bytes.length > MAX_BYTES) {
+                throw tooLarge(file, "more than " + MAX_BYTES + " bytes");
+            }
+            return bytes;
+        }
+    }
+
+    private static Refused tooLarge(Path file, String size) {
+        return new Refused("the daemon list " + file + " is " + size + ", more than a daemon list may hold (1 MiB, at most "
+                + MAX_DAEMONS + " daemons); trim it or move it away, kiln will not overwrite it");
     }
 
     /**

@@ -287,7 +287,7 @@ public final class BoundedRead {
         private final InputStream in;
         private final String what;
         private final long maxFrame;
-        private final boolean keepData;
+        private final java.util.function.Predicate<String> keepData;
         private final Runnable onLine;
         private final byte[] buf = new byte[16 * 1024];
         private final byte[] field = new byte[FIELD_MAX];
@@ -302,6 +302,15 @@ public final class BoundedRead {
          * @param onLine run after each line read, comments and blank lines included (a stall detector's pulse)
          */
         public Frames(InputStream in, String what, long maxFrame, boolean keepData, Runnable onLine) {
+            this(in, what, maxFrame, event -> keepData, onLine);
+        }
+
+        /**
+         * Frames whose data is kept only for the events {@code keepData} names (by the {@code event:} line before the
+         * data, as a daemon writes it); the others' data is skipped, never held.
+         */
+        public Frames(InputStream in, String what, long maxFrame, java.util.function.Predicate<String> keepData,
+                Runnable onLine) {
             this.in = in;
             this.what = what;
             this.maxFrame = maxFrame;
@@ -317,7 +326,7 @@ public final class BoundedRead {
         public @Nullable Frame next() throws IOException {
             String id = null;
             String event = null;
-            Chunks data = keepData ? new Chunks() : null;
+            Chunks data = null;
             boolean hasData = false;
             frameBytes = 0;
             while (true) {
@@ -359,7 +368,9 @@ public final class BoundedRead {
                     }
                 }
                 if (name.equals("data")) {
-                    if (hasData && data != null) {
+                    if (!hasData && keepData.test(event == null ? "message" : event)) {
+                        data = new Chunks();
+                    } else if (data != null) {
                         data.write('\n');
                     }
                     hasData = true;

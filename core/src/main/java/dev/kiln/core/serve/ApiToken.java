@@ -55,9 +55,14 @@ final class ApiToken {
         return t;
     }
 
-    /** Reads the token a daemon wrote (for clients). */
+    /**
+     * Reads the token a daemon wrote, or a client's copy of it, through {@link SecretFile}: one line, a regular file,
+     * bounded, never quoted in a message.
+     *
+     * @throws IOException starting "cannot read the API token file", naming it and what is wrong with it
+     */
     static ApiToken read(Path file) throws IOException {
-        return new ApiToken(Files.readString(file, StandardCharsets.US_ASCII).trim());
+        return new ApiToken(SecretFile.read(file, SecretFile.Kind.API_TOKEN));
     }
 
     String value() {

@@ -2,6 +2,7 @@ package dev.kiln.core.serve;
 
 import dev.kiln.core.http.BoundedRead;
 import dev.kiln.core.projection.Projector;
+import dev.kiln.core.projection.TickFinished;
 import dev.kiln.core.projection.WakeReason;
 import dev.kiln.core.telemetry.EventSink;
 import dev.kiln.core.workspace.WorkspaceLayout;
@@ -10,6 +11,7 @@ import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
@@ -19,8 +21,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Keeps a read-only {@link Projector} in step with another process's {@code kiln serve}: it listens to the daemon's
- * {@code /api/events} and runs one read-only tick per revision the daemon publishes, so a console beside the
- * daemon stays live without writing anything or watching the tree a second time.
+ * {@code /api/events} and runs one read-only tick per tick the daemon runs (with its reason: a heartbeat, a manual
+ * request, a change), so a console beside the daemon stays live, and ages with the daemon's projections, without
+ * writing anything or watching the tree a second time.
  *
  * <p>When the stream breaks it reconnects (the daemon may have restarted on another port: the lock file says
  * where). When no process holds the workspace's lock any more it publishes {@link FollowChanged} with
@@ -109,7 +112,7 @@ final class DaemonFollower implements AutoCloseable {
                 if (!announced) {
                     announced = true;
                     events.publish(new FollowChanged(clock.instant(), true, false, "following " + h.name()
-                            + ": it owns state.json; each of its revisions runs a read-only tick here"));
+                            + ": it owns state.json; each of its ticks is mirrored here, read-only"));
                 }
                 read(r.body());
             } catch (IOException e) {
@@ -130,26 +133,45 @@ final class DaemonFollower implements AutoCloseable {
     }
 
     /**
-     * One read-only tick per revision (a snapshot or a delta means the daemon wrote one); the stream's other events
-     * (ticks, warm lines, probe steps) are not this follower's concern, and no frame's data is kept: a frame is only
-     * bounded (a daemon that sends no newline breaks the stream, which reconnects).
+     * One read-only tick per tick of the daemon, with the daemon's reason: one that made a revision and one that
+     * changed nothing (a heartbeat, a manual request) alike, so that this process's view ages with the daemon's
+     * projections and shows the tick a "Project now" caused there. A delta waits for its tick's frame, which follows
+     * it; a snapshot (at connect) is looked at at once. Frames already waiting are covered by one tick. The stream's
+     * other events (warm lines, probe steps) are not this follower's concern. Only a tick's data is kept (a
+     * snapshot's is the whole state), and every frame is bounded: a daemon that sends no newline breaks the stream,
+     * which reconnects.
      */
     private void read(InputStream body) throws IOException {
-        try (BoundedRead.Frames in = new BoundedRead.Frames(body, "GET /" + Wire.EVENTS, BoundedRead.STATE, false, () -> { })) {
-            boolean revision = false;
+        try (BoundedRead.Frames in = new BoundedRead.Frames(body, "GET /" + Wire.EVENTS, BoundedRead.STATE,
+                event -> Wire.eventType(event) == TickFinished.class, () -> { })) {
+            WakeReason due = null;
             for (BoundedRead.Frames.Frame f = in.next(); f != null && !closed; f = in.next()) {
-                revision |= f.event().equals(Wire.SNAPSHOT) || f.event().equals(Wire.DELTA);
-                if (revision && !in.ready()) { // several revisions already waiting: one tick covers them all
-                    tick();
-                    revision = false;
+                if (f.event().equals(Wire.SNAPSHOT) && due == null) {
+                    due = WakeReason.CHANGE;
+                } else if (Wire.eventType(f.event()) == TickFinished.class) {
+                    due = reasonOf(new String(f.data(), StandardCharsets.UTF_8));
+                }
+                if (due != null && !in.ready()) { // several ticks already waiting: one tick covers them all
+                    tick(due);
+                    due = null;
                 }
             }
         }
     }
 
-    private void tick() {
+    /** Why the daemon's tick woke, from its {@code tick} frame; a change when the frame does not say. */
+    private static WakeReason reasonOf(String data) {
         try {
-            projector.tick(WakeReason.CHANGE);
+            return Wire.read(Wire.JSON.readTree(data), TickFinished.class).result().reason();
+        } catch (IOException | RuntimeException e) {
+            LOG.debug("A tick frame without a readable reason ({}); mirrored as a change", e.getMessage());
+            return WakeReason.CHANGE;
+        }
+    }
+
+    private void tick(WakeReason reason) {
+        try {
+            projector.tick(reason);
         } catch (RuntimeException e) {
             LOG.error("A follow tick failed: {}", e.toString());
         }

@@ -14,6 +14,8 @@ import dev.kiln.core.engine.ProbeRequest;
 import dev.kiln.core.engine.SavedRun;
 import dev.kiln.core.http.BoundedRead;
 import dev.kiln.core.projection.TickFinished;
+import dev.kiln.core.projection.TickResult;
+import dev.kiln.core.projection.WakeReason;
 import dev.kiln.core.seed.SeedInfo;
 import dev.kiln.core.seed.WarmPlan;
 import dev.kiln.core.seed.WarmResult;
@@ -227,23 +229,34 @@ public final class RemoteEngine implements Engine {
     // ---- projection ----------------------------------------------------------------------------------------------
 
     /**
-     * Loads the daemon's state and opens its event stream ({@code live} or not: the daemon projects either way).
+     * Loads the daemon's state and opens its event stream ({@code live} or not: the daemon projects either way). The
+     * daemon's last tick (a heartbeat too) and its watch are published on {@link #events()} before this returns, so
+     * the pages show its whole current state at once rather than at its next tick.
      *
      * @return why this engine does not run the projector itself: it is attached to the daemon
      */
     @Override
     public synchronized Optional<String> start(boolean live) {
         if (reader == null) {
+            // The metrics first: a tick they name has sent its frames already, so the stream, resumed after the
+            // state, never brings it again; a tick between the two is in the state (and then shown instead).
+            JsonNode metrics = metrics();
             ServeClient.Answer a = request("GET", Wire.STATE, null, null, null, STATE_READ);
+            JsonNode doc = null;
             if (a.status() == 503) { // before the daemon's first tick: the stream's snapshot brings it
                 LOG.debug("{} has no projection yet; the event stream brings the first", url);
             } else {
                 check("GET /" + Wire.STATE, a);
-                JsonNode doc = json("GET /" + Wire.STATE, a);
+                doc = json("GET /" + Wire.STATE, a);
                 applySnapshot(doc);
                 lastEventId = a.headers().firstValue(Wire.EVENT_ID).orElse(null);
             }
-            fullWatch();
+            if (metrics != null) {
+                fullWatch(metrics);
+            }
+            if (doc != null) {
+                publishCurrent(doc.path("tick"), metrics);
+            }
             Thread t = new Thread(this::follow, "kiln-remote-events");
             t.setDaemon(true);
             reader = t;
@@ -799,35 +812,92 @@ public final class RemoteEngine implements Engine {
                 w.path("partial").asBoolean() ? 1 : 0, w.path("note").asText(""));
     }
 
-    /**
-     * The watch as the daemon's metrics describe it (directories watched, the inotify limit, the polled part): the
-     * state's {@code meta.watch} carries only what changes with the mode. Best effort: the state's is kept otherwise.
-     */
-    private void fullWatch() {
+    /** The daemon's metrics (its last tick, its watch in full), or null when it gives none. Best effort. */
+    private @Nullable JsonNode metrics() {
         try {
             ServeClient.Answer a = request("GET", Wire.METRICS, null, null, null, READ);
-            if (a.status() != 200) {
-                return;
-            }
-            JsonNode w = json("GET /" + Wire.METRICS, a).path("watch");
-            Instant since = instant(w, "since");
-            if (!w.isObject() || since == null) {
-                return;
-            }
-            List<Path> roots = new ArrayList<>();
-            w.path("roots").forEach(r -> roots.add(layout.root().resolve(r.asText())));
-            WatchStatus full = new WatchStatus(w.path("mode").asText().equals("live"), w.path("reason").asText(""), since,
-                    roots, w.path("watched_directories").asInt(), w.path("inotify_limit").asLong(-1),
-                    w.path("polled_directories").asInt(), w.path("note").asText(""));
-            synchronized (this) {
-                State s = state;
-                if (s != null) {
-                    state = new State(s.revision(), s.leaves(), s.failures(), s.stats(), full, s.snapshot());
-                }
-            }
+            return a.status() == 200 ? json("GET /" + Wire.METRICS, a) : null;
         } catch (EngineException e) {
-            LOG.debug("No watch details from {}: {}", url, e.getMessage());
+            LOG.debug("No metrics from {}: {}", url, e.getMessage());
+            return null;
         }
+    }
+
+    /**
+     * The watch as the daemon's metrics describe it (directories watched, the inotify limit, the polled part): the
+     * state's {@code meta.watch} carries only what changes with the mode. The state's is kept otherwise.
+     */
+    private void fullWatch(JsonNode m) {
+        JsonNode w = m.path("watch");
+        Instant since = instant(w, "since");
+        if (!w.isObject() || since == null) {
+            return;
+        }
+        List<Path> roots = new ArrayList<>();
+        w.path("roots").forEach(r -> roots.add(layout.root().resolve(r.asText())));
+        WatchStatus full = new WatchStatus(w.path("mode").asText().equals("live"), w.path("reason").asText(""), since,
+                roots, w.path("watched_directories").asInt(), w.path("inotify_limit").asLong(-1),
+                w.path("polled_directories").asInt(), w.path("note").asText(""));
+        synchronized (this) {
+            State s = state;
+            WatchStatus known = s == null ? null : s.watch();
+            // the metrics were read before the state: a watch that changed in between is the state's
+            if (s != null && (known == null || known.live() == full.live() && known.since().equals(full.since()))) {
+                state = new State(s.revision(), s.leaves(), s.failures(), s.stats(), full, s.snapshot());
+            }
+        }
+    }
+
+    /**
+     * Publishes what was just loaded as this engine's current view: the watch and the daemon's last tick. The pages
+     * draw from events, and a quiet daemon sends none until its next tick (a heartbeat, 15 s by default): without
+     * these they showed an empty workspace meanwhile. Nothing before the daemon's first projection: its snapshot and
+     * first tick come on the stream.
+     */
+    private void publishCurrent(JsonNode stateTick, @Nullable JsonNode metrics) {
+        State s = state;
+        if (s == null) {
+            return;
+        }
+        TickResult last = lastTick(s, stateTick, metrics);
+        WatchStatus w = s.watch();
+        if (w != null) {
+            bus.publish(new WatchChanged(w.since(), w));
+        }
+        bus.publish(new TickFinished(last.at(), last));
+    }
+
+    /**
+     * The daemon's last tick: the one its metrics name (a heartbeat too, so the age is right) when it is of the
+     * revision loaded; else (it failed, or a tick made a newer revision meanwhile) the tick the state document
+     * carries, the one that made its revision.
+     */
+    private static TickResult lastTick(State s, JsonNode stateTick, @Nullable JsonNode metrics) {
+        JsonNode t = metrics == null ? null : metrics.get("last_tick");
+        if (t != null && t.isObject()) {
+            try {
+                TickRecord r = Wire.readTick(t.toString());
+                if (r.revision() == s.revision()) {
+                    SnapshotStats stats = new SnapshotStats((int) r.counter("enumerated"), (int) r.counter("parsed"),
+                            (int) r.counter("reused"), (int) r.counter("failed"), (int) r.counter("pruned"),
+                            r.counter("build_us") * 1_000);
+                    return new TickResult(r.reason(), r.at(), r.revision(), r.changed(), s.leaves().size(),
+                            s.failures().size(), stats, r.durationNanos(), List.of(), null);
+                }
+            } catch (IOException e) {
+                LOG.debug("The last tick in the metrics is not one ({}); the state's is shown", e.getMessage());
+            }
+        }
+        WakeReason reason;
+        try {
+            reason = WakeReason.valueOf(stateTick.path("reason").asText().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            reason = WakeReason.STARTUP;
+        }
+        Instant at = instant(stateTick, "at");
+        // The state's own tick has no duration: its snapshot's build time is the nearest it says.
+        return new TickResult(reason, at == null ? Instant.EPOCH : at, s.revision(), true, s.leaves().size(),
+                s.failures().size(), s.stats(), s.stats().buildNanos(), List.of(), null);
     }
 
     /** The scheduler's sweep: a stream silent for {@link #STALL} is closed (and reconnects); unfinished actions are asked about while no stream tells. */

@@ -198,8 +198,8 @@ public final class ServeClient {
             if (!required && layout != null) {
                 return null; // a local reader may not be the daemon's user: reads of a loopback daemon need no token
             }
-            throw new IOException("cannot read the API token " + tokenFile + " (" + e.getMessage() + ")"
-                    + (layout != null ? "; run this as the user who runs kiln serve" : ""), e);
+            // SecretFile's message names the file and what is wrong with it, never its content
+            throw new IOException(e.getMessage() + (layout != null ? "; run this as the user who runs kiln serve" : ""), e);
         }
     }
 

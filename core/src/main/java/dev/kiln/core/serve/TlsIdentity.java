@@ -2,7 +2,6 @@ package dev.kiln.core.serve;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -23,6 +22,9 @@ import javax.net.ssl.SSLContext;
  * <p>Concurrency: immutable once loaded; the {@link SSLContext} is thread-safe.
  */
 final class TlsIdentity {
+    /** A PKCS12 keystore of one key and its chain is a few KiB. */
+    static final long MAX_KEYSTORE_BYTES = 1 << 20;
+
     private final SSLContext context;
     private final X509Certificate leaf;
 
@@ -32,24 +34,28 @@ final class TlsIdentity {
     }
 
     /**
-     * Loads {@code keystore} (PKCS12) with the password in {@code passwordFile} (its first line).
+     * Loads {@code keystore} (PKCS12) with the password in {@code passwordFile}: its one line, read by {@link SecretFile}
+     * (a regular file only, bounded; one other users can read is used with a warning).
      *
      * @throws IllegalArgumentException naming the file and what to do, when either cannot be used
      */
     static TlsIdentity load(Path keystore, Path passwordFile) {
         char[] password;
         try {
-            String text = Files.readString(passwordFile, StandardCharsets.UTF_8);
-            int nl = text.indexOf('\n');
-            password = (nl < 0 ? text : text.substring(0, nl)).replace("\r", "").toCharArray();
-        } catch (NoSuchFileException e) {
-            throw new IllegalArgumentException("the TLS password file " + passwordFile + " does not exist;"
-                    + " --tls-password-file names a file whose first line is the keystore's password");
+            password = SecretFile.read(passwordFile, SecretFile.Kind.TLS_PASSWORD).toCharArray();
         } catch (IOException e) {
-            throw new IllegalArgumentException("cannot read the TLS password file " + passwordFile + ": " + e.getMessage());
+            throw new IllegalArgumentException(e.getMessage());
         }
         try {
             KeyStore ks = KeyStore.getInstance("PKCS12");
+            // like the password file: a FIFO or device is refused on its stat, never opened, and the size is bounded
+            java.nio.file.attribute.BasicFileAttributes file = Files.readAttributes(keystore,
+                    java.nio.file.attribute.BasicFileAttributes.class);
+            if (!file.isRegularFile() || file.size() > MAX_KEYSTORE_BYTES) {
+                throw new IllegalArgumentException("the TLS keystore " + keystore + (file.isRegularFile() ? " is " + file.size()
+                        + " bytes, more than a keystore of one key needs (at most " + MAX_KEYSTORE_BYTES + ")"
+                        : " is not a regular file (a FIFO, device or directory)") + "; --tls-keystore names a PKCS12 file");
+            }
             try (InputStream in = Files.newInputStream(keystore)) {
                 ks.load(in, password);
             }

@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * <pre>
  *   IDLE, UNWATCHED, VACANT ──start()──▶ OWN        this process's daemon runs (lock, watcher, loop, API)
  *                                     ├─▶ FOLLOW     another process's kiln serve holds the lock: a read-only
- *                                     │              projector ticks once per revision that daemon publishes
+ *                                     │              projector ticks once per tick of that daemon
  *                                     └─▶ UNWATCHED  no daemon here, nobody else: own projector, ticks when asked
  *   IDLE ──onDemand()──▶ UNWATCHED                   no watch wanted (read-only if another process owns it)
  *   FOLLOW ──the followed daemon stops──▶ VACANT     nobody owns it; start() takes it over
@@ -177,7 +177,7 @@ public final class WorkspaceOwnership implements AutoCloseable {
                             follower = f;
                         }
                         move(new State(Mode.FOLLOW, "following " + h.name()
-                                + ": it owns state.json; each of its revisions runs a read-only tick here", owner,
+                                + ": it owns state.json; each of its ticks is mirrored here, read-only", owner,
                                 h.url() == null ? "" : h.url().toString()), readOnly());
                         return Optional.of(h.describe() + " owns this workspace; this console follows its revisions"
                                 + " and writes nothing");

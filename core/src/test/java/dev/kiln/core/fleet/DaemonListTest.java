@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 class DaemonListTest {
@@ -92,5 +93,54 @@ class DaemonListTest {
                 .replace("b", DaemonEntry.of("A", "http://h:2", "", ""))).hasMessageContaining("two daemons are called");
         assertThatThrownBy(() -> DaemonEntry.of("a", "http://h:1", "", "").withPin(PIN)).hasMessageContaining("https://");
         assertThat(DaemonEntry.of("a", "https://h:1", "", "").withPin(PIN).pin()).isEqualTo(Optional.of("AB:".repeat(31) + "AB"));
+    }
+
+    @Test
+    @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void read_listOverItsSizeBound_refusedNamingFileAndBound_updateLeavesItAsItWas() throws IOException {
+        StringBuilder b = new StringBuilder("{\"daemons\": [");
+        for (int i = 0; b.length() <= DaemonList.MAX_BYTES; i++) {
+            b.append(i == 0 ? "" : ", ").append("{\"name\": \"d").append(i).append("\", \"url\": \"http://127.0.0.1:")
+                    .append(1024 + i).append("/\", \"token_file\": \"").append("t".repeat(1500)).append("\"}");
+        }
+        String text = b.append("]}\n").toString();
+        Path file = Files.writeString(dir.resolve("daemons.json"), text);
+        assertThatThrownBy(() -> DaemonList.read(file)).isInstanceOf(IOException.class)
+                .hasMessageContaining("the daemon list " + file).hasMessageContaining(Files.size(file) + " bytes")
+                .hasMessageContaining("1 MiB").hasMessageContaining("will not overwrite it");
+        assertThatThrownBy(() -> DaemonList.update(file, l -> l.with(DaemonEntry.of("b", "http://h:2", "", ""))))
+                .isInstanceOf(IOException.class).hasMessageContaining("1 MiB");
+        assertThat(Files.readString(file)).isEqualTo(text);
+    }
+
+    @Test
+    void read_moreDaemonsThanTheBound_refusedNamingFileAndCount() throws IOException {
+        StringBuilder b = new StringBuilder("{\"daemons\": [");
+        for (int i = 0; i <= DaemonList.MAX_DAEMONS; i++) {
+            b.append(i == 0 ? "" : ", ").append("{\"name\": \"d").append(i).append("\", \"url\": \"http://127.0.0.1:")
+                    .append(1024 + i).append("/\"}");
+        }
+        Path file = Files.writeString(dir.resolve("daemons.json"), b.append("]}\n"));
+        assertThat(Files.size(file)).isLessThan(DaemonList.MAX_BYTES);
+        assertThatThrownBy(() -> DaemonList.read(file)).isInstanceOf(IOException.class)
+                .hasMessageContaining("the daemon list " + file)
+                .hasMessageContaining("lists " + (DaemonList.MAX_DAEMONS + 1) + " daemons")
+                .hasMessageContaining("at most " + DaemonList.MAX_DAEMONS);
+        // exactly the bound is fine
+        String full = Files.readString(file).replaceFirst(", \\{\"name\": \"d" + DaemonList.MAX_DAEMONS + "\"[^}]*}", "");
+        assertThat(DaemonList.read(Files.writeString(file, full)).daemons()).hasSize(DaemonList.MAX_DAEMONS);
+    }
+
+    @Test
+    @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void read_aFifoOrADirectory_refusedWithoutBlocking() throws Exception {
+        Path fifo = dir.resolve("daemons.json");
+        Process mk = new ProcessBuilder("mkfifo", fifo.toString()).inheritIO().start();
+        assertThat(mk.waitFor(30, java.util.concurrent.TimeUnit.SECONDS) && mk.exitValue() == 0).isTrue();
+        assertThatThrownBy(() -> DaemonList.read(fifo)).isInstanceOf(IOException.class)
+                .hasMessageContaining("the daemon list " + fifo).hasMessageContaining("not a regular file");
+        Path d = Files.createDirectories(dir.resolve("list-dir"));
+        assertThatThrownBy(() -> DaemonList.read(d)).isInstanceOf(IOException.class)
+                .hasMessageContaining("the daemon list " + d).hasMessageContaining("not a regular file");
     }
 }

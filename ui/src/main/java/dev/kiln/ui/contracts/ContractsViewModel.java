@@ -5,9 +5,11 @@ import dev.kiln.core.contract.HealReport;
 import dev.kiln.core.contract.ContractCodec;
 import dev.kiln.core.contract.LeafIds;
 import dev.kiln.core.engine.Engine;
+import dev.kiln.core.projection.TickFinished;
 import dev.kiln.core.snapshot.ContractFile;
 import dev.kiln.core.snapshot.ContractSnapshot;
 import dev.kiln.core.snapshot.SnapshotFailure;
+import dev.kiln.core.telemetry.KilnEvent;
 import dev.kiln.ui.util.Background;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -86,6 +88,13 @@ public final class ContractsViewModel {
     public void setShowing(boolean showing) {
         this.showing = showing;
         if (showing) {
+            showLatest();
+        }
+    }
+
+    /** Takes one frame's events: a finished tick means the engine holds a new snapshot. */
+    public void accept(List<? extends KilnEvent> batch) {
+        if (batch.stream().anyMatch(e -> e instanceof TickFinished)) {
             showLatest();
         }
     }

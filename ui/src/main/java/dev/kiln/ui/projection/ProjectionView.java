@@ -65,6 +65,11 @@ public final class ProjectionView extends VBox {
         reasons.setId("projection-reasons");
         reasons.textProperty().bind(Bindings.concat("Wake reasons: ", vm.reasonsProperty()));
         reasons.getStyleClass().add("text-muted");
+        Label manual = new Label(); // changes once per click, not per tick: a plain label
+        manual.setId("projection-manual");
+        manual.textProperty().bind(vm.manualResultProperty());
+        manual.managedProperty().bind(manual.textProperty().isNotEmpty());
+        manual.visibleProperty().bind(manual.managedProperty());
         Label error = new Label();
         error.getStyleClass().add("text-danger");
         error.textProperty().bind(vm.errorProperty());
@@ -101,7 +106,7 @@ public final class ProjectionView extends VBox {
         VBox.setVgrow(table, Priority.ALWAYS);
         table.setMinHeight(100);
 
-        getChildren().addAll(header, degraded, cards, watchLine, api, reasonsLine, error, new StalenessPanel(vm.staleness()),
+        getChildren().addAll(header, degraded, cards, watchLine, api, reasonsLine, manual, error, new StalenessPanel(vm.staleness()),
                 new ProjectionCharts(vm), table);
     }
 

@@ -38,6 +38,9 @@ public final class ProjectionViewModel {
     private final Map<WakeReason, Long> byReason = new EnumMap<>(WakeReason.class);
     private final ReadOnlyStringWrapper reasons = new ReadOnlyStringWrapper("no ticks yet");
     private final ReadOnlyStringWrapper error = new ReadOnlyStringWrapper("");
+    private final ReadOnlyStringWrapper manualResult = new ReadOnlyStringWrapper("");
+    /** Whether a "Project now" was asked for and its tick has not been seen yet. */
+    private boolean manualAsked;
     private final ReadOnlyStringWrapper watch = new ReadOnlyStringWrapper("starting…");
     private final ReadOnlyStringWrapper apiUrl = new ReadOnlyStringWrapper("");
     private final ChartSeries series = new ChartSeries();
@@ -100,6 +103,10 @@ public final class ProjectionViewModel {
     }
 
     private void record(TickResult r) {
+        if (manualAsked && r.reason() == WakeReason.MANUAL) {
+            manualAsked = false; // the tick it caused (the daemon's, when it is a daemon's workspace)
+            manualResult.set(manualText(r));
+        }
         last.set(r);
         series.add(r);
         history.add(0, r);
@@ -173,13 +180,31 @@ public final class ProjectionViewModel {
 
     /**
      * Runs a manual tick in the background (or asks the followed daemon for one); its result arrives as an event
-     * like any other.
+     * like any other, and {@link #manualResultProperty()} then says what it did.
      */
     public void projectNow() {
+        manualAsked = true;
+        manualResult.set("Project now: asked…");
         background.run(() -> {
             engine.projectNow();
             return null;
-        }, r -> error.set(""), e -> error.set("Projection failed: " + e.getMessage()));
+        }, r -> error.set(""), e -> {
+            manualAsked = false;
+            manualResult.set("");
+            error.set("Projection failed: " + e.getMessage());
+        });
+    }
+
+    /** {@code Project now: nothing changed, projected at 10:42:07 (revision 7)}, or the revision it made. */
+    private static String manualText(TickResult r) {
+        String at = SINCE.format(r.at());
+        return r.changed() ? "Project now: revision " + r.revision() + ", projected at " + at
+                : "Project now: nothing changed, projected at " + at + " (revision " + r.revision() + ")";
+    }
+
+    /** What the last "Project now" did, once its tick arrived; empty before the first. */
+    public ReadOnlyStringProperty manualResultProperty() {
+        return manualResult.getReadOnlyProperty();
     }
 
     /** Where the owning daemon's API listens (token in observer/api-token), or empty. */

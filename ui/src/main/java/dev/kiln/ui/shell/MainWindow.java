@@ -1,7 +1,6 @@
 package dev.kiln.ui.shell;
 
 import dev.kiln.core.engine.Engine;
-import dev.kiln.core.projection.TickFinished;
 import dev.kiln.core.telemetry.KilnEvent;
 import dev.kiln.ui.caches.CachesView;
 import dev.kiln.ui.caches.CachesViewModel;
@@ -101,9 +100,7 @@ public final class MainWindow implements AutoCloseable {
         caches.accept(batch);
         seeds.accept(batch);
         startup.accept(batch);
-        if (batch.stream().anyMatch(e -> e instanceof TickFinished)) {
-            contracts.showLatest();
-        }
+        contracts.accept(batch);
         for (Notices.Notice n : notices.accept(batch)) {
             model.notify(n); // pops up through the listener on lastNoticeProperty
         }

@@ -57,6 +57,21 @@ class FollowWindowTest {
         WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> !ticks.getItems().isEmpty()
                 && ticks.getItems().get(0).revision() == served);
 
+        // "Project now" reaches the daemon; the page shows the tick it caused there, though nothing changed
+        robot.clickOn("#projection-now");
+        Label manual = robot.lookup("#projection-manual").queryAs(Label.class);
+        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> manual.getText().startsWith("Project now: nothing changed"));
+        WaitForAsyncUtils.waitForFxEvents();
+        assertThat(ticks.getItems().get(0).reason()).isEqualTo(WakeReason.MANUAL);
+        robot.interact(() -> { // a picture for a person to look at
+            try {
+                Path dir = Files.createDirectories(Path.of(System.getProperty("kiln.shots", "target/shots")));
+                dev.kiln.ui.util.PngSnapshot.write(manual.getScene(), dir.resolve("projection-following-manual.png"));
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+
         Path contract;
         try (var files = Files.walk(workspace.resolve("tasks"))) {
             contract = files.filter(p -> p.endsWith("contract.json")).sorted().findFirst().orElseThrow();
