@@ -132,13 +132,23 @@ public final class ArchiveCache {
      * @throws ArchiveException as {@link SourceArchive#build(Path, List, List)} does
      */
     public SourceArchive get(Path root, List<String> members, List<String> excludes) {
+        return get(root, members, excludes, Long.MAX_VALUE);
+    }
+
+    /**
+     * As {@link #get(Path, List, List)}, but a build whose member files add up to more than
+     * {@code maximumSourceBytes} is refused before any file is read (a held archive is served as it is).
+     *
+     * @throws ArchiveTooLargeException above the bound
+     */
+    public SourceArchive get(Path root, List<String> members, List<String> excludes, long maximumSourceBytes) {
         ArchiveKey key = resolve(root, members, excludes);
         while (true) {
             CompletableFuture<SourceArchive> f = slots.get(key);
             if (f == null) {
                 CompletableFuture<SourceArchive> mine = new CompletableFuture<>();
                 if (slots.putIfAbsent(key, mine) == null) {
-                    return build(key, mine, MissCause.ABSENT, null);
+                    return build(key, mine, MissCause.ABSENT, null, maximumSourceBytes);
                 }
                 continue;
             }
@@ -169,7 +179,7 @@ public final class ArchiveCache {
             if (slots.replace(key, f, mine)) {
                 changesFound.increment();
                 release(key, a);
-                return build(key, mine, MissCause.CHANGED, change);
+                return build(key, mine, MissCause.CHANGED, change, maximumSourceBytes);
             }
             // Another thread replaced it first: loop and join its rebuild.
         }
@@ -245,12 +255,13 @@ public final class ArchiveCache {
         return k;
     }
 
-    private SourceArchive build(ArchiveKey key, CompletableFuture<SourceArchive> mine, MissCause cause, String change) {
+    private SourceArchive build(ArchiveKey key, CompletableFuture<SourceArchive> mine, MissCause cause, String change,
+            long maximumSourceBytes) {
         misses.increment();
         publish(new ArchiveEvent.Miss(clock.instant(), key.root(), cause, change, stats()));
         SourceArchive a;
         try {
-            a = SourceArchive.build(key);
+            a = SourceArchive.build(key, maximumSourceBytes);
         } catch (RuntimeException | Error e) {
             failures.increment();
             slots.remove(key, mine);

@@ -10,9 +10,11 @@ import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -86,6 +88,42 @@ final class MemberWalk {
         MemberWalk w = new MemberWalk(realRoot, excludes, visitor);
         w.walkRoot(members);
         return new Result(new Manifest(realRoot, List.copyOf(w.checks)), List.copyOf(w.skipped), w.entries, w.files);
+    }
+
+    /**
+     * The bytes of the regular files among {@code members} of {@code realRoot} (all of it when empty), by a stat
+     * walk that reads no content, follows no symlink and honours the excludes as the archive walk does. Stops
+     * counting once the sum is above {@code stopAbove}: a huge tree is refused without walking all of it.
+     */
+    static long sourceBytes(Path realRoot, List<String> members, Excludes excludes, long stopAbove) throws IOException {
+        ArrayDeque<Map.Entry<Path, String>> todo = new ArrayDeque<>();
+        if (members.isEmpty()) {
+            for (String child : listChildren(realRoot, "", excludes)) {
+                todo.push(Map.entry(realRoot.resolve(child), child));
+            }
+        } else {
+            for (String m : members) {
+                todo.push(Map.entry(realRoot.resolve(m), m));
+            }
+        }
+        long sum = 0;
+        while (!todo.isEmpty() && sum <= stopAbove) {
+            Map.Entry<Path, String> e = todo.pop();
+            BasicFileAttributes a;
+            try {
+                a = Files.readAttributes(e.getKey(), BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+            } catch (NoSuchFileException gone) {
+                continue; // the archive walk says what is missing, in its own words
+            }
+            if (a.isRegularFile()) {
+                sum += a.size();
+            } else if (a.isDirectory()) {
+                for (String child : listChildren(e.getKey(), e.getValue(), excludes)) {
+                    todo.push(Map.entry(e.getKey().resolve(child), e.getValue() + "/" + child));
+                }
+            }
+        }
+        return sum;
     }
 
     private void walkRoot(List<String> members) throws IOException {

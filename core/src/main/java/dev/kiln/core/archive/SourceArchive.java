@@ -83,6 +83,17 @@ public final class SourceArchive {
     }
 
     static SourceArchive build(ArchiveKey key) {
+        return build(key, Long.MAX_VALUE);
+    }
+
+    /**
+     * Builds the archive of {@code key}, refusing it when its member files add up to more than
+     * {@code maximumSourceBytes}: their sizes are summed by a stat walk before any is read, and reading stops if a
+     * file grew past the bound meanwhile.
+     *
+     * @throws ArchiveTooLargeException above the bound
+     */
+    static SourceArchive build(ArchiveKey key, long maximumSourceBytes) {
         Excludes ex = new Excludes(key.excludes());
         for (String m : key.members()) {
             if (ex.excludes(m, m)) {
@@ -91,17 +102,36 @@ public final class SourceArchive {
             }
         }
         long start = System.nanoTime();
-        try (TarGzWriter writer = new TarGzWriter(FileTime.from(ENTRY_MTIME))) {
+        if (maximumSourceBytes < Long.MAX_VALUE) {
+            long counted;
+            try {
+                counted = MemberWalk.sourceBytes(key.root(), key.members(), ex, maximumSourceBytes);
+            } catch (IOException e) {
+                throw new ArchiveException("Could not archive " + key.root() + ": " + e, e);
+            }
+            if (counted > maximumSourceBytes) {
+                throw tooLarge(key, "its member files add up to more than " + maximumSourceBytes + " bytes", maximumSourceBytes);
+            }
+        }
+        try (TarGzWriter writer = new TarGzWriter(FileTime.from(ENTRY_MTIME), maximumSourceBytes)) {
             MemberWalk.Result walked = MemberWalk.walk(key.root(), key.members(), ex, writer);
             byte[] out = writer.finish();
             return new SourceArchive(key, out, walked.entries(), walked.files(), walked.skipped(), System.nanoTime() - start,
                     walked.manifest(), ex);
+        } catch (TarGzWriter.SourceGrew e) {
+            throw tooLarge(key, "its member files grew past " + maximumSourceBytes + " bytes while it was built", maximumSourceBytes);
         } catch (AccessDeniedException e) {
             throw new ArchiveException("Cannot read " + e.getFile() + " (permission denied) while archiving " + key.root()
                     + "; fix its permissions or exclude it", e);
         } catch (IOException e) {
             throw new ArchiveException("Could not archive " + key.root() + ": " + e, e);
         }
+    }
+
+    private static ArchiveTooLargeException tooLarge(ArchiveKey key, String why, long limit) {
+        return new ArchiveTooLargeException("Refused to archive " + key.root() + (key.members().isEmpty() ? ""
+                : " " + key.members()) + ": " + why + " (archive_max_bytes in kiln.json; an archive is built in memory)."
+                + " Archive fewer members, exclude large files, or raise the bound", limit);
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.kiln.core.archive;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.LinkOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileTime;
 import java.util.zip.CRC32C;
@@ -24,9 +25,22 @@ final class TarGzWriter implements MemberWalk.Visitor, AutoCloseable {
     private final ParallelGzip gzip = new ParallelGzip();
     private final TarArchiveOutputStream tar;
     private final byte[] buffer = new byte[256 * 1024];
+    private final long maximumSourceBytes;
+    private long sourceBytes;
 
-    TarGzWriter(FileTime mtime) throws IOException {
+    /** The member files grew past the bound while they were read. */
+    static final class SourceGrew extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        SourceGrew() {
+            super("the member files grew past the bound while they were read");
+        }
+    }
+
+    /** @param maximumSourceBytes the bytes of member files it reads at most ({@code Long.MAX_VALUE}: no bound) */
+    TarGzWriter(FileTime mtime, long maximumSourceBytes) throws IOException {
         this.mtime = mtime;
+        this.maximumSourceBytes = maximumSourceBytes;
         this.tar = new TarArchiveOutputStream(gzip, "UTF-8");
         tar.setLongFileMode(TarArchiveOutputStream.LONGFILE_POSIX);
         tar.setBigNumberMode(TarArchiveOutputStream.BIGNUMBER_POSIX);
@@ -49,8 +63,13 @@ final class TarGzWriter implements MemberWalk.Visitor, AutoCloseable {
             }
             case FILE -> {
                 // Streamed through one buffer: a member can be larger than the heap, or than any Java array.
-                try (FileChannel in = FileChannel.open(n.path(), StandardOpenOption.READ)) {
+                // O_NOFOLLOW: the walk saw a regular file; if a symlink was swapped in since, it is refused, not followed
+                try (FileChannel in = open(n)) {
                     long size = in.size();
+                    sourceBytes += size;
+                    if (sourceBytes > maximumSourceBytes) {
+                        throw new SourceGrew(); // summed before the build, so a file grew since: the heap is the bound
+                    }
                     TarArchiveEntry e = entry(n.name(), TarConstants.LF_NORMAL, n.executable() ? EXEC_MODE : FILE_MODE);
                     e.setSize(size);
                     tar.putArchiveEntry(e);
@@ -78,6 +97,18 @@ final class TarGzWriter implements MemberWalk.Visitor, AutoCloseable {
             }
         }
         return 0;
+    }
+
+    private static FileChannel open(MemberWalk.Node n) throws IOException {
+        try {
+            return FileChannel.open(n.path(), StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
+        } catch (IOException e) { // ELOOP comes as a plain IOException
+            if (java.nio.file.Files.isSymbolicLink(n.path())) {
+                throw new ArchiveException(n.path() + " became a symlink while it was being archived; archives never"
+                        + " follow links: retry", e);
+            }
+            throw e;
+        }
     }
 
     private TarArchiveEntry entry(String name, byte flag, int mode) {

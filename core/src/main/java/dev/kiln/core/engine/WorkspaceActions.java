@@ -47,9 +47,13 @@ import org.jspecify.annotations.Nullable;
  * so a remote action does on the daemon's host exactly what a local one does here.
  *
  * <p>Long actions run on their own daemon threads and are remembered by id (for cancel and status) and by
- * idempotency key (a repeated key answers the first action instead of starting a second).
+ * idempotency key (a repeated key answers the first action instead of starting a second). A key names one request:
+ * it is held with the action's kind (its route) and the request itself (target, probe request, server), and the
+ * same key with another kind or request is refused ({@link EngineException.Refusal#KEY_REUSED}) instead of
+ * answering an action that does something else.
  *
- * <p>Thread-safety: thread-safe; the capabilities it wraps are, and the two action tables are concurrent maps.
+ * <p>Thread-safety: thread-safe; the capabilities it wraps are, and the two action tables are concurrent maps (a key
+ * is claimed with one {@code putIfAbsent}, so two racing requests with one key start one action).
  */
 public final class WorkspaceActions implements AutoCloseable {
     private final WorkspaceLayout layout;
@@ -64,8 +68,15 @@ public final class WorkspaceActions implements AutoCloseable {
         return t;
     });
     private final Cache<String, Running<?>> byId = Caffeine.newBuilder().maximumSize(1_000).expireAfterWrite(Duration.ofHours(6)).build();
-    private final Cache<String, Running<?>> byKey = Caffeine.newBuilder().maximumSize(1_000).expireAfterWrite(Duration.ofHours(6)).build();
-    private final Cache<String, HealReport> heals = Caffeine.newBuilder().maximumSize(100).expireAfterWrite(Duration.ofHours(1)).build();
+    /** Idempotency key → the request it was first given with and its answer (an action, or a heal's report). */
+    private final Cache<String, Keyed> byKey = Caffeine.newBuilder().maximumSize(1_000).expireAfterWrite(Duration.ofHours(6)).build();
+
+    /**
+     * What a key was first given to: the kind of request (its route), the request itself (compared by equality: a
+     * retry sends the same one) and its answer.
+     */
+    private record Keyed(String kind, Object request, String described, Object answer) {
+    }
 
     public WorkspaceActions(WorkspaceLayout layout, WorkspaceSettings settings, ArchiveCache archives, SeedCaches seeds,
             EventSink events, Clock clock) {
@@ -102,11 +113,22 @@ public final class WorkspaceActions implements AutoCloseable {
             return applied(LeafIdHeal.sweep(layout.tasksDir(), false));
         }
         boolean[] ran = new boolean[1];
-        HealReport r = heals.get(idempotencyKey, k -> {
+        Keyed k = byKey.get(idempotencyKey, key -> {
             ran[0] = true;
-            return LeafIdHeal.sweep(layout.tasksDir(), false);
+            return new Keyed("heal", "heal", "a heal", LeafIdHeal.sweep(layout.tasksDir(), false));
         });
+        if (!k.kind().equals("heal")) {
+            throw reused(idempotencyKey, k, "a heal");
+        }
+        HealReport r = (HealReport) k.answer();
         return ran[0] ? applied(r) : r; // a repeated key answers the first report and announces nothing new
+    }
+
+    private static EngineException reused(String key, Keyed first, String now) {
+        String shown = key.length() <= 80 ? key : key.substring(0, 80) + "…";
+        return new EngineException(EngineException.Refusal.KEY_REUSED, "Idempotency-Key '" + shown + "' was given"
+                + " first to " + first.described() + ", not to " + now + ": a key names one request (its retry answers"
+                + " the first); send a new key for a new request");
     }
 
     private HealReport applied(HealReport r) {
@@ -131,7 +153,7 @@ public final class WorkspaceActions implements AutoCloseable {
 
     public Action<WarmResult> warm(String target, String idempotencyKey) {
         requireTarget(target);
-        return start("warm", idempotencyKey, () -> {
+        return start("warm", target, "a warm of target '" + target + "'", idempotencyKey, () -> {
             Cancellation c = Cancellation.create();
             return new Job<>(c::cancel, () -> seeds.warm(target, c));
         });
@@ -170,7 +192,10 @@ public final class WorkspaceActions implements AutoCloseable {
         request.timeout().ifPresent(b::timeout);
         StartupProbe probe = b.build();
         // Interrupting the probe's thread ends every server it started (and their children).
-        return start("probe", idempotencyKey, () -> new Job<>(null, () -> {
+        return start("probe", request, "a probe of " + (request.servers().isEmpty() ? "every enabled server"
+                : "servers " + request.servers()) + (request.cpus().isEmpty() ? "" : " on CPUs " + request.cpus()) + ", bytecode "
+                + request.bytecode().name().toLowerCase(Locale.ROOT) + request.timeout().map(t -> ", timeout " + t.toMillis() + " ms")
+                .orElse(""), idempotencyKey, () -> new Job<>(null, () -> {
             ProbeReport r = probe.run(chosen);
             ProbeRuns.save(layout, r);
             return r;
@@ -223,7 +248,7 @@ public final class WorkspaceActions implements AutoCloseable {
 
     public Action<Bytecode.CompileResult> precompile(String server, String idempotencyKey) {
         ServerConfig s = server(server);
-        return start("precompile", idempotencyKey, () -> new Job<>(null, () -> {
+        return start("precompile", server, "a precompile of server '" + server + "'", idempotencyKey, () -> new Job<>(null, () -> {
             Bytecode b = Bytecode.withSystemEnvironment();
             return b.compile(b.locate(s), Bytecode.InvalidationMode.TIMESTAMP);
         }));
@@ -252,25 +277,63 @@ public final class WorkspaceActions implements AutoCloseable {
         return archives.policy().name().toLowerCase(Locale.ROOT);
     }
 
+    /**
+     * The archive of {@code members} of {@code directory} (relative to the workspace), from the cache or built.
+     *
+     * <p>Refused before any file is read: a directory or member whose real path leaves the workspace (a lexical
+     * check alone let a symlink inside the workspace archive {@code /etc/ssh});
+     * {@link EngineException.Refusal#OUTSIDE_WORKSPACE}), and member files adding up to more than the cache's
+     * bound ({@code archive_max_bytes}: an archive is built in memory, and a 1.5 GB tree ran the daemon out of
+     * heap; {@link EngineException.Refusal#TOO_LARGE}). The walk itself never follows a symlink.
+     */
     public ArchiveEntry archive(String directory, List<String> members) {
-        Path root = layout.root().resolve(directory).normalize();
-        if (!root.startsWith(layout.root().normalize())) {
-            throw new EngineException(EngineException.Kind.REJECTED, "'" + directory + "' is outside the workspace " + layout.root());
+        Path workspace = realPath(layout.root(), "the workspace " + layout.root());
+        Path lexical = layout.root().resolve(directory).normalize();
+        if (!lexical.startsWith(layout.root().normalize())) {
+            throw outside("'" + directory + "' is outside the workspace " + layout.root());
+        }
+        if (!Files.exists(lexical)) {
+            throw new EngineException(EngineException.Kind.REJECTED, lexical + " is not a directory (it does not exist)");
+        }
+        Path root = realPath(lexical, lexical.toString());
+        if (!root.startsWith(workspace)) {
+            throw outside("'" + directory + "' leads out of the workspace " + workspace + " through a symlink (it is "
+                    + root + "); archives are made only of the workspace's own files");
         }
         if (!Files.isDirectory(root)) {
             throw new EngineException(EngineException.Kind.REJECTED, root + " is not a directory");
         }
-        archives.get(root, members);
-        Path real;
-        try {
-            real = root.toRealPath();
-        } catch (java.io.IOException e) {
-            real = root;
+        for (String m : members) {
+            Path member = root.resolve(m.strip()).normalize();
+            if (!member.startsWith(root)) {
+                throw outside("member '" + m + "' is outside " + root);
+            }
+            // A symlinked member is archived as a link, never followed; one that leads out is refused all the same.
+            if (Files.exists(member) && !realPath(member, member.toString()).startsWith(workspace)) {
+                throw outside("member '" + m + "' of " + root + " leads out of the workspace " + workspace + " through a"
+                        + " symlink; archives are made only of the workspace's own files");
+            }
         }
-        Path key = real;
-        return archives.entries().stream().filter(e -> e.root().equals(key) || e.root().equals(root)).findFirst()
+        try {
+            archives.get(root, members, dev.kiln.core.archive.SourceArchive.DEFAULT_EXCLUDES, archives.maximumBytes());
+        } catch (dev.kiln.core.archive.ArchiveTooLargeException e) {
+            throw new EngineException(EngineException.Refusal.TOO_LARGE, e.getMessage());
+        }
+        return archives.entries().stream().filter(e -> e.root().equals(root)).findFirst()
                 .orElseThrow(() -> new EngineException(EngineException.Kind.FAILED, "The archive of " + root
                         + " was built but not held (larger than the cache's bound of " + archives.maximumBytes() + " bytes?)"));
+    }
+
+    private static EngineException outside(String message) {
+        return new EngineException(EngineException.Refusal.OUTSIDE_WORKSPACE, message);
+    }
+
+    private static Path realPath(Path p, String what) {
+        try {
+            return p.toRealPath();
+        } catch (java.io.IOException e) {
+            throw new EngineException(EngineException.Kind.REJECTED, "Cannot resolve " + what + ": " + e.getMessage());
+        }
     }
 
     public void invalidateArchives() {
@@ -297,21 +360,22 @@ public final class WorkspaceActions implements AutoCloseable {
     private record Job<T>(@Nullable Runnable cancel, java.util.concurrent.Callable<T> work) {
     }
 
-    private <T> Action<T> start(String kind, String idempotencyKey, java.util.function.Supplier<Job<T>> job) {
-        Running<?> earlier = idempotencyKey.isEmpty() ? null : byKey.asMap().get(idempotencyKey);
+    /**
+     * Starts an action of {@code kind} for {@code request} (equal requests are the same request), or answers the
+     * action an earlier request with the same key started.
+     */
+    private <T> Action<T> start(String kind, Object request, String described, String idempotencyKey,
+            java.util.function.Supplier<Job<T>> job) {
+        Keyed earlier = idempotencyKey.isEmpty() ? null : byKey.asMap().get(idempotencyKey);
         if (earlier != null) {
-            @SuppressWarnings("unchecked")
-            Action<T> same = (Action<T>) earlier;
-            return same;
+            return same(earlier, kind, request, described, idempotencyKey);
         }
         Job<T> j = job.get();
         Running<T> r = new Running<>(kind + "-" + UUID.randomUUID(), j.cancel());
         if (!idempotencyKey.isEmpty()) {
-            Running<?> raced = byKey.asMap().putIfAbsent(idempotencyKey, r);
+            Keyed raced = byKey.asMap().putIfAbsent(idempotencyKey, new Keyed(kind, request, described, r));
             if (raced != null) {
-                @SuppressWarnings("unchecked")
-                Action<T> same = (Action<T>) raced;
-                return same;
+                return same(raced, kind, request, described, idempotencyKey);
             }
         }
         byId.put(r.id(), r);
@@ -345,6 +409,16 @@ public final class WorkspaceActions implements AutoCloseable {
             events.publish(new EngineEvent.ActionFinished(clock.instant(), r.id(), kind, status, message));
         }));
         return r;
+    }
+
+    /** The first action of a key, if it was given with the same kind and request; refused otherwise. */
+    private static <T> Action<T> same(Keyed first, String kind, Object request, String described, String key) {
+        if (!first.kind().equals(kind) || !first.request().equals(request)) {
+            throw reused(key, first, described);
+        }
+        @SuppressWarnings("unchecked")
+        Action<T> same = (Action<T>) first.answer(); // same kind: the same result type
+        return same;
     }
 
     /** The kind of an action id ({@code warm}, {@code probe}, {@code precompile}). */

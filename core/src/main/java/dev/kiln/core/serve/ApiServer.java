@@ -62,7 +62,9 @@ import org.jspecify.annotations.Nullable;
  * </ul>
  * The unversioned paths of the first API ({@code /api/state}…) answer as their v1 route does (aliases, not
  * redirects: a redirect would make old clients resend a POST). Errors are JSON ({@code {"error": …, "message": …}}):
- * 400 (a malformed or rejected request), 401, 403, 404, 405, 500 (an action failed), 503. A body of 1 KiB or more is gzipped when the request accepts it.
+ * 400 (a malformed or rejected request), 401, 403 (also a path outside the workspace: {@code outside_workspace}),
+ * 404, 405, 413 ({@code too_large}: an archive above {@code archive_max_bytes}), 422
+ * ({@code idempotency_key_reused}: a key given before to another route or body), 500 (an action failed), 503. A body of 1 KiB or more is gzipped when the request accepts it.
  *
  * <p>Security, checked in {@link #dispatch} for every route before its handler runs: a token in the query string
  * is refused (400); a {@code Host} that is not this daemon's address or name is refused (403: DNS rebinding); an
@@ -73,10 +75,14 @@ import org.jspecify.annotations.Nullable;
  * <p>Exhaustion: requests run on a {@link RequestPool} of {@code workers} + {@code maxSseClients} threads with a
  * bounded queue (beyond it a connection is closed at once) and a deadline for the request's head. An SSE client
  * gets a heartbeat comment when idle, so one that went away shows up as a failed write; one whose write blocks
- * longer than the write timeout (it does not read) is dropped. Both free its slot and thread.
+ * longer than the write timeout, or that reads nothing of its stream for that long while bytes wait for it (as the
+ * kernel counts them: {@link TcpBacklog}), is dropped, and when every slot is taken a newcomer evicts the client that
+ * has gone longest without reading (more than a keep-alive interval). All free its slot and thread.
  *
  * <p>Concurrency: each SSE client holds one pool thread that only writes what the hub queued for it, so the
- * projector never waits on a client. One watchdog thread sweeps the request deadlines and the stalled SSE writes.
+ * projector never waits on a client. One watchdog thread sweeps the request deadlines, the stalled SSE writes and the
+ * clients that do not read. The doctor's cached verdict is guarded by {@code doctorLock}, held through a diagnosis so
+ * that concurrent askers wait for one.
  */
 final class ApiServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ApiServer.class);
@@ -155,6 +161,13 @@ final class ApiServer implements AutoCloseable {
     private HttpServer server;
     private RequestPool executor;
     private ScheduledExecutorService watchdog;
+    private final Duration doctorMaxAge;
+    private final Object doctorLock = new Object();
+    private @Nullable JsonNode doctorVerdict; // guarded by doctorLock
+    private long doctorRevision; // guarded by doctorLock
+    private long doctorAt; // guarded by doctorLock
+    /** When the sweep last read the kernel's table of connections (ticker time); only the watchdog uses it. */
+    private long lastBacklogScan = Long.MIN_VALUE / 2;
     private volatile boolean closed;
 
     private ApiServer(Builder b) {
@@ -168,6 +181,7 @@ final class ApiServer implements AutoCloseable {
         this.requestTimeout = b.requestTimeout;
         this.writeTimeout = b.writeTimeout;
         this.maxSseClients = b.maxSseClients;
+        this.doctorMaxAge = b.doctorMaxAge;
         this.tls = b.tls;
         this.hostNames = List.copyOf(b.hostNames);
         route(Wire.STATE, "GET", this::state);
@@ -179,7 +193,7 @@ final class ApiServer implements AutoCloseable {
         route(Wire.PROJECT, "POST", x -> json(x, 200, backend.project()));
         route(Wire.HEAL, "POST", x -> json(x, 200, backend.heal(dryRun(x), key(x))));
         route(Wire.WORKSPACE, "GET", x -> json(x, 200, workspace()));
-        route(Wire.DOCTOR, "GET", x -> json(x, 200, backend.doctor()));
+        route(Wire.DOCTOR, "GET", this::doctor);
         route(Wire.SEEDS, "GET", x -> json(x, 200, Wire.value(backend.actions().seeds())));
         route(Wire.WARM_HISTORY, "GET", x -> json(x, 200, Wire.value(backend.actions().warmHistory())));
         route(Wire.WARM_PLAN, "GET", x -> json(x, 200, Wire.value(backend.actions().planWarm(query(x, "target")))));
@@ -304,14 +318,28 @@ final class ApiServer implements AutoCloseable {
         return this;
     }
 
-    /** Closes requests whose head is late and drops SSE clients whose write is stuck. Never throws. */
+    /**
+     * Closes requests whose head is late and drops SSE clients whose write is stuck or who read nothing of their
+     * stream for the write timeout. Never throws.
+     */
     private void sweep() {
         try {
             executor.sweep();
-            hub.dropStalled(ticker.read(), writeTimeout.toNanos());
+            long now = ticker.read();
+            hub.dropStalled(now, writeTimeout.toNanos());
+            // The kernel's table is read only while clients are connected, and a few times per limit at most.
+            if (hub.clientCount() > 0 && now - lastBacklogScan >= backlogScanNanos()) {
+                lastBacklogScan = now;
+                hub.dropUnread(TcpBacklog.read(), now, writeTimeout.toNanos());
+            }
         } catch (RuntimeException e) {
             LOG.error("API watchdog sweep failed; it runs again shortly", e);
         }
+    }
+
+    /** How often the sweep reads the kernel's table: a quarter of the write timeout, within 50 ms .. 1 s. */
+    private long backlogScanNanos() {
+        return Math.max(TimeUnit.MILLISECONDS.toNanos(50), Math.min(writeTimeout.toNanos() / 4, TimeUnit.SECONDS.toNanos(1)));
     }
 
     /** Sends a new revision to SSE clients. Never blocks on a client. */
@@ -485,7 +513,12 @@ final class ApiServer implements AutoCloseable {
                 error(x, 400, "bad_request", e.getMessage());
             } catch (EngineException e) {
                 if (e.kind() == EngineException.Kind.REJECTED) {
-                    error(x, 400, "rejected", e.getMessage());
+                    switch (e.refusal()) {
+                        case OUTSIDE_WORKSPACE -> error(x, 403, "outside_workspace", e.getMessage());
+                        case TOO_LARGE -> error(x, 413, "too_large", e.getMessage());
+                        case KEY_REUSED -> error(x, 422, "idempotency_key_reused", e.getMessage());
+                        case INVALID -> error(x, 400, "rejected", e.getMessage());
+                    }
                 } else {
                     LOG.warn("{} {} failed: {}", x.getRequestMethod(), path, e.getMessage());
                     error(x, 500, "failed", e.getMessage());
@@ -594,13 +627,42 @@ final class ApiServer implements AutoCloseable {
         send(x, 200, "application/json", p.document());
     }
 
+    /**
+     * The doctor's verdict, computed at most once per revision and per {@code doctorMaxAge}: each diagnosis runs a
+     * read-only projection of the workspace, and any local reader may ask (no token on loopback), so one that
+     * hammers the route must not make the daemon project for it. Concurrent askers wait for one diagnosis.
+     */
+    private void doctor(HttpExchange x) throws IOException {
+        JsonNode verdict;
+        long age;
+        synchronized (doctorLock) {
+            Published p = backend.current();
+            long revision = p == null ? -1 : p.revision();
+            long now = ticker.read();
+            if (doctorVerdict == null || revision != doctorRevision || now - doctorAt >= doctorMaxAge.toNanos()) {
+                doctorVerdict = backend.doctor();
+                doctorRevision = revision;
+                doctorAt = now;
+            }
+            verdict = doctorVerdict;
+            age = now - doctorAt;
+        }
+        x.getResponseHeaders().set("Age", Long.toString(TimeUnit.NANOSECONDS.toSeconds(age)));
+        json(x, 200, verdict);
+    }
+
     private void metrics(HttpExchange x) throws IOException {
         x.getResponseHeaders().set("Cache-Control", "no-cache");
         json(x, 200, backend.metrics());
     }
 
     private void events(HttpExchange x) throws IOException {
-        SseHub.Client client = hub.connect(x.getRequestHeaders().getFirst("Last-Event-ID"));
+        String lastEventId = x.getRequestHeaders().getFirst("Last-Event-ID");
+        SseHub.Client client = hub.connect(lastEventId, x.getLocalAddress(), x.getRemoteAddress(), ticker.read());
+        if (client == null && hub.evictStalest(TcpBacklog.read(), ticker.read(), keepAlive.toNanos())) {
+            // every slot was taken and one of them had not read for a keep-alive interval: this reader takes it
+            client = hub.connect(lastEventId, x.getLocalAddress(), x.getRemoteAddress(), ticker.read());
+        }
         if (client == null) {
             error(x, 503, "too_many_clients", "too many event-stream clients are connected; retry later");
             return;
@@ -630,6 +692,7 @@ final class ApiServer implements AutoCloseable {
                 } finally {
                     client.written();
                 }
+                client.wrote(bytes.length);
                 idleSince = System.nanoTime();
             }
         } catch (InterruptedException | IOException e) {
@@ -844,6 +907,7 @@ final class ApiServer implements AutoCloseable {
         private int workers = 16;
         private Duration requestTimeout = Duration.ofSeconds(10);
         private Duration writeTimeout = Duration.ofSeconds(10);
+        private Duration doctorMaxAge = Duration.ofSeconds(5);
         private @Nullable HttpHandler prometheus;
         private @org.jspecify.annotations.Nullable TlsIdentity tls;
         private final List<String> hostNames = new ArrayList<>();
@@ -936,11 +1000,20 @@ final class ApiServer implements AutoCloseable {
         }
 
         /**
-         * Time one write to an SSE client may block (the client does not read, its buffers are full) before the
-         * client is dropped as dead (default 10 s).
+         * Time an SSE client may go without reading: one write to it may block this long (its buffers are full),
+         * and it may leave what it was sent unread this long (default 10 s); then it is dropped.
          */
         Builder writeTimeout(Duration d) {
             this.writeTimeout = positive(d, "write timeout");
+            return this;
+        }
+
+        /**
+         * How long the doctor's verdict is served for one revision before it is computed again (default 5 s); a new
+         * revision computes it at its first request.
+         */
+        Builder doctorMaxAge(Duration d) {
+            this.doctorMaxAge = positive(d, "doctor verdict age");
             return this;
         }
 

@@ -1045,7 +1045,7 @@ public final class RemoteEngine implements Engine {
                     + " (401): " + said + (f == null ? "; attach with a token file (a copy of its observer/api-token)"
                     : "; " + f + " does not hold its current token: copy its observer/api-token again (it is new at every start)"));
         }
-        if (s == 400) {
+        if (s == 400 || s == 413 || s == 422) { // malformed, too large, an idempotency key of another request
             throw new EngineException(EngineException.Kind.REJECTED, "The daemon at " + url + " refused " + what + ": " + said);
         }
         if (s == 404 && said.contains("(not_found)")) {

@@ -3,6 +3,7 @@ package dev.kiln.core.serve;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -16,6 +17,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,10 +36,22 @@ import org.slf4j.LoggerFactory;
  * <p>Publishing never blocks: each client has a bounded queue, and a client whose queue is full (slow or dead) is
  * dropped; so is one whose write has blocked too long ({@link #dropStalled}). It may reconnect and resume.
  *
- * <p>Concurrency: {@link #publish}, {@link #publishEvent}, {@link #connect} and {@link #dropStalled} are
- * synchronized, so a connecting client sees either the state before a frame (and then the frame) or after it, never
- * neither, and ids go out in order. A client's {@code writingSince} is written by its writer thread and read by the
- * sweep (volatile).
+ * <p>A client must also read what it was sent ({@link #dropUnread}). A write blocks only once the socket buffers are
+ * full, and those grow to tens of MB, so on an idle stream a client that never reads would never block and would hold
+ * its slot for good (64 of them locked every reader out). So each client's progress is measured: the bytes the
+ * kernel accepted from its writer ({@link Client#wrote}) minus the bytes still unread on the connection
+ * ({@link TcpBacklog}) is what it has read. A client that has read nothing more for the limit, while bytes wait for
+ * it, is dropped; and when every slot is taken, a newcomer evicts the client that has gone longest without reading,
+ * once that is longer than a keep-alive interval ({@link #evictStalest}), so a reader never waits for the limit.
+ * Why measured progress rather than pushing padding until the idle ones block: that would cost every real reader
+ * the padding and the kernel tens of MB of buffers per idle socket. A client whose connection the kernel's table does
+ * not show (no {@code /proc}) is judged by blocked writes alone.
+ *
+ * <p>Concurrency: {@link #publish}, {@link #publishEvent}, {@link #connect}, {@link #dropStalled},
+ * {@link #dropUnread} and {@link #evictStalest} are synchronized, so a connecting client sees either the state before
+ * a frame (and then the frame) or after it, never neither, and ids go out in order. A client's {@code writingSince}
+ * and {@code written} are written by its writer thread and read by the sweep (volatile); its progress fields are
+ * guarded by the hub.
  */
 final class SseHub {
     private static final Logger LOG = LoggerFactory.getLogger(SseHub.class);
@@ -49,6 +63,15 @@ final class SseHub {
         volatile boolean dropped;
         /** When the write in progress began (ticker time), or {@code NOT_WRITING}. */
         private volatile long writingSince = NOT_WRITING;
+        /** Bytes of frames the kernel accepted (written only by the writer thread). */
+        private volatile long written;
+        /** The connection's two ends, to find it in the kernel's table; null when not known. */
+        private final @Nullable InetSocketAddress local;
+        private final @Nullable InetSocketAddress remote;
+        /** The most it has been seen to have read: written minus unread. */
+        private long readSeen = Long.MIN_VALUE; // guarded by the hub
+        /** When it last read something, or had nothing unread (ticker time). */
+        private long progressAt; // guarded by the hub
         boolean needsSnapshot;
         private Thread writer;
         private boolean finished;
@@ -68,6 +91,11 @@ final class SseHub {
             writingSince = NOT_WRITING;
         }
 
+        /** The kernel accepted {@code bytes} more of this client's frames (after the write and flush returned). */
+        void wrote(int bytes) {
+            written += bytes; // only the writer thread writes it
+        }
+
         /** The writer is done; from now on {@link #release()} does nothing. */
         synchronized void detach() {
             finished = true;
@@ -84,8 +112,31 @@ final class SseHub {
             }
         }
 
-        Client(int capacity) {
+        Client(int capacity, @Nullable InetSocketAddress local, @Nullable InetSocketAddress remote, long now) {
             this.queue = new ArrayBlockingQueue<>(capacity);
+            this.local = local;
+            this.remote = remote;
+            this.progressAt = now;
+        }
+
+        /**
+         * Updates the progress from the kernel's count of unread bytes; returns how long it has gone without
+         * reading while bytes wait for it (0 when it is reading or has nothing unread, -1 when it cannot be told).
+         */
+        private long stalledFor(TcpBacklog backlog, long now) {
+            long unread = backlog.unread(local, remote);
+            if (unread == TcpBacklog.UNKNOWN) {
+                return -1;
+            }
+            // Headers and chunk framing count as unread but not as written: the estimate is low by a constant
+            // that only grows with frames written, so it rises only when the client really read.
+            long read = written - unread;
+            if (unread == 0 || read > readSeen) {
+                readSeen = Math.max(read, readSeen);
+                progressAt = now;
+                return 0;
+            }
+            return now - progressAt;
         }
     }
 
@@ -186,10 +237,21 @@ final class SseHub {
      * @return the client, or null when the hub is full
      */
     synchronized Client connect(String lastEventId) {
+        return connect(lastEventId, null, null, 0);
+    }
+
+    /**
+     * Connects a client whose connection runs from {@code local} (this daemon) to {@code remote}, so that its
+     * reading can be measured ({@link #dropUnread}).
+     *
+     * @return the client, or null when the hub is full
+     */
+    synchronized @Nullable Client connect(String lastEventId, @Nullable InetSocketAddress local,
+            @Nullable InetSocketAddress remote, long now) {
         if (clients.size() >= maxClients) {
             return null;
         }
-        Client c = new Client(queueCapacity);
+        Client c = new Client(queueCapacity, local, remote, now);
         if (current == null) {
             c.needsSnapshot = true;
         } else if (!replay(c, lastEventId)) {
@@ -259,6 +321,52 @@ final class SseHub {
                         + " with Last-Event-ID", limitNanos / 1_000_000);
             }
         }
+    }
+
+    /**
+     * Drops the clients that have read nothing for {@code limitNanos} while bytes waited for them: they hold a slot
+     * and a thread without taking the stream (never reading, their writes never block on an idle stream).
+     */
+    synchronized void dropUnread(TcpBacklog backlog, long now, long limitNanos) {
+        int dropped = 0;
+        for (Client c : clients) {
+            if (c.stalledFor(backlog, now) >= limitNanos) {
+                drop(c);
+                dropped++;
+            }
+        }
+        if (dropped > 0) { // one line per sweep: a flood of idle clients must not flood the log too
+            LOG.warn("Dropped {} SSE client(s) that read nothing of their stream for {} ms; they can reconnect with"
+                    + " Last-Event-ID", dropped, limitNanos / 1_000_000);
+        }
+    }
+
+    /**
+     * Makes room for a newcomer when every slot is taken: drops the client that has gone longest without reading,
+     * if that is at least {@code minimumNanos}.
+     *
+     * @return whether a client was evicted
+     */
+    synchronized boolean evictStalest(TcpBacklog backlog, long now, long minimumNanos) {
+        if (clients.size() < maxClients) {
+            return true;
+        }
+        Client stalest = null;
+        long longest = -1;
+        for (Client c : clients) {
+            long stalled = c.stalledFor(backlog, now);
+            if (stalled >= minimumNanos && stalled > longest) {
+                stalest = c;
+                longest = stalled;
+            }
+        }
+        if (stalest == null) {
+            return false;
+        }
+        drop(stalest);
+        LOG.warn("Every SSE slot was taken: evicted the client that had read nothing for {} ms; it can reconnect"
+                + " with Last-Event-ID", longest / 1_000_000);
+        return true;
     }
 
     private void offer(Client c, String frame) {

@@ -243,6 +243,25 @@ class ArchiveCacheTest {
         assertThat(cache.get(root, MEMBERS)).isNotSameAs(a);
     }
 
+    /** Issue 25, item 18: an archive is built in memory, so a member set above the bound is refused before a build. */
+    @Test
+    void get_memberFilesAboveTheSourceBound_refusedBeforeAnyBuild_excludedFilesDoNotCount() throws IOException {
+        Path root = tmp.resolve("big");
+        Trees.write(root.resolve("src/a.txt"), "a".repeat(3000));
+        Trees.write(root.resolve("src/b.txt"), "b".repeat(3000));
+        Trees.write(root.resolve("src/__pycache__/huge.pyc"), "c".repeat(50_000)); // excluded: never archived
+        ArchiveCache cache = cache(Policy.VALIDATED);
+
+        assertThatThrownBy(() -> cache.get(root, List.of("src"), SourceArchive.DEFAULT_EXCLUDES, 5000))
+                .isInstanceOf(ArchiveTooLargeException.class).hasMessageContaining("5000 bytes")
+                .extracting(e -> ((ArchiveTooLargeException) e).limit()).isEqualTo(5000L);
+        assertThat(cache.stats().builds()).isZero();
+        assertThat(cache.stats().bytesHeld()).isZero();
+
+        SourceArchive within = cache.get(root, List.of("src"), SourceArchive.DEFAULT_EXCLUDES, 6000);
+        assertThat(within.files()).isEqualTo(2);
+    }
+
     @Test
     void get_eightThreadsOneKey_buildOnceAndAllGetTheSameBytes() throws Exception {
         Path root = tmp.resolve("synthetic");

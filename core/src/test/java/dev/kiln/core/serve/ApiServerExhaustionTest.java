@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import java.util.function.UnaryOperator;
+import dev.kiln.testkit.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,6 +38,8 @@ class ApiServerExhaustionTest {
     Path dir;
     private final AtomicReference<Published> current = new AtomicReference<>();
     private final List<Socket> sockets = new ArrayList<>();
+    /** Diagnoses the backend ran: each is a read-only projection of the workspace in a real daemon. */
+    private final java.util.concurrent.atomic.AtomicInteger diagnoses = new java.util.concurrent.atomic.AtomicInteger();
     private ApiServer server;
 
     private ApiServer start(UnaryOperator<ApiServer.Builder> config) throws Exception {
@@ -69,7 +72,7 @@ class ApiServerExhaustionTest {
 
             @Override
             public JsonNode doctor() {
-                throw new UnsupportedOperationException("no workspace behind this test API");
+                return M.createObjectNode().put("verdict", "diagnosis " + diagnoses.incrementAndGet());
             }
 
             @Override
@@ -182,6 +185,119 @@ class ApiServerExhaustionTest {
             assertThat(e).isNotNull();
             assertThat(e.event()).isEqualTo("snapshot");
         }
+    }
+
+    /**
+     * Issue 25, item 15: clients that never read, on an idle stream, never fill their (tens of MB) buffers, so no
+     * write of theirs ever blocks; they must still yield to a reader, and a slow reader must keep its stream.
+     */
+    @Test
+    void events_64IdleClientsThatNeverRead_aReaderStillGetsItsStreamAndASlowReaderKeepsIts() throws Exception {
+        // the write timeout is what a client may leave unread; the queue is far larger than anything published
+        start(b -> b.maxSseClients(65).sseQueue(2048).keepAlive(Duration.ofMillis(200)).writeTimeout(Duration.ofSeconds(1)));
+        publish(1, "start");
+        Socket slow = open(0);
+        send(slow, "GET /api/v1/events HTTP/1.1\r\nHost: " + server.url().getAuthority() + "\r\n\r\n");
+        StringBuffer slowRead = new StringBuffer();
+        java.util.concurrent.atomic.AtomicBoolean slowEnded = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread slowReader = new Thread(() -> {
+            try {
+                InputStream in = slow.getInputStream();
+                for (int c = in.read(); c != -1; c = in.read()) {
+                    slowRead.append((char) c);
+                    Thread.sleep(3); // about 300 bytes a second: slower than the stream could go, but reading
+                }
+            } catch (IOException | InterruptedException e) {
+                // the test closes the socket
+            }
+            slowEnded.set(true);
+        }, "test-slow-sse-reader");
+        slowReader.setDaemon(true);
+        slowReader.start();
+        Await.await("the slow reader connected", () -> server.sseClients() == 1);
+        for (int i = 0; i < 64; i++) {
+            send(open(0), "GET /api/v1/events HTTP/1.1\r\nHost: " + server.url().getAuthority() + "\r\n\r\n");
+        }
+        Await.await("64 idle clients that never read hold the rest of the slots", () -> server.sseClients() == 65);
+
+        SseClient reader = null;
+        long deadline = System.nanoTime() + LIMIT.toNanos();
+        while (reader == null && System.nanoTime() < deadline) {
+            SseClient c = new SseClient(server.url().resolve("/api/v1/events"), null);
+            if (c.status() == 200) {
+                reader = c;
+            } else {
+                c.close();
+                Thread.sleep(50);
+            }
+        }
+        assertThat(reader).as("a reader got a slot while the idle clients stayed connected").isNotNull();
+        try (SseClient real = reader) {
+            SseClient.Event first = real.next();
+            assertThat(first).isNotNull();
+            assertThat(first.event()).isEqualTo("snapshot");
+            publish(2, "after-the-lockout");
+            SseClient.Event delta = real.next();
+            assertThat(delta).isNotNull();
+            assertThat(delta.data()).contains("after-the-lockout");
+            Await.await("the slow reader got the same revision on its first stream",
+                    () -> slowRead.indexOf("after-the-lockout") >= 0 || slowEnded.get());
+            assertThat(slowEnded).as("the slow reader's stream was never dropped").isFalse();
+            assertThat(slowRead.toString()).contains("after-the-lockout");
+            assertThat(server.droppedSseClients()).as("idle clients dropped").isPositive();
+        }
+    }
+
+    /** Issue 25: any local reader may ask the doctor (no token on loopback); asking often must not cost the daemon. */
+    @Test
+    void doctor_manyRapidRequests_oneDiagnosisPerRevision() throws Exception {
+        start(b -> b.doctorMaxAge(Duration.ofHours(1))); // the age bound is not what this test is about
+        publish(1, "start");
+        List<Thread> askers = new ArrayList<>();
+        List<Integer> statuses = java.util.Collections.synchronizedList(new ArrayList<>());
+        for (int t = 0; t < 4; t++) {
+            Thread a = new Thread(() -> {
+                for (int i = 0; i < 25; i++) {
+                    try {
+                        statuses.add(Http.call("GET", server.url().resolve("/api/v1/doctor")).statusCode());
+                    } catch (IOException e) {
+                        statuses.add(-1);
+                    }
+                }
+            }, "test-doctor-asker");
+            askers.add(a);
+            a.start();
+        }
+        for (Thread a : askers) {
+            a.join();
+        }
+        assertThat(statuses).hasSize(100).containsOnly(200);
+        assertThat(diagnoses.get()).as("diagnoses for 100 requests at one revision").isEqualTo(1);
+
+        publish(2, "edited");
+        Http.Response after = Http.call("GET", server.url().resolve("/api/v1/doctor"));
+        assertThat(M.readTree(after.body()).path("verdict").asText()).as("a new revision is diagnosed afresh")
+                .isEqualTo("diagnosis 2");
+        for (int i = 0; i < 20; i++) {
+            Http.call("GET", server.url().resolve("/api/v1/doctor"));
+        }
+        assertThat(diagnoses.get()).isEqualTo(2);
+    }
+
+    @Test
+    void doctor_verdictOlderThanItsAge_isDiagnosedAgain() throws Exception {
+        start(b -> b.doctorMaxAge(Duration.ofMillis(200)));
+        publish(1, "start");
+        Http.call("GET", server.url().resolve("/api/v1/doctor"));
+        Await.await("a second diagnosis once the first is older than its age",
+                () -> {
+                    try {
+                        Http.call("GET", server.url().resolve("/api/v1/doctor"));
+                    } catch (IOException e) {
+                        return false;
+                    }
+                    return diagnoses.get() == 2;
+                });
     }
 
     @Test

@@ -302,6 +302,18 @@ abstract class EngineContractTest {
                 .extracting(e -> ((EngineException) e).kind()).isEqualTo(EngineException.Kind.REJECTED);
     }
 
+    /** Issue 25, item 16: a key names one request; given to another one it is refused, not answered with the first. */
+    @Test
+    void idempotencyKey_givenToAnotherRequest_rejectedNamingTheKey_nothingStarts() throws Exception {
+        Files.createDirectories(ws.resolve("targets"));
+        SeedFixtures.target(ws, "app", "small");
+        engine.heal(true, "key-25");
+        assertThatThrownBy(() -> engine.warm("app", "key-25")).isInstanceOf(EngineException.class)
+                .hasMessageContaining("'key-25'").hasMessageContaining("a heal")
+                .extracting(e -> ((EngineException) e).kind()).isEqualTo(EngineException.Kind.REJECTED);
+        assertThat(engine.warmHistory()).as("no warm ran").isEmpty();
+    }
+
     @Test
     void seeds_planAndHistory_unknownTargetRejected() throws Exception {
         Files.createDirectories(ws.resolve("targets"));
