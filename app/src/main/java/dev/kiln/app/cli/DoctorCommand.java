@@ -1,8 +1,10 @@
 package dev.kiln.app.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.kiln.app.common.CliException;
 import dev.kiln.core.doctor.Diagnosis;
 import dev.kiln.core.doctor.Doctor;
+import dev.kiln.core.workspace.Durations;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import java.net.URI;
 import java.nio.file.Path;
@@ -29,6 +31,10 @@ final class DoctorCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print the structured diagnosis as one JSON object.")
     boolean json;
 
+    @Option(names = "--timeout", paramLabel = "DURATION", description = "How long a daemon given by URL (or the one the"
+            + " workspace names) may take to answer, all its answers together, e.g. 5s (default 10s).")
+    String timeout;
+
     @Option(names = "--max", paramLabel = "N", description = "Differences to list in the text report (default 20; --json lists all).")
     int max = 20;
 
@@ -37,6 +43,13 @@ final class DoctorCommand implements Callable<Integer> {
         Doctor.Builder b = target.startsWith("http://") || target.startsWith("https://")
                 ? Doctor.builder(URI.create(target))
                 : Doctor.builder(WorkspaceLayout.of(Path.of(target).toAbsolutePath().normalize()));
+        if (timeout != null) {
+            try {
+                b.timeout(Durations.parse(timeout));
+            } catch (IllegalArgumentException e) {
+                throw new CliException("--timeout " + timeout + ": " + e.getMessage());
+            }
+        }
         Diagnosis d = b.build().diagnose();
         if (json) {
             System.out.println(new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(d.toJson()));

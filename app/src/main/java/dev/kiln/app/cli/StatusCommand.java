@@ -8,8 +8,10 @@ import dev.kiln.app.common.JsonOption;
 import dev.kiln.core.fleet.DaemonEntry;
 import dev.kiln.core.serve.DaemonHealth;
 import dev.kiln.core.serve.ServeClient;
+import dev.kiln.core.workspace.Durations;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -36,6 +38,10 @@ final class StatusCommand implements Callable<Integer> {
             + " all are healthy, 1 when one is degraded, 2 when one cannot be asked.")
     boolean all;
 
+    @Option(names = "--timeout", paramLabel = "DURATION", description = "How long each daemon may take to answer, in"
+            + " all (its version and health, however slowly it sends), e.g. 5s or 500ms (default 10s).")
+    String timeout;
+
     @picocli.CommandLine.Mixin
     DaemonCredentials credentials;
 
@@ -54,7 +60,7 @@ final class StatusCommand implements Callable<Integer> {
             throw new CliException("give the daemon's URL (as kiln serve printed it) or its NAME in " + DaemonArgs.listFile()
                     + ", or --all for every daemon there");
         }
-        ServeClient client = credentials.resolve(url).client();
+        ServeClient client = credentials.resolve(url).client().withTimeout(timeout());
         DaemonHealth h;
         try {
             h = client.health();
@@ -126,6 +132,7 @@ final class StatusCommand implements Callable<Integer> {
 
     /** {@code --all}: every listed daemon, asked at once (each within the client's timeouts), one line each. */
     private int all() throws InterruptedException {
+        Duration within = timeout();
         List<DaemonEntry> daemons = DaemonArgs.list().daemons();
         if (daemons.isEmpty()) {
             throw new CliException("the daemon list " + DaemonArgs.listFile() + " lists no daemon; add one on the console's"
@@ -134,7 +141,7 @@ final class StatusCommand implements Callable<Integer> {
         List<java.util.concurrent.CompletableFuture<Object>> asks = daemons.stream()
                 .map(d -> java.util.concurrent.CompletableFuture.supplyAsync(() -> {
                     try {
-                        return (Object) d.client().health();
+                        return (Object) d.client().withTimeout(within).health();
                     } catch (IOException e) {
                         return e.getMessage();
                     } catch (InterruptedException e) {
@@ -193,6 +200,22 @@ final class StatusCommand implements Callable<Integer> {
             }
         }
         return exit;
+    }
+
+    /** {@code --timeout}, or the client's default. */
+    private Duration timeout() {
+        if (timeout == null) {
+            return Duration.ofSeconds(10);
+        }
+        try {
+            Duration d = Durations.parse(timeout);
+            if (d.isZero() || d.isNegative()) {
+                throw new IllegalArgumentException("it must be positive");
+            }
+            return d;
+        } catch (IllegalArgumentException e) {
+            throw new CliException("--timeout " + timeout + ": " + e.getMessage());
+        }
     }
 
     private static String seconds(long millis) {

@@ -2,6 +2,7 @@ package dev.kiln.app.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kiln.testkit.HostileDaemon;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -21,6 +22,18 @@ class AttachCommandTest {
         CliRun r = CliRun.kiln("attach", "no-such-daemon-here");
         assertThat(r.exit()).isEqualTo(2);
         assertThat(r.err()).contains("no daemon called no-such-daemon-here").contains("daemons.json").contains("give its URL");
+    }
+
+    /** #25 item 9: a gzip bomb printed raw stack traces and binary to the terminal. */
+    @Test
+    void attach_gzipBombHealth_exit2NamingTheBound_noBinaryNoStackTrace() throws Exception {
+        try (HostileDaemon d = HostileDaemon.start().route("/api/v1/health", HostileDaemon.gzipBomb(256))) {
+            CliRun r = CliRun.kiln("attach", d.url().toString());
+            assertThat(r.exit()).isEqualTo(2);
+            assertThat(r.err()).contains("the daemon at " + d.url()).contains("decompresses to more than 1 MiB")
+                    .doesNotContain("\tat ").doesNotContain("Exception");
+            assertThat(r.err().chars().filter(c -> c < 0x20 && c != '\n' || c == 0xFFFD).count()).as(r.err()).isZero();
+        }
     }
 
     @Test

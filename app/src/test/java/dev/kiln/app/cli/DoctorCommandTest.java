@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kiln.core.projection.Projector;
 import dev.kiln.core.projection.WakeReason;
 import dev.kiln.core.workspace.WorkspaceLayout;
+import dev.kiln.testkit.HostileDaemon;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -111,6 +112,43 @@ class DoctorCommandTest {
         assertThat(causes(diff)).contains("pinned_rewrite");
         assertThat(diff.path("explanations").toString()).contains("ctime").contains("mtime set back");
         assertThat(diff.path("fields").get(0).path("now").asText()).isEqualTo(same);
+    }
+
+    /** A "daemon" that claims {@code ws} as its workspace and answers its state with {@code state}. */
+    private static HostileDaemon claiming(Path ws, HostileDaemon.Answer state) throws IOException {
+        String metrics = JSON.createObjectNode().put("workspace", ws.toString()).put("revision", 1).toString();
+        return HostileDaemon.start().route("/api/metrics", HostileDaemon.json(metrics)).route("/api/state", state);
+    }
+
+    /** #25 item 8: an endless state made kiln doctor URL throw OutOfMemoryError in the HTTP client, then ignore SIGTERM. */
+    @Test
+    void doctor_endlessStateOverApi_cannotTellNamingTheDaemonAndTheBound_andNotDeafToSigterm() throws Exception {
+        Path ws = demo("ws");
+        try (HostileDaemon d = claiming(ws, HostileDaemon.endless())) {
+            CliChild c = CliChild.start(dir, List.of("-Xmx256m"), "doctor", d.url().toString());
+            try {
+                c.awaitEndOrStall(d);
+                assertThat(c.terminate(30)).as("kiln doctor exited (by itself, or on SIGTERM)").isTrue();
+                assertThat(c.process().exitValue()).as(c.stderr()).isEqualTo(2);
+                assertThat(c.stdout()).startsWith("cannot tell").contains("the daemon at " + d.url())
+                        .contains("sent more than 128 MiB answering GET /api/state").contains("is a kiln serve");
+                assertThat(c.stderr()).doesNotContain("OutOfMemoryError").doesNotContain("\tat ");
+            } finally {
+                c.process().destroyForcibly();
+            }
+        }
+    }
+
+    /** #25 item 7: a state that drips a byte a second: the doctor had no overall deadline. */
+    @Test
+    void doctor_stateDrippingAByteASecond_cannotTellAfterItsTimeout() throws Exception {
+        Path ws = demo("ws");
+        try (HostileDaemon d = claiming(ws, HostileDaemon.drip(Duration.ofMillis(200)))) {
+            CliRun r = CliRun.kiln("doctor", d.url().toString(), "--timeout", "1s");
+            assertThat(r.exit()).as(r.out() + r.err()).isEqualTo(2);
+            assertThat(r.out()).startsWith("cannot tell").contains("the daemon at " + d.url())
+                    .contains("did not finish answering the doctor within 1 s").contains("--timeout");
+        }
     }
 
     @Test

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kiln.core.serve.ProjectionDaemon;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import dev.kiln.testkit.Await;
+import dev.kiln.testkit.HostileDaemon;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStreamReader;
@@ -132,6 +133,34 @@ class StatusCommandTest {
                 return last[0].exit() == 1;
             });
             assertThat(last[0].out()).contains("degraded").contains("problem:    watch degraded");
+        }
+    }
+
+    /** #25 item 6: an endless health grew kiln status to 6.5 GB (OutOfMemoryError, then deaf to SIGTERM). */
+    @Test
+    void status_endlessHealth_exit2NamingTheDaemonAndTheBound_withinASmallHeap_andNotDeafToSigterm() throws Exception {
+        try (HostileDaemon d = HostileDaemon.start().route("/api/v1/health", HostileDaemon.endless())) {
+            CliChild c = CliChild.start(dir, List.of("-Xmx64m"), "status", d.url().toString());
+            try {
+                c.awaitEndOrStall(d);
+                assertThat(c.terminate(30)).as("kiln status exited (by itself, or on SIGTERM)").isTrue();
+                assertThat(c.process().exitValue()).as(c.stderr()).isEqualTo(2);
+                assertThat(c.stderr()).contains("the daemon at " + d.url()).contains("sent more than 1 MiB answering GET"
+                        + " /api/v1/health").contains("check the URL").doesNotContain("OutOfMemoryError").doesNotContain("\tat ");
+            } finally {
+                c.process().destroyForcibly();
+            }
+        }
+    }
+
+    /** #25 item 7: a health that drips a byte a second had no overall deadline. */
+    @Test
+    void status_healthDrippingAByteASecond_exit2AfterItsTimeout() throws Exception {
+        try (HostileDaemon d = HostileDaemon.start().route("/api/v1/health", HostileDaemon.drip(Duration.ofMillis(200)))) {
+            CliRun r = CliRun.kiln("status", d.url().toString(), "--timeout", "1s", "--json");
+            assertThat(r.exit()).isEqualTo(2);
+            assertThat(r.err()).contains("the daemon at " + d.url()).contains("within 1 s").contains("--timeout");
+            assertThat(M.readTree(r.out()).path("status").asText()).isEqualTo("unreachable");
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.kiln.core.doctor;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.kiln.core.http.BoundedRead;
 import dev.kiln.core.workspace.Durations;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import dev.kiln.core.workspace.WorkspaceSettings;
@@ -8,7 +9,6 @@ import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -25,7 +25,8 @@ import java.util.Set;
  * the format {@code ServeLock} writes: {@code pid N} and {@code url U} lines), who holds the lock (from
  * {@code /proc/locks}, so the lock file is never opened while this very process might hold it: closing any descriptor
  * of a file drops the process's POSIX locks on it), the process and its command line (heartbeat and interval), its
- * inotify watches ({@code /proc/PID/fdinfo}), and its {@code /api/metrics}.
+ * inotify watches ({@code /proc/PID/fdinfo}), and its {@code /api/metrics}, read like every answer of a daemon through
+ * {@link BoundedRead} (bounded in size and time: whatever answers at the URL may be hostile).
  */
 final class DaemonEvidence {
     /** What the evidence says about the daemon. */
@@ -68,8 +69,11 @@ final class DaemonEvidence {
     JsonNode metrics;
     String problem = "";
 
-    /** Gathers what the lock, the process table and {@code /api/metrics} say; {@code hint} is an API URL to try first. */
-    static DaemonEvidence gather(WorkspaceLayout layout, URI hint, Duration timeout) {
+    /**
+     * Gathers what the lock, the process table and {@code /api/metrics} say; {@code hint} is an API URL to try first.
+     * The daemon's answer spends {@code patience}.
+     */
+    static DaemonEvidence gather(WorkspaceLayout layout, URI hint, Patience patience) {
         DaemonEvidence d = new DaemonEvidence();
         Path lock = layout.observerDir().resolve("serve.lock");
         long self = ProcessHandle.current().pid();
@@ -122,7 +126,8 @@ final class DaemonEvidence {
             return d;
         }
         try {
-            JsonNode m = get(tryUrl.resolve("api/metrics"), timeout);
+            URI at = tryUrl;
+            JsonNode m = patience.ask(at, within -> get(at.resolve("api/metrics"), within));
             Path ws = Path.of(m.path("workspace").asText(""));
             if (!same(ws, layout.root())) {
                 d.state = held || hint != null ? State.UNREACHABLE : State.GONE;
@@ -149,24 +154,28 @@ final class DaemonEvidence {
         return d;
     }
 
-    /** GET a JSON document. */
+    /** GET a JSON document of the daemon at {@code uri} (its metrics: at most {@link BoundedRead#DOCUMENT}). */
     static JsonNode get(URI uri, Duration timeout) throws IOException, InterruptedException {
-        HttpResponse<byte[]> r = Http.CLIENT.send(HttpRequest.newBuilder(uri).timeout(timeout).GET().build(),
-                HttpResponse.BodyHandlers.ofByteArray());
-        if (r.statusCode() != 200) {
-            throw new IOException("HTTP " + r.statusCode() + " from " + uri + ": "
-                    + new String(r.body(), StandardCharsets.UTF_8).strip());
-        }
-        return PublishedState.MAPPER.readTree(r.body());
+        return PublishedState.MAPPER.readTree(getBytes(uri, BoundedRead.DOCUMENT, timeout));
     }
 
-    /** GET raw bytes (the state document is megabytes: parsed once, by the caller). */
-    static byte[] getBytes(URI uri, Duration timeout) throws IOException, InterruptedException {
-        HttpResponse<byte[]> r = Http.CLIENT.send(HttpRequest.newBuilder(uri).timeout(timeout).GET().build(),
-                HttpResponse.BodyHandlers.ofByteArray());
-        if (r.statusCode() != 200) {
-            throw new IOException("HTTP " + r.statusCode() + " from " + uri + ": "
-                    + new String(r.body(), StandardCharsets.UTF_8).strip());
+    /**
+     * GET raw bytes (the state document is megabytes: parsed once, by the caller), through {@link BoundedRead}: at most
+     * {@code maxBytes}, all of it within {@code timeout}.
+     *
+     * @throws IOException naming the daemon and what it did: no answer, an error, too much or too slow
+     */
+    static byte[] getBytes(URI uri, long maxBytes, Duration timeout) throws IOException, InterruptedException {
+        URI base = uri.resolve("/");
+        String what = "GET " + uri.getRawPath();
+        BoundedRead.Answer r;
+        try {
+            r = BoundedRead.exchange(Http.CLIENT, HttpRequest.newBuilder(uri).GET(), what, maxBytes, timeout);
+        } catch (BoundedRead.Exceeded e) {
+            throw new IOException("the daemon at " + base + " " + e.getMessage(), e);
+        }
+        if (r.status() != 200) {
+            throw new IOException("HTTP " + r.status() + " from " + uri + ": " + BoundedRead.excerpt(r.body()));
         }
         return r.body();
     }

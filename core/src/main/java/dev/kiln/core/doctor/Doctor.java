@@ -2,6 +2,7 @@ package dev.kiln.core.doctor;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kiln.core.http.BoundedRead;
 import dev.kiln.core.projection.Projector;
 import dev.kiln.core.projection.TickResult;
 import dev.kiln.core.projection.WakeReason;
@@ -81,12 +82,14 @@ public final class Doctor {
 
     private Diagnosis run(long t0) {
         WorkspaceLayout ws = layout;
+        Patience patience = new Patience(timeout);
         if (api != null) {
             JsonNode m;
             try {
-                m = DaemonEvidence.get(api.resolve("api/metrics"), timeout);
+                m = patience.ask(api, within -> DaemonEvidence.get(api.resolve("api/metrics"), within));
             } catch (IOException e) {
-                return cannot(null, api + " does not answer (" + e.getMessage() + ")", t0,
+                String why = String.valueOf(e.getMessage());
+                return cannot(null, why.startsWith("the daemon at ") ? why : api + " does not answer (" + why + ")", t0,
                         "check the URL (kiln serve prints it when it starts), or give the workspace directory instead");
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -104,12 +107,12 @@ public final class Doctor {
         }
         Projector fresh = Projector.builder(ws).clock(clock).readOnly().build();
         for (int attempt = 0;; attempt++) {
-            DaemonEvidence daemon = DaemonEvidence.gather(ws, api != null ? api : ownApi, timeout);
+            DaemonEvidence daemon = DaemonEvidence.gather(ws, api != null ? api : ownApi, patience);
             // the published document (megabytes at 10,000 leaves) is read and parsed while the fresh tick runs;
             // a revision published meanwhile is caught by the check below
             WorkspaceLayout target = ws;
             FutureTask<PublishedState> reading = new FutureTask<>(
-                    () -> api != null ? fromApi(api) : PublishedState.read(target.stateFile()));
+                    () -> api != null ? fromApi(api, patience) : PublishedState.read(target.stateFile()));
             Thread reader = new Thread(reading, "kiln-doctor-read");
             reader.setDaemon(true);
             reader.start();
@@ -120,6 +123,10 @@ public final class Doctor {
                 published = reading.get();
             } catch (ExecutionException e) {
                 Throwable c = e.getCause();
+                if (c instanceof IOException && api != null) {
+                    return cannot(ws, c.getMessage(), t0, "check that " + api + " is a kiln serve of this release (it prints"
+                            + " its URL at start), or give the workspace directory instead: kiln doctor " + ws.root());
+                }
                 if (c instanceof IOException) {
                     return cannot(ws, c.getMessage(), t0, "Project now to rewrite it: kiln project " + ws.root());
                 }
@@ -133,7 +140,7 @@ public final class Doctor {
                 return cannot(ws, "nothing is published yet: " + ws.stateFile() + " does not exist", t0,
                         "Project once: kiln project " + ws.root() + ", or keep it current: kiln serve " + ws.root());
             }
-            if (attempt < 2 && revisionNow(ws) != published.revision()) {
+            if (attempt < 2 && revisionNow(ws, patience) != published.revision()) {
                 continue; // a tick was published while we looked: compare with that one
             }
             Explainer explainer = new Explainer(ws, tick.at(), clock.getZone(), published, daemon);
@@ -155,18 +162,20 @@ public final class Doctor {
         }
     }
 
-    private PublishedState fromApi(URI base) throws IOException, InterruptedException {
+    /** The daemon's state document: at most {@link BoundedRead#STATE}, within what is left of the patience. */
+    private static PublishedState fromApi(URI base, Patience patience) throws IOException, InterruptedException {
         URI state = base.resolve("api/state");
-        return PublishedState.parse(state.toString(), DaemonEvidence.getBytes(state, timeout));
+        return PublishedState.parse(state.toString(),
+                patience.ask(base, within -> DaemonEvidence.getBytes(state, BoundedRead.STATE, within)));
     }
 
     /** The published revision now (-1 when it cannot be read): the file's head, or the daemon's metrics. */
-    private long revisionNow(WorkspaceLayout ws) {
+    private long revisionNow(WorkspaceLayout ws, Patience patience) {
         if (api == null) {
             return Projector.publishedRevision(ws.stateFile());
         }
         try {
-            return DaemonEvidence.get(api.resolve("api/metrics"), timeout).path("revision").asLong(-1);
+            return patience.ask(api, within -> DaemonEvidence.get(api.resolve("api/metrics"), within)).path("revision").asLong(-1);
         } catch (IOException e) {
             return -1;
         } catch (InterruptedException e) {
@@ -213,7 +222,10 @@ public final class Doctor {
             return this;
         }
 
-        /** How long to wait for the daemon's answers (default 10 s). */
+        /**
+         * How long to wait for the daemon's answers, all of one diagnosis's together, bodies included however slowly
+         * they come (default 10 s); each answer is bounded in size too.
+         */
         public Builder timeout(Duration d) {
             if (d == null || d.isNegative() || d.isZero()) {
                 throw new IllegalArgumentException("the timeout must be a positive duration, got " + d);

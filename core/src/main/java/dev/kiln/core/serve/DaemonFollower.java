@@ -1,14 +1,13 @@
 package dev.kiln.core.serve;
 
+import dev.kiln.core.http.BoundedRead;
 import dev.kiln.core.projection.Projector;
 import dev.kiln.core.projection.TickFinished;
 import dev.kiln.core.projection.WakeReason;
 import dev.kiln.core.telemetry.EventSink;
 import dev.kiln.core.workspace.WorkspaceLayout;
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -96,15 +95,15 @@ final class DaemonFollower implements AutoCloseable {
             }
             try {
                 // the timeout bounds the wait for the answer's head (a daemon that accepted but stopped), not the stream
-                HttpRequest.Builder rb = HttpRequest.newBuilder(h.url().resolve(Wire.EVENTS)).timeout(Duration.ofSeconds(10))
+                HttpRequest.Builder rb = HttpRequest.newBuilder(h.url().resolve(Wire.EVENTS))
                         .header("Accept", Wire.EVENT_STREAM).GET();
                 try { // a daemon bound beyond loopback wants the token for reads too; on loopback it is optional
                     rb.header(Wire.AUTHORIZATION, Wire.bearer(ApiToken.read(layout.apiTokenFile()).value()));
                 } catch (IOException e) {
                     LOG.debug("No readable API token ({}); following without one", e.getMessage());
                 }
-                HttpResponse<InputStream> r = ServeClient.httpFor(h).send(rb.build(),
-                        HttpResponse.BodyHandlers.ofInputStream());
+                HttpResponse<InputStream> r = BoundedRead.head(ServeClient.httpFor(h), rb, "GET /" + Wire.EVENTS,
+                        Duration.ofSeconds(10));
                 if (r.statusCode() != 200) {
                     r.body().close();
                     throw new IOException("GET /" + Wire.EVENTS + " answered " + r.statusCode());
@@ -138,30 +137,23 @@ final class DaemonFollower implements AutoCloseable {
      * changed nothing (a heartbeat, a manual request) alike, so that this process's view ages with the daemon's
      * projections and shows the tick a "Project now" caused there. A delta waits for its tick's frame, which follows
      * it; a snapshot (at connect) is looked at at once. Frames already waiting are covered by one tick. The stream's
-     * other events (warm lines, probe steps) are not this follower's concern.
+     * other events (warm lines, probe steps) are not this follower's concern. Only a tick's data is kept (a
+     * snapshot's is the whole state), and every frame is bounded: a daemon that sends no newline breaks the stream,
+     * which reconnects.
      */
     private void read(InputStream body) throws IOException {
-        try (BufferedReader in = new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8))) {
+        try (BoundedRead.Frames in = new BoundedRead.Frames(body, "GET /" + Wire.EVENTS, BoundedRead.STATE,
+                event -> Wire.eventType(event) == TickFinished.class, () -> { })) {
             WakeReason due = null;
-            String event = "";
-            StringBuilder tickData = new StringBuilder(); // only a tick's data is kept: a snapshot's is the whole state
-            for (String line = in.readLine(); line != null && !closed; line = in.readLine()) {
-                if (line.isEmpty()) {
-                    if (event.equals(Wire.SNAPSHOT) && due == null) {
-                        due = WakeReason.CHANGE;
-                    } else if (Wire.eventType(event) == TickFinished.class) {
-                        due = reasonOf(tickData.toString());
-                    }
-                    event = "";
-                    tickData.setLength(0);
-                    if (due != null && !in.ready()) { // several ticks already waiting: one tick covers them all
-                        tick(due);
-                        due = null;
-                    }
-                } else if (line.startsWith("event:")) {
-                    event = line.substring(6).trim();
-                } else if (line.startsWith("data:") && Wire.eventType(event) == TickFinished.class) {
-                    tickData.append(line, line.startsWith("data: ") ? 6 : 5, line.length());
+            for (BoundedRead.Frames.Frame f = in.next(); f != null && !closed; f = in.next()) {
+                if (f.event().equals(Wire.SNAPSHOT) && due == null) {
+                    due = WakeReason.CHANGE;
+                } else if (Wire.eventType(f.event()) == TickFinished.class) {
+                    due = reasonOf(new String(f.data(), StandardCharsets.UTF_8));
+                }
+                if (due != null && !in.ready()) { // several ticks already waiting: one tick covers them all
+                    tick(due);
+                    due = null;
                 }
             }
         }

@@ -12,6 +12,7 @@ import dev.kiln.core.engine.EngineEvent;
 import dev.kiln.core.engine.EngineException;
 import dev.kiln.core.engine.ProbeRequest;
 import dev.kiln.core.engine.SavedRun;
+import dev.kiln.core.http.BoundedRead;
 import dev.kiln.core.projection.TickFinished;
 import dev.kiln.core.projection.TickResult;
 import dev.kiln.core.projection.WakeReason;
@@ -32,10 +33,8 @@ import dev.kiln.core.telemetry.KilnEvent;
 import dev.kiln.core.watch.WatchChanged;
 import dev.kiln.core.watch.WatchStatus;
 import dev.kiln.core.workspace.WorkspaceLayout;
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpResponse;
@@ -79,8 +78,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Faults are {@link EngineException}s: down → {@code UNREACHABLE}, token refused (also mid-session) →
  * {@code UNAUTHORIZED}, certificate not the pinned one → {@code CERTIFICATE_CHANGED}, another API version or an
- * answer that is not the API → {@code INCOMPATIBLE}, a request refused as invalid → {@code REJECTED}. Every request
- * has a timeout.
+ * answer that is not the API (also one larger than its route's bound, a gzip bomb, an event frame without end) →
+ * {@code INCOMPATIBLE}, a request refused as invalid → {@code REJECTED}. Every request has a deadline for its whole
+ * answer, body included, and every answer and event frame a size bound ({@link BoundedRead}).
  *
  * <p>Concurrency: thread-safe. One thread of its own reads the event stream, applies the state and publishes the
  * events (in the daemon's order); {@code state} is replaced whole (volatile) under {@code this}. One scheduler
@@ -91,6 +91,8 @@ public final class RemoteEngine implements Engine {
     /** No byte for this long on the event stream (the daemon sends a comment every 2 s when idle): it is broken. */
     static final Duration STALL = Duration.ofSeconds(10);
     private static final Duration READ = Duration.ofSeconds(10);
+    /** The state is megabytes (34 MB for 100,000 contracts, gzipped on the wire): its whole answer gets longer. */
+    private static final Duration STATE_READ = Duration.ofSeconds(60);
     private static final Duration WRITE = Duration.ofSeconds(30);
     private static final Duration SLOW = Duration.ofMinutes(3);
     /** A synthetic identity: a contract's stat identity does not travel (it names the daemon host's inode). */
@@ -239,7 +241,7 @@ public final class RemoteEngine implements Engine {
             // The metrics first: a tick they name has sent its frames already, so the stream, resumed after the
             // state, never brings it again; a tick between the two is in the state (and then shown instead).
             JsonNode metrics = metrics();
-            ServeClient.Answer a = request("GET", Wire.STATE, null, null, null, READ);
+            ServeClient.Answer a = request("GET", Wire.STATE, null, null, null, STATE_READ);
             JsonNode doc = null;
             if (a.status() == 503) { // before the daemon's first tick: the stream's snapshot brings it
                 LOG.debug("{} has no projection yet; the event stream brings the first", url);
@@ -562,10 +564,8 @@ public final class RemoteEngine implements Engine {
             try {
                 HttpResponse<InputStream> r = client.events(lastEventId, READ);
                 if (r.statusCode() != 200) {
-                    String body;
-                    try (InputStream in = r.body()) {
-                        body = new String(in.readNBytes(4096), StandardCharsets.UTF_8);
-                    }
+                    String body = new String(BoundedRead.body(r, "GET /" + Wire.EVENTS, BoundedRead.SMALL, READ),
+                            StandardCharsets.UTF_8);
                     throw new IOException(r.statusCode() == 401 ? "the daemon refused the token (401: " + Wire.errorText(body)
                             + "); " + tokenAdvice() : "GET /" + Wire.EVENTS + " answered " + r.statusCode() + ": "
                             + Wire.errorText(body));
@@ -607,44 +607,34 @@ public final class RemoteEngine implements Engine {
         }
     }
 
-    /** Reads frames until the stream ends; each is handled before its id becomes the resume point. */
+    /**
+     * Reads frames until the stream ends; each is handled before its id becomes the resume point. A frame is bounded
+     * like the state it may carry (a snapshot is the whole document): a daemon that sends no newline, or a frame
+     * without end, breaks the stream (and it reconnects) instead of filling the heap.
+     */
     private void read(InputStream body) throws IOException {
-        try (BufferedReader in = new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8))) {
-            String id = null;
-            String event = null;
-            StringBuilder data = new StringBuilder();
-            for (String line = in.readLine(); line != null && !closed; line = in.readLine()) {
-                lastByteNanos = System.nanoTime();
-                if (line.isEmpty()) {
-                    if (event != null) {
-                        handle(event, data.toString());
-                        if (id != null) {
-                            lastEventId = id;
-                        }
-                    }
-                    id = null;
-                    event = null;
-                    data.setLength(0);
-                } else if (line.startsWith("id:")) {
-                    id = line.substring(3).trim();
-                } else if (line.startsWith("event:")) {
-                    event = line.substring(6).trim();
-                } else if (line.startsWith("data:")) {
-                    if (!data.isEmpty()) {
-                        data.append('\n');
-                    }
-                    data.append(line.startsWith("data: ") ? line.substring(6) : line.substring(5));
+        try (BoundedRead.Frames in = new BoundedRead.Frames(body, "GET /" + Wire.EVENTS, BoundedRead.STATE, true,
+                () -> lastByteNanos = System.nanoTime())) {
+            for (BoundedRead.Frames.Frame f = in.next(); f != null && !closed; f = in.next()) {
+                handle(f.event(), f.data());
+                if (f.id() != null) {
+                    lastEventId = f.id();
                 }
             }
         }
     }
 
-    private void handle(String event, String data) {
+    private void handle(String event, byte[] data) {
         JsonNode n;
         try {
             n = Wire.JSON.readTree(data);
         } catch (IOException e) {
-            LOG.warn("An event '{}' of {} is not JSON; skipped: {}", event, url, e.getMessage());
+            LOG.warn("An event '{}' of {} is not JSON; skipped: {}", BoundedRead.excerpt(event), url,
+                    BoundedRead.excerpt(String.valueOf(e.getMessage())));
+            return;
+        }
+        if (n == null) {
+            LOG.warn("An event '{}' of {} has no data; skipped", BoundedRead.excerpt(event), url);
             return;
         }
         if (event.equals(Wire.SNAPSHOT)) {
@@ -664,14 +654,15 @@ public final class RemoteEngine implements Engine {
         }
         Class<? extends KilnEvent> type = Wire.eventType(event);
         if (type == null) {
-            LOG.debug("Ignoring event '{}' of {} (a newer daemon's)", event, url);
+            LOG.debug("Ignoring event '{}' of {} (a newer daemon's)", BoundedRead.excerpt(event), url);
             return;
         }
         KilnEvent e;
         try {
             e = Wire.read(n, type);
         } catch (IOException ex) {
-            LOG.warn("An event '{}' of {} could not be read; skipped: {}", event, url, ex.getMessage());
+            LOG.warn("An event '{}' of {} could not be read; skipped: {}", event, url,
+                    BoundedRead.excerpt(String.valueOf(ex.getMessage())));
             return;
         }
         if (e instanceof WatchChanged w) {
@@ -1021,6 +1012,10 @@ public final class RemoteEngine implements Engine {
             if (e.getMessage() != null && e.getMessage().contains("cannot read the API token")) {
                 return raise(EngineException.Kind.UNAUTHORIZED, e.getMessage(), e);
             }
+            BoundedRead.Exceeded x = BoundedRead.Exceeded.in(e);
+            if (x != null && x.bound() != BoundedRead.Exceeded.Bound.DEADLINE) { // no kiln serve answers like that
+                return raise(EngineException.Kind.INCOMPATIBLE, e.getMessage(), e);
+            }
             return raise(EngineException.Kind.UNREACHABLE, e.getMessage() + " (" + method + " " + url + route + ")", e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -1086,8 +1081,8 @@ public final class RemoteEngine implements Engine {
             return n;
         } catch (IOException e) {
             throw new EngineException(EngineException.Kind.INCOMPATIBLE, "The daemon at " + url + " answered " + what
-                    + " with something that is not JSON (" + e.getMessage() + "): " + abbreviate(a.text())
-                    + "; is that URL a kiln serve of this release?", e);
+                    + " with something that is not JSON (" + BoundedRead.excerpt(String.valueOf(e.getMessage())) + "): "
+                    + BoundedRead.excerpt(a.body()) + "; is that URL a kiln serve of this release?", e);
         }
     }
 
@@ -1106,7 +1101,7 @@ public final class RemoteEngine implements Engine {
     }
 
     private static String abbreviate(String s) {
-        return s.length() <= 200 ? s : s.substring(0, 200) + "…";
+        return BoundedRead.excerpt(s);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.kiln.core.serve;
 
+import dev.kiln.core.http.BoundedRead;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import java.io.IOException;
 import java.net.URI;
@@ -23,6 +24,10 @@ import org.jspecify.annotations.Nullable;
  *       SHA-256 fingerprint of its certificate ({@link PinnedTls}).
  * </ul>
  *
+ * <p>Every answer is read through {@link BoundedRead}: a size bound per route ({@link Wire#answerBytes}, on the wire
+ * and decompressed) and one deadline for all of it, so a hostile or broken daemon ends a question with an error
+ * naming it, never with a client that grows or waits without end.
+ *
  * <p>Concurrency: immutable; local clients share one {@link HttpClient}, a remote one has its own (its TLS trust is
  * its pin); both are thread-safe.
  */
@@ -36,6 +41,8 @@ public final class ServeClient {
     private final @Nullable Path tokenFile;
     private final @Nullable String pin;
     private final HttpClient http;
+    /** How long one question may take in all (connect, head and body; health's two exchanges together). */
+    private final Duration timeout;
 
     private ServeClient(WorkspaceLayout layout, ServeLock.Holder holder) {
         this.layout = layout;
@@ -44,6 +51,17 @@ public final class ServeClient {
         this.tokenFile = layout.apiTokenFile();
         this.pin = holder.tlsSha256();
         this.http = httpFor(holder);
+        this.timeout = READ_TIMEOUT;
+    }
+
+    private ServeClient(ServeClient c, Duration timeout) {
+        this.layout = c.layout;
+        this.holder = c.holder;
+        this.base = c.base;
+        this.tokenFile = c.tokenFile;
+        this.pin = c.pin;
+        this.http = c.http;
+        this.timeout = timeout;
     }
 
     private ServeClient(URI base, @Nullable Path tokenFile, @Nullable String pin) {
@@ -58,6 +76,20 @@ public final class ServeClient {
             b.sslContext(PinnedTls.context(pin));
         }
         this.http = b.build();
+        this.timeout = READ_TIMEOUT;
+    }
+
+    /**
+     * This client with another bound on each question it asks ({@link #checkVersion()}, {@link #health()}: connect,
+     * answer and body together, however slowly the daemon sends); the default is 10 s.
+     *
+     * @throws IllegalArgumentException when {@code timeout} is not positive
+     */
+    public ServeClient withTimeout(Duration timeout) {
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("a timeout is a positive duration, not " + timeout);
+        }
+        return new ServeClient(this, timeout);
     }
 
     /** Pinned clients of local TLS daemons, by fingerprint (a daemon restarted with the same keystore reuses one). */
@@ -171,18 +203,25 @@ public final class ServeClient {
         }
     }
 
-    private HttpResponse<String> send(String method, String route, boolean needsToken, Duration timeout)
+    private Answer send(String method, String route, boolean needsToken, Duration timeout)
             throws IOException, InterruptedException {
-        HttpRequest.Builder rb = HttpRequest.newBuilder(base().resolve(route)).timeout(timeout)
+        HttpRequest.Builder rb = HttpRequest.newBuilder(base().resolve(route))
                 .method(method, HttpRequest.BodyPublishers.noBody());
         String t = token(needsToken);
         if (t != null) {
             rb.header(Wire.AUTHORIZATION, Wire.bearer(t));
         }
+        return read(rb, method, route, timeout);
+    }
+
+    /** One exchange through {@link BoundedRead}: the route's size bound, {@code timeout} for all of it. */
+    private Answer read(HttpRequest.Builder rb, String method, String route, Duration timeout)
+            throws IOException, InterruptedException {
         try {
-            return http.send(rb.build(), HttpResponse.BodyHandlers.ofString());
+            BoundedRead.Answer a = BoundedRead.exchange(http, rb, method + " /" + route, Wire.answerBytes(route), timeout);
+            return new Answer(a.status(), a.body(), a.headers());
         } catch (IOException e) {
-            throw new IOException(describe() + " did not answer " + method + " /" + route + ": " + why(e), e);
+            throw failed(method, route, e);
         }
     }
 
@@ -191,6 +230,22 @@ public final class ServeClient {
         String text() {
             return new String(body, java.nio.charset.StandardCharsets.UTF_8);
         }
+    }
+
+    /** A failed exchange in the operator's words: which daemon, what happened, what to do. */
+    private IOException failed(String method, String route, IOException e) {
+        BoundedRead.Exceeded x = BoundedRead.Exceeded.in(e);
+        if (x == null) {
+            return new IOException(describe() + " did not answer " + method + " /" + route + ": " + why(e), e);
+        }
+        String advice = switch (x.bound()) {
+            case DEADLINE -> "; it is overloaded, its network stalls, or it is no kiln serve: retry, or allow it longer"
+                    + " (--timeout)";
+            case SIZE, FRAME -> route.equals(Wire.STATE) ? "; a state of 100,000 contracts is about 34 MB: is " + base
+                    + " a kiln serve of this release?" : "; that is no kiln serve's answer: check the URL (kiln serve"
+                    + " prints it at start)";
+        };
+        return new IOException(describe() + " " + x.getMessage() + advice, e);
     }
 
     /**
@@ -203,7 +258,7 @@ public final class ServeClient {
     Answer exchange(String method, String route, @Nullable String rawQuery, byte @Nullable [] jsonBody,
             @Nullable String idempotencyKey, Duration timeout) throws IOException, InterruptedException {
         URI uri = base().resolve(route + (rawQuery == null ? "" : "?" + rawQuery));
-        HttpRequest.Builder rb = HttpRequest.newBuilder(uri).timeout(timeout).header("Accept-Encoding", "gzip")
+        HttpRequest.Builder rb = HttpRequest.newBuilder(uri)
                 .method(method, jsonBody == null ? HttpRequest.BodyPublishers.noBody()
                         : HttpRequest.BodyPublishers.ofByteArray(jsonBody));
         if (jsonBody != null) {
@@ -216,28 +271,17 @@ public final class ServeClient {
         if (t != null) {
             rb.header(Wire.AUTHORIZATION, Wire.bearer(t));
         }
-        HttpResponse<byte[]> r;
-        try {
-            r = http.send(rb.build(), HttpResponse.BodyHandlers.ofByteArray());
-        } catch (IOException e) {
-            throw new IOException(describe() + " did not answer " + method + " /" + route + ": " + why(e), e);
-        }
-        byte[] body = r.body();
-        if (r.headers().firstValue("Content-Encoding").map(v -> v.equalsIgnoreCase("gzip")).orElse(false)) {
-            try (java.util.zip.GZIPInputStream in = new java.util.zip.GZIPInputStream(new java.io.ByteArrayInputStream(body))) {
-                body = in.readAllBytes();
-            }
-        }
-        return new Answer(r.statusCode(), body, r.headers());
+        return read(rb, method, route, timeout);
     }
 
     /**
      * Opens the daemon's event stream, resuming after {@code lastEventId} when given. The answer's headers arrive
-     * within {@code timeout}; its body is the stream (the caller closes it).
+     * within {@code timeout}; its body is the stream (the caller closes it, and reads it through
+     * {@link BoundedRead.Frames}).
      */
     HttpResponse<java.io.InputStream> events(@Nullable String lastEventId, Duration timeout)
             throws IOException, InterruptedException {
-        HttpRequest.Builder rb = HttpRequest.newBuilder(base().resolve(Wire.EVENTS)).timeout(timeout)
+        HttpRequest.Builder rb = HttpRequest.newBuilder(base().resolve(Wire.EVENTS))
                 .header("Accept", Wire.EVENT_STREAM).GET();
         if (lastEventId != null) {
             rb.header("Last-Event-ID", lastEventId);
@@ -247,9 +291,9 @@ public final class ServeClient {
             rb.header(Wire.AUTHORIZATION, Wire.bearer(t));
         }
         try {
-            return http.send(rb.build(), HttpResponse.BodyHandlers.ofInputStream());
+            return BoundedRead.head(http, rb, "GET /" + Wire.EVENTS, timeout);
         } catch (IOException e) {
-            throw new IOException(describe() + " did not answer GET /" + Wire.EVENTS + ": " + why(e), e);
+            throw failed("GET", Wire.EVENTS, e);
         }
     }
 
@@ -312,12 +356,12 @@ public final class ServeClient {
         return m;
     }
 
-    private IOException refused(String what, HttpResponse<String> r) {
-        if (r.statusCode() == 401) {
-            return new IOException(name() + " refused " + what + " (401): " + Wire.errorText(r.body())
+    private IOException refused(String what, Answer r) {
+        if (r.status() == 401) {
+            return new IOException(name() + " refused " + what + " (401): " + Wire.errorText(r.text())
                     + (tokenFile == null ? "; pass --token-file" : "; the token in " + tokenFile + " is not its current one"));
         }
-        return new IOException(name() + " answered " + r.statusCode() + " to " + what + ": " + Wire.errorText(r.body()));
+        return new IOException(name() + " answered " + r.status() + " to " + what + ": " + Wire.errorText(r.text()));
     }
 
     /**
@@ -328,17 +372,21 @@ public final class ServeClient {
      *     no Kiln at all), or why it did not answer
      */
     public int checkVersion() throws IOException, InterruptedException {
-        HttpResponse<String> r = send("GET", Wire.VERSION, false, READ_TIMEOUT);
-        if (r.statusCode() == 404) {
+        return checkVersion(timeout);
+    }
+
+    private int checkVersion(Duration within) throws IOException, InterruptedException {
+        Answer r = send("GET", Wire.VERSION, false, within);
+        if (r.status() == 404) {
             throw new IOException(name() + " speaks an older API than v" + Wire.API_VERSION + " (no /" + Wire.VERSION
                     + "): upgrade kiln on its host, or use the kiln it runs");
         }
-        if (r.statusCode() != 200) {
+        if (r.status() != 200) {
             throw refused("GET /" + Wire.VERSION, r);
         }
         int v;
         try {
-            v = Wire.readVersion(r.body());
+            v = Wire.readVersion(r.text());
         } catch (IOException e) {
             throw new IOException(name() + " is no kiln serve of a known version: " + e.getMessage(), e);
         }
@@ -350,18 +398,37 @@ public final class ServeClient {
     }
 
     /**
-     * The daemon's health ({@code GET /api/v1/health}), after {@link #checkVersion()}.
+     * The daemon's health ({@code GET /api/v1/health}), after {@link #checkVersion()}: both within this client's
+     * timeout together.
      *
      * @throws IOException naming what failed: unreachable, not this API version, a refused token, a certificate
-     *     that is not the pinned one, or an answer that is not health
+     *     that is not the pinned one, an answer too large or too slow, or an answer that is not health
      */
     public DaemonHealth health() throws IOException, InterruptedException {
-        checkVersion();
-        HttpResponse<String> r = send("GET", Wire.HEALTH, false, READ_TIMEOUT);
-        if (r.statusCode() != 200) {
+        long start = System.nanoTime();
+        checkVersion(timeout);
+        Duration left = timeout.minusNanos(System.nanoTime() - start);
+        if (left.isNegative() || left.isZero()) {
+            throw slow(null);
+        }
+        Answer r;
+        try {
+            r = send("GET", Wire.HEALTH, false, left);
+        } catch (IOException e) {
+            BoundedRead.Exceeded x = BoundedRead.Exceeded.in(e);
+            throw x != null && x.bound() == BoundedRead.Exceeded.Bound.DEADLINE ? slow(e) : e;
+        }
+        if (r.status() != 200) {
             throw refused("GET /" + Wire.HEALTH, r);
         }
-        return Wire.readHealth(base(), r.body(), Optional.ofNullable(pin));
+        return Wire.readHealth(base(), r.text(), Optional.ofNullable(pin));
+    }
+
+    /** Health did not come in time: the deadline was the question's (version and health together), not what was left. */
+    private IOException slow(@Nullable IOException cause) {
+        return new IOException(describe() + " did not finish answering GET /" + Wire.VERSION + " and /" + Wire.HEALTH
+                + " within " + BoundedRead.seconds(timeout) + "; it is overloaded, its network stalls, or it is no kiln"
+                + " serve: retry, or allow it longer (--timeout)", cause);
     }
 
     /**
@@ -371,10 +438,10 @@ public final class ServeClient {
      * @throws IOException naming what failed: its API not listening yet, no readable token, or its answer
      */
     public TickRecord project() throws IOException, InterruptedException {
-        HttpResponse<String> r = send("POST", Wire.PROJECT, true, Duration.ofMinutes(3));
-        if (r.statusCode() != 200) {
+        Answer r = send("POST", Wire.PROJECT, true, Duration.ofMinutes(3));
+        if (r.status() != 200) {
             throw refused("POST /" + Wire.PROJECT, r);
         }
-        return Wire.readTick(r.body());
+        return Wire.readTick(r.text());
     }
 }

@@ -11,6 +11,7 @@ import dev.kiln.core.engine.Action;
 import dev.kiln.core.engine.EngineEvent;
 import dev.kiln.core.engine.EngineException;
 import dev.kiln.core.engine.ProbeRequest;
+import dev.kiln.core.http.BoundedRead;
 import dev.kiln.core.projection.TickFinished;
 import dev.kiln.core.seed.SeedEvent;
 import dev.kiln.core.startup.BytecodeMode;
@@ -262,12 +263,12 @@ final class Wire {
         try {
             JsonNode n = JSON.readTree(body);
             if (n != null && n.hasNonNull("message")) {
-                return n.path("message").asText() + " (" + n.path("error").asText() + ")";
+                return abbreviate(n.path("message").asText()) + " (" + abbreviate(n.path("error").asText()) + ")";
             }
         } catch (IOException e) {
             // not JSON: say what came
         }
-        return body;
+        return abbreviate(body);
     }
 
     // ---- a tick: POST /api/project's answer, /api/metrics' last_tick and history, meta.daemon.previous_tick ----------
@@ -718,7 +719,23 @@ final class Wire {
         throw new IllegalArgumentException("unknown wake reason \"" + jsonName + "\"");
     }
 
+    /** At most 200 characters of a daemon's answer, fit for a terminal (control characters escaped). */
     private static String abbreviate(String s) {
-        return s.length() <= 200 ? s : s.substring(0, 200) + "…";
+        return BoundedRead.excerpt(s);
+    }
+
+    /**
+     * The most bytes a client reads of an answer to {@code route} (decompressed): the state, a diagnosis and a heal
+     * report scale with the workspace; version, health and workspace are a few hundred bytes; the rest are lists and
+     * documents of the API.
+     */
+    static long answerBytes(String route) {
+        if (route.equals(STATE) || route.equals(DOCTOR) || route.equals(HEAL)) {
+            return BoundedRead.STATE;
+        }
+        if (route.equals(VERSION) || route.equals(HEALTH) || route.equals(WORKSPACE)) {
+            return BoundedRead.SMALL;
+        }
+        return BoundedRead.DOCUMENT;
     }
 }
