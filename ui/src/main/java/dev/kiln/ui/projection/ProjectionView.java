@@ -66,7 +66,11 @@ public final class ProjectionView extends VBox {
         reasons.textProperty().bind(Bindings.concat("Wake reasons: ", vm.reasonsProperty()));
         reasons.getStyleClass().add("text-muted");
         Label error = new Label();
-        error.getStyleClass().add("text-danger");
+        error.setId("projection-error");
+        error.getStyleClass().add("kiln-banner-danger"); // a file that cannot be written (disk full) must not be missed
+        error.setWrapText(true);
+        error.setMaxWidth(Double.MAX_VALUE);
+        error.setMinHeight(Region.USE_PREF_SIZE); // wrap rather than cut the path and the reason
         error.textProperty().bind(vm.errorProperty());
         error.managedProperty().bind(error.textProperty().isNotEmpty());
         error.visibleProperty().bind(error.managedProperty());
