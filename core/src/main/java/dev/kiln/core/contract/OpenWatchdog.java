@@ -139,6 +139,7 @@ final class OpenWatchdog {
                 if (w == null) {
                     w = new Thread(this::watch, "kiln-open-watchdog");
                     w.setDaemon(true);
+                    idle = false; // awake from now on: opens do not unpark it, each would wake it for nothing
                     watchdog = w;
                     w.start();
                     return;
@@ -213,8 +214,11 @@ final class OpenWatchdog {
         } catch (IOException | RuntimeException e) {
             // gone or swapped again: the signal below makes the open look again
         }
+        for (int i = 0; i < 20 && s.path == file; i++) {
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1)); // a released reader returns within moments
+        }
         if (s.path != file) {
-            return; // it returned
+            return; // it returned: no signal needed
         }
         if (s.tid < 0) {
             warnOnce(file, "this system gives no thread id to signal");

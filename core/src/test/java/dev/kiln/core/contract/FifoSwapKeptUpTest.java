@@ -84,7 +84,7 @@ class FifoSwapKeptUpTest {
         try {
             swapper.start();
             assertTimeoutPreemptively(Duration.ofSeconds(50), () -> {
-                for (int tick = 0; tick < 3_000 && swapper.isAlive() && refused[0] < 40; tick++) {
+                for (int tick = 0; tick < 3_000 && swapper.isAlive() && refused[0] < 15; tick++) {
                     b.invalidateAll(); // every tick re-reads, as after a real edit
                     ContractSnapshot s = b.build();
                     for (SnapshotFailure f : s.failures()) {
