@@ -105,6 +105,8 @@ final class StateFile {
     /** Why the file trails the newest document, or null; set by a failed write, cleared by a later one succeeding. */
     private @Nullable String failure;
     private long failureSeq;
+    /** Set by a flush that gave the unwritable document up: a write failing meanwhile does not queue it again. */
+    private boolean givenUp;
     private long behindWrites;
     private long behindNanos;
 
@@ -160,6 +162,7 @@ final class StateFile {
         long seq;
         synchronized (this) {
             seq = ++submittedSeq;
+            givenUp = false; // a new document after a flush: this one is retried again if need be
             if (doc.length() > behindAbove) {
                 pending = doc;
                 pendingSeq = seq;
@@ -322,7 +325,7 @@ final class StateFile {
                 behindNanos += System.nanoTime() - t0;
                 if (why != null) {
                     failed(why, seq);
-                    if (pending == null) {
+                    if (pending == null && !givenUp) {
                         pending = doc; // retried after the spacing (at least a second) unless a newer one comes
                         pendingSeq = seq;
                         lastBehindStart = System.nanoTime() + Math.max(0, RETRY_NANOS - spacingNanos);
@@ -388,7 +391,8 @@ final class StateFile {
     }
 
     /**
-     * Waits until everything written so far is durable.
+     * Waits until everything written so far is durable. When the newest document cannot be written, it is given up
+     * (no retry follows) and this throws saying why.
      *
      * @throws IOException when the last background sync failed (the document is in place, but a power cut could
      *     lose it)
@@ -400,6 +404,10 @@ final class StateFile {
                     wait();
                 }
                 if (failure != null) {
+                    // A flush ends a run (a daemon stopping, a CLI run ending): a document that cannot be written is
+                    // given up, never retried later, behind the back of whoever owns the workspace next.
+                    pending = null;
+                    givenUp = true;
                     throw new IOException(failure);
                 }
             } catch (InterruptedException e) {
