@@ -174,7 +174,12 @@ final class OpenWatchdog {
                 }
                 if (now - s.lastReleaseNanos >= bound && s.path == p && s.opens == s.seenOpens) {
                     s.lastReleaseNanos = now;
-                    release(s, p, now - s.startedNanos);
+                    try {
+                        release(s, p, now - s.startedNanos);
+                    } catch (RuntimeException e) {
+                        // the watchdog must outlive any one round: the next one tries again
+                        LOG.error("Releasing the open of {} failed: {}", p, e.toString());
+                    }
                 }
             }
             if (!busy && total == lastTotal) {
