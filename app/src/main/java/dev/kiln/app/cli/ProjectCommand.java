@@ -57,8 +57,7 @@ final class ProjectCommand implements Callable<Integer> {
             print(ws, r, projector);
         }
         if (r.writeError() != null) {
-            throw new CliException("could not write " + ws.stateFile() + ": " + r.writeError()
-                    + ". Make the observer/ directory writable and run again.");
+            throw new CliException(r.writeError() + ". Make room on its disk (or the observer/ directory writable) and run again.");
         }
         if (syncError != null) {
             throw new CliException(syncError + ". The document is in place; check the disk (dmesg) and run again.");

@@ -67,14 +67,11 @@ public final class ContractStore {
      * <p>Only a regular file is read, and never through a symlink: a {@code contract.json} that is a symlink,
      * a FIFO, a socket or a device fails as {@link ContractReadException.Kind#REFUSED}, without being opened
      * (policy in {@link ContractReadException.Kind#REFUSED}). The check is {@code lstat}, then the open refuses a
-     * symlink itself ({@code O_NOFOLLOW}); a FIFO renamed in between cannot block: the open is bounded in time
-     * ({@link BoundedOpen}) and positional reads fail at once on a pipe. So this never hangs, whatever is swapped in.
+     * symlink itself ({@code O_NOFOLLOW}); a FIFO renamed in between cannot keep the caller: the open runs on the
+     * calling thread and {@link OpenWatchdog} releases it if it blocks, and positional reads fail at once on a pipe,
+     * which is refused naming this file. So this never hangs, whatever is swapped in, and leaves no thread blocked.
      */
     public static byte[] readBounded(Path file, long maxBytes) throws ContractReadException {
-        return readBounded(file, maxBytes, BoundedOpen.TIMEOUT_MILLIS);
-    }
-
-    static byte[] readBounded(Path file, long maxBytes, long openTimeoutMillis) throws ContractReadException {
         BasicFileAttributes a;
         try {
             a = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
@@ -87,10 +84,7 @@ public final class ContractStore {
         }
         FileChannel opened;
         try {
-            opened = BoundedOpen.open(file, openTimeoutMillis);
-        } catch (BoundedOpen.Stuck e) {
-            throw new ContractReadException(ContractReadException.Kind.REFUSED, "not a regular file when opened ("
-                    + e.getMessage() + "); special files are never read");
+            opened = OpenWatchdog.shared().open(file);
         } catch (IOException e) {
             throw afterFailure(file, e);
         }

@@ -140,7 +140,7 @@ public final class Projector {
         StateDocument.Stable stable = new StateDocument.Stable(project(snapshot, now), snapshot.failures(), meta);
         boolean changed = !stable.equals(lastStable) && !sameAsPrevious(stable, now, snapshot, t0, drift, reason);
         long nextRevision = changed ? revision + 1 : revision;
-        String writeError = null;
+        boolean advanced = false;
         TickResult result = result(reason, now, nextRevision, changed, snapshot, t0, drift, null);
         if (changed) {
             leafJson.hint(sinceRender);
@@ -148,22 +148,21 @@ public final class Projector {
                     runtimeMeta == null ? null : runtimeMeta.get(), leafJson);
             sinceRender = new BitSet();
             try {
+                // in place, or (the daemon's mode: written behind, or retried behind after a failure) served from memory
                 stateFile.write(r.segments());
                 revision = nextRevision;
                 lastStable = stable;
                 parts = new DocumentParts(nextRevision, r.segments(), r.leafIds(), r.leafJson(), r.failures(), r.meta());
+                advanced = true;
             } catch (IOException e) {
-                writeError = e.getClass().getSimpleName() + ": " + e.getMessage();
-                LOG.error("Could not write {}: {}. The projection stays at revision {}; the next tick tries again.",
-                        layout.stateFile(), writeError, revision);
+                // a plain state file (no daemon): the revision stays, lastStable too, so the next tick tries again;
+                // the state file said why, once
             }
         } else {
             lastStable = stable;
         }
-        if (writeError == null) {
-            writeError = stateFile.behindFailure(); // the file trails the projection while this lasts
-        }
-        result = result(reason, now, revision, changed && writeError == null, snapshot, t0, drift, writeError);
+        String writeError = stateFile.failure(); // while it lasts, every tick says the file trails the projection
+        result = result(reason, now, revision, advanced, snapshot, t0, drift, writeError);
         lastTick = result;
         events.publish(new TickFinished(now, result));
         return result;
@@ -373,8 +372,17 @@ public final class Projector {
     public record BehindWrites(long writes, double totalMillis, @Nullable String failure) {
     }
 
+    /**
+     * Why {@code observer/state.json} trails the projection now ("cannot write /w/observer/state.json: No space left
+     * on device"), or null when the newest revision was written. Cleared as soon as a write succeeds again (the
+     * daemon retries about once a second; without it, the next tick does). Read from any thread.
+     */
+    public @Nullable String stateFileError() {
+        return stateFile.failure();
+    }
+
     public BehindWrites behindWrites() {
-        return new BehindWrites(stateFile.behindWrites(), stateFile.behindNanos() / 1e6, stateFile.behindFailure());
+        return new BehindWrites(stateFile.behindWrites(), stateFile.behindNanos() / 1e6, stateFile.failure());
     }
 
     public WorkspaceLayout layout() {

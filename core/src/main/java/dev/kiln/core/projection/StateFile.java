@@ -8,6 +8,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -51,6 +52,12 @@ import org.slf4j.LoggerFactory;
  * smaller document is written in the tick as above, after dropping any older one still waiting; a sequence number
  * checked under {@code renameLock} keeps an older background write from renaming over a newer document.
  *
+ * <p><b>When the file cannot be written</b> (a full disk, a read-only mount, permissions), {@link #failure()} says so,
+ * naming the file and the OS's reason ("No space left on device"), from the first failed write until a write of the
+ * newest document succeeds; the transitions are logged once each. A written-behind state file (the daemon) never
+ * throws for it: a document that failed in the tick is handed to the background writer, which retries about once a
+ * second while newer revisions are served from memory. A plain one throws, and the caller's next tick tries again.
+ *
  * <p>Either way a reader opens the old or the new document, whole (temp file + atomic rename), and a killed
  * process leaves one of them. Crash leftovers ({@code .state.json.*.tmp} and {@code .state.json.*.old}) are removed on
  * the first write: at once when the pid in their name is of a process that is gone, else when older than a minute.
@@ -62,6 +69,8 @@ import org.slf4j.LoggerFactory;
 final class StateFile {
     private static final Logger LOG = LoggerFactory.getLogger(StateFile.class);
     private static final Duration LEFTOVER_AGE = Duration.ofMinutes(1);
+    /** How soon a failed write of the newest document is tried again (unless a newer one comes first). */
+    private static final long RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** One thread for every state file of the process: syncs are short and rare (at most one per tick). */
     private static final ExecutorService SYNC = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "kiln-state-sync");
@@ -93,7 +102,11 @@ final class StateFile {
     private long pendingSeq;
     private boolean writerScheduled;
     private long lastBehindStart = Long.MIN_VALUE / 2;
-    private @Nullable String behindFailure;
+    /** Why the file trails the newest document, or null; set by a failed write, cleared by a later one succeeding. */
+    private @Nullable String failure;
+    private long failureSeq;
+    /** Set by a flush that gave the unwritable document up: a write failing meanwhile does not queue it again. */
+    private boolean givenUp;
     private long behindWrites;
     private long behindNanos;
 
@@ -139,8 +152,9 @@ final class StateFile {
 
     /**
      * Replaces the file with {@code doc}: at once (readers see it when this returns), or — above the written-behind
-     * threshold — by handing it to the background writer, which returns at once. Throws (and leaves the old
-     * document in place) when a document written at once cannot be written or renamed into place.
+     * threshold — by handing it to the background writer, which returns at once. When a document written at once
+     * cannot be written or renamed into place, the old document stays and {@link #failure()} says why; a plain state
+     * file then throws, a written-behind one hands the document to the background writer to retry and returns false.
      *
      * @return whether the document is in place when this returns
      */
@@ -148,6 +162,7 @@ final class StateFile {
         long seq;
         synchronized (this) {
             seq = ++submittedSeq;
+            givenUp = false; // a new document after a flush: this one is retried again if need be
             if (doc.length() > behindAbove) {
                 pending = doc;
                 pendingSeq = seq;
@@ -159,6 +174,39 @@ final class StateFile {
             }
             pending = null; // older than this one: never to be written now
         }
+        try {
+            writeNow(doc, seq);
+        } catch (IOException | RuntimeException e) {
+            String why = cannotWrite(e);
+            synchronized (this) {
+                failed(why, seq);
+                if (behindAbove == Long.MAX_VALUE) {
+                    if (e instanceof RuntimeException r) {
+                        throw r;
+                    }
+                    throw new IOException(why, e);
+                }
+                // the daemon's mode: the revision is served from memory, and the background writer retries it
+                if (pending == null) {
+                    pending = doc;
+                    pendingSeq = seq;
+                }
+                lastBehindStart = System.nanoTime() + Math.max(0, RETRY_NANOS - spacingNanos);
+                if (!writerScheduled) {
+                    writerScheduled = true;
+                    WRITE.execute(this::writeBehind);
+                }
+            }
+            return false;
+        }
+        synchronized (this) {
+            succeeded(seq);
+        }
+        return true;
+    }
+
+    /** The write in the tick: temp file, rename over the target; the fsync follows on the sync thread. */
+    private void writeNow(StateDocument.Segments doc, long seq) throws IOException {
         prepareDirectory();
         Set<PosixFilePermission> mode = AtomicWrite.existingMode(target);
         Path tmp = dir.resolve(sibling("tmp"));
@@ -187,7 +235,34 @@ final class StateFile {
             throw e;
         }
         schedule(ch, old);
-        return true;
+    }
+
+    /** "cannot write /w/observer/state.json: No space left on device": the file, and the OS's reason without a class name. */
+    private String cannotWrite(Exception e) {
+        String reason = e instanceof FileSystemException f && f.getReason() != null ? f.getReason() : e.getMessage();
+        if (reason == null || reason.isBlank()) {
+            reason = e.getClass().getSimpleName();
+        }
+        return reason.contains(target.toString()) ? reason : "cannot write " + target + ": " + reason;
+    }
+
+    // guarded by this
+    private void failed(String why, long seq) {
+        if (failure == null) {
+            LOG.error("{}. {}", why, behindAbove == Long.MAX_VALUE ? "The file keeps the last document written; the next tick tries again."
+                    : "The API serves the projection from memory; the file keeps the last document written and is retried"
+                            + " about once a second.");
+        }
+        failure = why;
+        failureSeq = Math.max(failureSeq, seq);
+    }
+
+    // guarded by this
+    private void succeeded(long seq) {
+        if (failure != null && seq >= failureSeq) {
+            LOG.info("{} is written again (document {} of this process)", target, seq);
+            failure = null;
+        }
     }
 
     private void prepareDirectory() throws IOException {
@@ -239,28 +314,24 @@ final class StateFile {
                 lastBehindStart = System.nanoTime();
             }
             long t0 = System.nanoTime();
-            String failure = null;
+            String why = null;
             try {
                 writeDurably(doc, seq);
             } catch (IOException | RuntimeException e) {
-                failure = e.getClass().getSimpleName() + ": " + e.getMessage();
+                why = cannotWrite(e);
             }
             synchronized (this) {
                 behindWrites++;
                 behindNanos += System.nanoTime() - t0;
-                if (failure != null) {
-                    if (behindFailure == null) {
-                        LOG.error("Could not write {}: {}. The API serves the projection from memory; the file keeps the"
-                                + " last document written and is retried with the next revision.", target, failure);
-                    }
-                    behindFailure = failure;
-                    if (pending == null) {
+                if (why != null) {
+                    failed(why, seq);
+                    if (pending == null && !givenUp) {
                         pending = doc; // retried after the spacing (at least a second) unless a newer one comes
                         pendingSeq = seq;
-                        lastBehindStart = System.nanoTime() + Math.max(0, TimeUnit.SECONDS.toNanos(1) - spacingNanos);
+                        lastBehindStart = System.nanoTime() + Math.max(0, RETRY_NANOS - spacingNanos);
                     }
                 } else {
-                    behindFailure = null;
+                    succeeded(seq);
                 }
                 notifyAll();
             }
@@ -302,9 +373,12 @@ final class StateFile {
         }
     }
 
-    /** The last background write's failure, or null when the newest written-behind document is in place. */
-    synchronized @Nullable String behindFailure() {
-        return behindFailure;
+    /**
+     * Why the file trails the newest document ("cannot write …/state.json: No space left on device"), or null when
+     * the last write succeeded.
+     */
+    synchronized @Nullable String failure() {
+        return failure;
     }
 
     /** Documents written behind the tick so far, and their total time (write + fsync + rename). */
@@ -317,7 +391,8 @@ final class StateFile {
     }
 
     /**
-     * Waits until everything written so far is durable.
+     * Waits until everything written so far is durable. When the newest document cannot be written, it is given up
+     * (no retry follows) and this throws saying why.
      *
      * @throws IOException when the last background sync failed (the document is in place, but a power cut could
      *     lose it)
@@ -325,11 +400,15 @@ final class StateFile {
     void flush() throws IOException {
         synchronized (this) {
             try {
-                while (syncScheduled || (writerScheduled && behindFailure == null)) {
+                while (syncScheduled || (writerScheduled && failure == null)) {
                     wait();
                 }
-                if (behindFailure != null) {
-                    throw new IOException("could not write " + target + ": " + behindFailure);
+                if (failure != null) {
+                    // A flush ends a run (a daemon stopping, a CLI run ending): a document that cannot be written is
+                    // given up, never retried later, behind the back of whoever owns the workspace next.
+                    pending = null;
+                    givenUp = true;
+                    throw new IOException(failure);
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

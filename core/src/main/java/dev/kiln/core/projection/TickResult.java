@@ -17,7 +17,9 @@ import org.jspecify.annotations.Nullable;
  * @param stats what the snapshot build did
  * @param durationNanos wall time of the whole tick
  * @param driftPruned drift files removed because their leaf is gone
- * @param writeError why state.json could not be written, or {@code null}; the next tick tries again
+ * @param writeError why {@code observer/state.json} trails this revision ("cannot write …/state.json: No space left on
+ *     device"), or {@code null}; said by every tick while it lasts. The daemon serves the revision from memory and
+ *     retries the file about once a second; without a daemon the revision stays and the next tick tries again
  */
 public record TickResult(WakeReason reason, Instant at, long revision, boolean changed, int leaves, int failures,
         SnapshotStats stats, long durationNanos, List<String> driftPruned, @Nullable String writeError) {

@@ -26,11 +26,22 @@ import java.util.Optional;
  * @param tlsFingerprint the SHA-256 of the certificate it served, empty over plain HTTP
  * @param seeds its workspace's seed caches, as its host sees them; empty from a daemon that does not say
  * @param lastProbe the verdict of its workspace's latest saved startup probe; empty when never probed (or not said)
+ * @param stateFileError why its {@code observer/state.json} cannot be written now (the file, the OS's reason), so that
+ *     the file trails the revision it serves from memory; empty when the file is up to date
  */
 public record DaemonHealth(URI url, int apiVersion, long revision, long projections, Optional<Instant> lastProjectionAt,
         Optional<Duration> lastProjectionAge, String lastError, Duration heartbeat, boolean watchLive,
         String watchReason, long contracts, long failures, Optional<String> tlsFingerprint, Optional<Seeds> seeds,
-        Optional<Probe> lastProbe) {
+        Optional<Probe> lastProbe, String stateFileError) {
+
+    /** A health report that says nothing of the state file (as an older daemon's). */
+    public DaemonHealth(URI url, int apiVersion, long revision, long projections, Optional<Instant> lastProjectionAt,
+            Optional<Duration> lastProjectionAge, String lastError, Duration heartbeat, boolean watchLive,
+            String watchReason, long contracts, long failures, Optional<String> tlsFingerprint, Optional<Seeds> seeds,
+            Optional<Probe> lastProbe) {
+        this(url, apiVersion, revision, projections, lastProjectionAt, lastProjectionAge, lastError, heartbeat, watchLive,
+                watchReason, contracts, failures, tlsFingerprint, seeds, lastProbe, "");
+    }
 
     /**
      * The seed caches of the daemon's workspace.
@@ -99,6 +110,10 @@ public record DaemonHealth(URI url, int apiVersion, long revision, long projecti
         }
         if (!watchLive) {
             p.add("watch degraded: " + watchReason);
+        }
+        if (!stateFileError.isEmpty()) {
+            p.add("observer/state.json cannot be written (" + stateFileError + "): the API serves revision " + revision
+                    + " from memory, the file keeps an older one; retried about once a second");
         }
         return List.copyOf(p);
     }

@@ -87,6 +87,9 @@ final class FleetMetrics {
 
         Projector.StateSyncs stateSyncs();
 
+        /** Whether observer/state.json cannot be written now (the served revision lives in memory only). */
+        boolean stateFileFailing();
+
         ArchiveCacheStats archiveStats();
     }
 
@@ -179,6 +182,10 @@ final class FleetMetrics {
         CounterWithCallback.builder().name("kiln_state_file_sync_seconds_total")
                 .help("Time spent in those syncs (off the ticks)")
                 .callback(cb -> cb.call(source.stateSyncs().totalMillis() / 1e3)).register(registry);
+        GaugeWithCallback.builder().name("kiln_state_file_write_failing")
+                .help("1 while observer/state.json cannot be written (disk full, read-only, permissions: the health answer"
+                        + " and the log say why); the served revision is then in memory only")
+                .callback(cb -> cb.call(source.stateFileFailing() ? 1 : 0)).register(registry);
 
         archiveCounter("kiln_archive_cache_hits_total", "Archive requests served from the cache", source,
                 s -> s.hits());

@@ -395,7 +395,7 @@ public final class ProjectionDaemon implements AutoCloseable {
 
     private JsonNode metricsJson() {
         return Wire.metrics(layout.root(), loop.metrics(), revision(), watcher.status(), api.sseClients(),
-                api.droppedSseClients(), projector.stateSyncs(), pacing);
+                api.droppedSseClients(), projector.stateSyncs(), projector.stateFileError(), pacing);
     }
 
     /** What {@code /metrics} reads at scrape time: volatile values only, never the loop's lock. */
@@ -435,6 +435,11 @@ public final class ProjectionDaemon implements AutoCloseable {
         }
 
         @Override
+        public boolean stateFileFailing() {
+            return projector.stateFileError() != null;
+        }
+
+        @Override
         public ArchiveCacheStats archiveStats() {
             ArchiveCacheStats s = archives.get();
             return s == null ? ArchiveCacheStats.empty() : s;
@@ -454,7 +459,8 @@ public final class ProjectionDaemon implements AutoCloseable {
 
         @Override
         public JsonNode health() {
-            return Wire.healthFacts(Wire.health(loop.metrics(), revision(), watcher.status(), clock.instant(), heartbeat),
+            return Wire.healthFacts(Wire.health(loop.metrics(), revision(), watcher.status(), clock.instant(), heartbeat,
+                    projector.stateFileError()),
                     hostFacts.get());
         }
 

@@ -172,10 +172,12 @@ final class Wire {
 
     /**
      * {@code {api_version, revision, projections, last_projection_at, last_projection_age_ms, last_error, heartbeat_ms,
-     * watch: {mode, live, reason, since}, contracts, failures}}. The age is the daemon's own (no clock skew between
-     * hosts); the last tick's counters give contracts and failures.
+     * watch: {mode, live, reason, since}, contracts, failures[, state_file_error]}}. The age is the daemon's own (no
+     * clock skew between hosts); the last tick's counters give contracts and failures. {@code state_file_error} is
+     * there only while {@code observer/state.json} cannot be written (the revision is served from memory).
      */
-    static ObjectNode health(DaemonMetrics m, long revision, WatchStatus ws, Instant now, java.time.Duration heartbeat) {
+    static ObjectNode health(DaemonMetrics m, long revision, WatchStatus ws, Instant now, java.time.Duration heartbeat,
+            @org.jspecify.annotations.Nullable String stateFileError) {
         ObjectNode o = JSON.createObjectNode();
         o.put("api_version", API_VERSION);
         o.put("revision", revision);
@@ -195,6 +197,9 @@ final class Wire {
         watch.put("live", ws.live());
         watch.put("reason", ws.reason());
         watch.put("since", ws.since().toString());
+        if (stateFileError != null) {
+            o.put("state_file_error", stateFileError);
+        }
         return o;
     }
 
@@ -343,7 +348,7 @@ final class Wire {
                             : java.util.Optional.empty(),
                     n.path("last_error").asText(""), java.time.Duration.ofMillis(n.path("heartbeat_ms").asLong()),
                     w.path("live").asBoolean(false), w.path("reason").asText(""), n.path("contracts").asLong(),
-                    n.path("failures").asLong(), pin, readSeeds(n), readProbe(n));
+                    n.path("failures").asLong(), pin, readSeeds(n), readProbe(n), n.path("state_file_error").asText(""));
         } catch (RuntimeException e) {
             throw new IOException("the answer is not a health report (" + e.getMessage() + "): " + abbreviate(body), e);
         }
@@ -436,7 +441,8 @@ final class Wire {
     // ---- GET /api/metrics --------------------------------------------------------------------------------------
 
     static ObjectNode metrics(Path root, DaemonMetrics m, long revision, WatchStatus ws, int sseClients,
-            long droppedSseClients, Projector.StateSyncs syncs, ChangePacer.Settings pacing) {
+            long droppedSseClients, Projector.StateSyncs syncs, @org.jspecify.annotations.Nullable String stateFileError,
+            ChangePacer.Settings pacing) {
         ObjectNode o = JSON.createObjectNode();
         o.put("workspace", root.toString());
         // What the daemon runs with, so that a doctor need not guess from kiln.json or a command line.
@@ -459,7 +465,10 @@ final class Wire {
         ArrayNode roots = watch.putArray("roots");
         ws.roots().forEach(r -> roots.add(root.relativize(r).toString()));
         o.putObject("sse").put("clients", sseClients).put("dropped", droppedSseClients);
-        o.putObject("state_file").put("syncs", syncs.syncs()).put("sync_ms_total", micros(syncs.totalMillis()));
+        ObjectNode stateFile = o.putObject("state_file").put("syncs", syncs.syncs()).put("sync_ms_total", micros(syncs.totalMillis()));
+        if (stateFileError != null) {
+            stateFile.put("write_error", stateFileError); // the file trails the served revision while this lasts
+        }
         o.put("history_size", m.history().size());
         ArrayNode h = o.putArray("history"); // oldest first
         m.history().forEach(t -> h.add(tick(t)));

@@ -93,23 +93,55 @@ class ContractReadPolicyTest {
                 .hasMessageContaining("not a regular file"));
     }
 
-    /** The race the lstat cannot close: the open itself meets the FIFO. It is given up after the bound, not waited on. */
+    /**
+     * The race the lstat cannot close: the open itself meets the FIFO. The open runs on the calling thread; the
+     * watchdog releases it (the FIFO opened read-write), and what was opened is the FIFO, which fails its first read.
+     */
     @Test
-    void boundedOpen_fifoWithoutAWriter_givesUpAfterTheBoundAndReleasesWhenAWriterComes() throws Exception {
+    void watchdogOpen_fifoStillThere_releasedOnTheCallingThread() throws Exception {
         Path fifo = leaf("pipe");
         mkfifo(fifo);
-
-        assertTimeoutPreemptively(Duration.ofSeconds(60), () -> assertThatThrownBy(() -> BoundedOpen.open(fifo, 200))
-                .isInstanceOf(BoundedOpen.Stuck.class).hasMessageContaining("did not return within 200 ms"));
-        // a writer releases the abandoned open; its thread closes what it opened and the pool does not fill up
-        try (var w = java.nio.channels.FileChannel.open(fifo, java.nio.file.StandardOpenOption.READ,
-                java.nio.file.StandardOpenOption.WRITE)) {
-            assertThat(w.isOpen()).isTrue();
+        OpenWatchdog w = OpenWatchdog.shared();
+        Duration before = w.releaseAfter();
+        w.releaseAfter(Duration.ofMillis(50));
+        try (var ch = assertTimeoutPreemptively(Duration.ofSeconds(30), () -> w.open(fifo))) {
+            assertThatThrownBy(() -> ch.read(java.nio.ByteBuffer.allocate(8), 0)).hasMessageContaining("Illegal seek");
+        } finally {
+            w.releaseAfter(before);
         }
-        Path regular = leaf("plain");
+    }
+
+    /**
+     * The case a writer cannot release: the FIFO was renamed away (a regular file over it), so no open reaches it any
+     * more. The signalled open looks again and opens what the path names now.
+     */
+    @Test
+    void watchdogOpen_fifoRenamedAwayWhileBlocked_opensWhatThePathNamesNow() throws Exception {
+        Path file = leaf("swapped");
+        mkfifo(file);
+        Path regular = file.resolveSibling("regular");
         Files.writeString(regular, "{}");
-        try (var ch = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> BoundedOpen.open(regular, 60_000))) {
-            assertThat(ch.size()).isEqualTo(2);
+        OpenWatchdog w = OpenWatchdog.shared();
+        Duration before = w.releaseAfter();
+        w.releaseAfter(Duration.ofMillis(50));
+        java.util.concurrent.CompletableFuture<Long> size = new java.util.concurrent.CompletableFuture<>();
+        Thread opener = new Thread(() -> {
+            try (var ch = w.open(file)) {
+                size.complete(ch.size());
+            } catch (Throwable t) {
+                size.completeExceptionally(t);
+            }
+        }, "opener");
+        try {
+            w.releaseAfter(Duration.ofSeconds(30)); // keep it blocked until the FIFO is gone
+            opener.start();
+            dev.kiln.testkit.Await.await("the open blocked on the FIFO", () -> FifoSwapKeptUpTest.threadsWaitingOnAFifo() > 0);
+            Files.move(regular, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            w.releaseAfter(Duration.ofMillis(50));
+            assertThat(size.get(30, TimeUnit.SECONDS)).isEqualTo(2);
+        } finally {
+            w.releaseAfter(before);
+            opener.join(10_000);
         }
     }
 

@@ -71,7 +71,11 @@ public final class ProjectionView extends VBox {
         manual.managedProperty().bind(manual.textProperty().isNotEmpty());
         manual.visibleProperty().bind(manual.managedProperty());
         Label error = new Label();
-        error.getStyleClass().add("text-danger");
+        error.setId("projection-error");
+        error.getStyleClass().add("kiln-banner-danger"); // a file that cannot be written (disk full) must not be missed
+        error.setWrapText(true);
+        error.setMaxWidth(Double.MAX_VALUE);
+        error.setMinHeight(Region.USE_PREF_SIZE); // wrap rather than cut the path and the reason
         error.textProperty().bind(vm.errorProperty());
         error.managedProperty().bind(error.textProperty().isNotEmpty());
         error.visibleProperty().bind(error.managedProperty());

@@ -117,7 +117,9 @@ public final class ProjectionViewModel {
         long total = byReason.values().stream().mapToLong(Long::longValue).sum();
         reasons.set(total + " ticks: " + byReason.entrySet().stream()
                 .map(e -> e.getValue() + " " + e.getKey().jsonName()).collect(Collectors.joining(", ")));
-        error.set(r.writeError() == null ? "" : "state.json was not written: " + r.writeError() + " (retried next tick)");
+        // every tick says it while the file trails the projection; the first tick after a successful write clears it
+        error.set(r.writeError() == null ? "" : "state.json is not up to date: " + r.writeError()
+                + ". Retried until it can be written; the pages show the projection itself.");
         refreshClock();
     }
 

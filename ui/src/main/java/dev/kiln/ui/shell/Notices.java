@@ -53,7 +53,7 @@ public final class Notices {
             } else if (e instanceof TickFinished t) {
                 String err = t.result().writeError();
                 if (err != null && !writeFailing) {
-                    out.add(new Notice(Kind.FAILED, "state.json not written", err + " (retried every tick)"));
+                    out.add(new Notice(Kind.FAILED, "state.json not written", err + " (retried until it can be written)"));
                 } else if (err == null && writeFailing) {
                     out.add(new Notice(Kind.DONE, "state.json written again", "revision " + t.result().revision()));
                 }

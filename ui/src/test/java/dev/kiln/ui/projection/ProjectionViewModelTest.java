@@ -76,6 +76,50 @@ abstract class ProjectionViewModelTest extends EngineTestBase {
         assertThat(vm.buckets().stream().mapToInt(ChartSeries.Bucket::ticks).sum()).isEqualTo(1);
     }
 
+    /**
+     * Issue 25, item 19: the workspace's disk (a real 1 MiB tmpfs) fills up under the daemon. The page shows the edited
+     * revision, says state.json cannot be written with its path and the OS's reason, and clears once it is written.
+     */
+    @Test
+    void diskFull_pageSaysTheStateFileCannotBeWritten_andClearsOnceItIsWritten() throws Exception {
+        Path disk = java.nio.file.Files.createDirectories(tmp.resolve("small-disk"));
+        DiskFull.mount(disk);
+        try {
+            new DemoWorkspace().write(disk, 10, 2, false);
+            Engine engine = engine(disk);
+            List<KilnEvent> seen = recording(engine);
+            ProjectionViewModel vm = new ProjectionViewModel(engine, Background.inline());
+            vm.start(true);
+            awaitTick(seen, vm, r -> true);
+            long before = vm.lastProperty().get().revision();
+
+            Path filler = DiskFull.fill(disk);
+            DiskFull.editInPlace(disk);
+            awaitTick(seen, vm, r -> r.writeError() != null);
+            assertThat(vm.errorProperty().get()).contains("state.json is not up to date")
+                    .contains(disk.resolve("observer/state.json").toString()).contains("No space left on device");
+            assertThat(vm.lastProperty().get().revision()).as("the edit is projected, from memory").isGreaterThan(before);
+
+            java.nio.file.Files.delete(filler);
+            long served = vm.lastProperty().get().revision();
+            dev.kiln.testkit.Await.await("state.json written again", () ->
+                    dev.kiln.core.projection.Projector.publishedRevision(disk.resolve("observer/state.json")) >= served);
+            vm.projectNow();
+            awaitTick(seen, vm, r -> r.writeError() == null);
+            assertThat(vm.errorProperty().get()).isEmpty();
+        } finally {
+            DiskFull.unmount(disk);
+        }
+    }
+
+    /** Waits for a tick matching {@code what} and hands everything seen so far to the model. */
+    private static void awaitTick(List<KilnEvent> seen, ProjectionViewModel vm,
+            java.util.function.Predicate<dev.kiln.core.projection.TickResult> what) throws InterruptedException {
+        dev.kiln.testkit.Await.await("a tick", () ->
+                seen.stream().anyMatch(e -> e instanceof TickFinished t && what.test(t.result())));
+        pump(seen, vm::accept);
+    }
+
     @Test
     void ageText_units() {
         assertThat(ProjectionViewModel.ageText(java.time.Duration.ofMillis(-300))).isEqualTo("just now");
