@@ -9,14 +9,11 @@ import dev.kiln.core.snapshot.TestTrees;
 import dev.kiln.core.watch.ChangePacer;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import dev.kiln.testkit.Await;
+import dev.kiln.testkit.SmallDisk;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -36,11 +33,12 @@ class DiskFullTest {
     @Test
     void serve_diskFullBelowTheWriteBehindSize_apiServesTheNewRevisionAndHealthSaysTheFileCannotBeWritten() throws Exception {
         Path mount = Files.createDirectories(dir.resolve("small-disk"));
-        mountTmpfs(mount, "1m");
+        Assumptions.assumeTrue(SmallDisk.canMount(), "mounting a tmpfs needs root");
+        SmallDisk.mount(mount, "1m");
         try {
             diskFillsAndEmpties(mount);
         } finally {
-            run("umount", "-l", mount.toString());
+            SmallDisk.unmount(mount);
         }
     }
 
@@ -53,7 +51,7 @@ class DiskFullTest {
                 .port(0).start()) {
             long first = daemon.awaitFirstProjection(Duration.ofSeconds(30));
             Path filler = root.resolve("filler");
-            fill(filler);
+            SmallDisk.fill(filler);
             // The edit is made in place (same size, the page the truncation frees is taken again): it fits; a new
             // state.json (temp file, rename) does not.
             String text = Files.readString(edited);
@@ -84,27 +82,6 @@ class DiskFullTest {
         }
     }
 
-    /** Writes {@code filler} until the file system has no byte left. */
-    static void fill(Path filler) throws IOException {
-        byte[] chunk = new byte[4096];
-        try (OutputStream out = Files.newOutputStream(filler)) {
-            while (true) {
-                out.write(chunk);
-                out.flush();
-            }
-        } catch (IOException e) {
-            if (!String.valueOf(e.getMessage()).contains("No space left on device")) {
-                throw e;
-            }
-        }
-    }
-
-    /** Mounts a tmpfs of {@code size} on {@code mount}; skips the test where that needs a root this is not. */
-    static void mountTmpfs(Path mount, String size) throws Exception {
-        Assumptions.assumeTrue("root".equals(System.getProperty("user.name")), "mounting a tmpfs needs root");
-        run("mount", "-t", "tmpfs", "-o", "size=" + size, "tmpfs", mount.toString());
-    }
-
     private static JsonNode served(ProjectionDaemon daemon) {
         return get(daemon, "/api/v1/state");
     }
@@ -127,10 +104,4 @@ class DiskFullTest {
         }
     }
 
-    private static void run(String... cmd) throws Exception {
-        Process p = new ProcessBuilder(List.of(cmd)).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
-        assertThat(p.exitValue()).as(String.join(" ", cmd) + ": " + out).isZero();
-    }
 }

@@ -92,7 +92,7 @@ class HostileDaemonClientsTest {
         new DemoWorkspace().write(ws, 5, 3, false);
         WorkspaceLayout layout = WorkspaceLayout.of(ws);
         try (HostileDaemon d = HostileDaemon.start().route("/api/v1/events", HostileDaemon.eventsWithoutNewlines());
-                ServeLock lock = ServeLock.acquire(layout)) {
+                ServeLock lock = ServeLock.acquire(layout, ServeLock.Kind.SERVE)) {
             lock.announce(d.url(), null); // the lock names the hostile daemon, as a real one's would
             Projector readOnly = Projector.builder(layout).readOnly().build();
             try (DaemonFollower f = DaemonFollower.start(layout, readOnly, new EventBus(), Clock.systemUTC(),

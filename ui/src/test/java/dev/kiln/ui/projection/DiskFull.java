@@ -1,45 +1,30 @@
 package dev.kiln.ui.projection;
 
+import dev.kiln.testkit.SmallDisk;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
 
-/** A real full disk for the Projection page's tests: a 1 MiB tmpfs (root only; skipped otherwise), filled up. */
+/** A real full disk for the Projection page's tests: testkit's 1 MiB {@link SmallDisk} (root only; skipped otherwise). */
 final class DiskFull {
     private DiskFull() {
     }
 
     static void mount(Path dir) throws Exception {
-        Assumptions.assumeTrue("root".equals(System.getProperty("user.name")), "mounting a tmpfs needs root");
-        run("mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", dir.toString());
+        Assumptions.assumeTrue(SmallDisk.canMount(), "mounting a tmpfs needs root");
+        SmallDisk.mount(dir, "1m");
     }
 
     /** Detaches it at once, even while a daemon still has files open on it (it is closed after the test). */
     static void unmount(Path dir) throws Exception {
-        run("umount", "-l", dir.toString());
+        SmallDisk.unmount(dir);
     }
 
     /** Fills the file system under {@code dir} to its last byte; the filler is returned for the test to delete. */
     static Path fill(Path dir) throws IOException {
-        Path filler = dir.resolve("filler");
-        byte[] chunk = new byte[4096];
-        try (OutputStream out = Files.newOutputStream(filler)) {
-            while (true) {
-                out.write(chunk);
-                out.flush();
-            }
-        } catch (IOException e) {
-            if (!String.valueOf(e.getMessage()).contains("No space left on device")) {
-                throw e;
-            }
-        }
-        return filler;
+        return SmallDisk.fill(dir.resolve("filler"));
     }
 
     /**
@@ -60,11 +45,4 @@ final class DiskFull {
         return contract;
     }
 
-    private static void run(String... cmd) throws Exception {
-        Process p = new ProcessBuilder(List.of(cmd)).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
-            throw new IllegalStateException(String.join(" ", cmd) + " failed: " + out);
-        }
-    }
 }
