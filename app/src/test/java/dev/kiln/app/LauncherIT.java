@@ -2,6 +2,8 @@ package dev.kiln.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kiln.testkit.DaemonTest;
+import dev.kiln.testkit.ProcessTest;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -13,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Runs the real {@code ./kiln} launcher after {@code package}: it must start from the build, headless, with no display. */
+@ProcessTest @DaemonTest
 class LauncherIT {
     private static final Path ROOT = Path.of(System.getProperty("kiln.project.root", "..")).toAbsolutePath().normalize();
 

@@ -2,6 +2,8 @@ package dev.kiln.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kiln.testkit.DaemonTest;
+import dev.kiln.testkit.ProcessTest;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.URI;
@@ -23,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * After {@code package}: the launcher's module path (the Prometheus jars are automatic modules) starts {@code kiln
  * serve} and serves {@code /metrics}, and the app's lib directory carries no protobuf.
  */
+@ProcessTest @DaemonTest
 class MetricsLauncherIT {
     private static final Path ROOT = Path.of(System.getProperty("kiln.project.root", "..")).toAbsolutePath().normalize();
 

@@ -2,6 +2,7 @@ package dev.kiln.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kiln.testkit.ProcessTest;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,6 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Where the user's directories are, and what happens when they cannot be written. */
+@ProcessTest
 class UserDirsTest {
     @TempDir
     Path tmp;

@@ -14,6 +14,7 @@ import dev.kiln.core.telemetry.KilnEvent;
 import dev.kiln.core.watch.ChangePacer;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import dev.kiln.testkit.Await;
+import dev.kiln.testkit.DaemonTest;
 import dev.kiln.ui.contracts.ContractsViewModel;
 import dev.kiln.ui.projection.ProjectionViewModel;
 import dev.kiln.ui.util.Background;
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * follow mode): they show what the daemon has and does, not what this console happened to see (issue 25, items 2
  * and 3).
  */
+@DaemonTest
 class DaemonPagesTest {
     private static final int CONTRACTS = 30;
     /** A daemon that never ticks by itself while a test runs. */

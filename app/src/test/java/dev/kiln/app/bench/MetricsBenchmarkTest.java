@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kiln.testkit.DaemonTest;
 import org.junit.jupiter.api.Test;
 
+@DaemonTest
 class MetricsBenchmarkTest {
 
     @Test

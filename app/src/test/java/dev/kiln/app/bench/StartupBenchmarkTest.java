@@ -2,8 +2,11 @@ package dev.kiln.app.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kiln.testkit.KernelTest;
+import dev.kiln.testkit.ProcessTest;
 import org.junit.jupiter.api.Test;
 
+@ProcessTest @KernelTest
 class StartupBenchmarkTest {
 
     @Test

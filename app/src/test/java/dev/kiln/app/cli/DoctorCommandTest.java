@@ -7,7 +7,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kiln.core.projection.Projector;
 import dev.kiln.core.projection.WakeReason;
 import dev.kiln.core.workspace.WorkspaceLayout;
+import dev.kiln.testkit.DaemonTest;
 import dev.kiln.testkit.HostileDaemon;
+import dev.kiln.testkit.ProcessTest;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -37,6 +39,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code kiln doctor} against real workspaces and a real {@code kiln serve} child process: each cause provoked for
  * real and diagnosed with it, and the doctor never writes to the workspace.
  */
+@ProcessTest @DaemonTest
 class DoctorCommandTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 

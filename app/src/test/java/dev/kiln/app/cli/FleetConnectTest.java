@@ -6,6 +6,9 @@ import dev.kiln.core.fleet.DaemonEntry;
 import dev.kiln.core.fleet.DaemonList;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import dev.kiln.testkit.Await;
+import dev.kiln.testkit.DaemonTest;
+import dev.kiln.testkit.FxTest;
+import dev.kiln.testkit.ProcessTest;
 import dev.kiln.ui.KilnConsole;
 import dev.kiln.ui.fleet.FleetRow;
 import dev.kiln.ui.shell.Page;
@@ -35,6 +38,7 @@ import org.testfx.framework.junit5.Start;
  * the fingerprint the daemon printed and the daemon is polled over the pinned connection. Connected from the workspace
  * menu, the window attaches to it, and the menu then lists it among the recent daemons.
  */
+@ProcessTest @DaemonTest @FxTest
 @ExtendWith(ApplicationExtension.class)
 class FleetConnectTest {
     private static final FxBackground BACKGROUND = new FxBackground();

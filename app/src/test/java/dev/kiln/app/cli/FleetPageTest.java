@@ -6,6 +6,9 @@ import dev.kiln.core.fleet.DaemonEntry;
 import dev.kiln.core.fleet.DaemonList;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import dev.kiln.testkit.Await;
+import dev.kiln.testkit.DaemonTest;
+import dev.kiln.testkit.FxTest;
+import dev.kiln.testkit.ProcessTest;
 import dev.kiln.ui.KilnConsole;
 import dev.kiln.ui.fleet.FleetRow;
 import dev.kiln.ui.shell.Page;
@@ -38,6 +41,7 @@ import org.testfx.framework.junit5.Start;
  * all three live; killing one marks it down; starting it again on its port brings it back by itself. And
  * {@code kiln status --all} over the same list.
  */
+@ProcessTest @DaemonTest @FxTest
 @ExtendWith(ApplicationExtension.class)
 class FleetPageTest {
     private static final FxBackground BACKGROUND = new FxBackground();

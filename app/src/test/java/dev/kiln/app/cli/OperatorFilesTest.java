@@ -6,6 +6,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kiln.core.fleet.DaemonList;
 import dev.kiln.core.serve.ProjectionDaemon;
 import dev.kiln.core.workspace.WorkspaceLayout;
+import dev.kiln.testkit.DaemonTest;
+import dev.kiln.testkit.KernelTest;
+import dev.kiln.testkit.ProcessTest;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -26,6 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code kiln serve}. Commands that read the daemon list run as child processes (the list is found through
  * {@code XDG_CONFIG_HOME}), each bounded so that one that hangs fails the test rather than the build.
  */
+@ProcessTest @DaemonTest @KernelTest
 class OperatorFilesTest {
     private static final String SECRET = "5ec2e7".repeat(10) + "feed";
     private static final ObjectMapper M = new ObjectMapper();

@@ -7,6 +7,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kiln.core.demo.DemoWorkspace;
 import dev.kiln.core.startup.ProbeRuns;
 import dev.kiln.core.workspace.WorkspaceLayout;
+import dev.kiln.testkit.KernelTest;
+import dev.kiln.testkit.ProcessTest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -14,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code kiln probe} and {@code kiln bytecode} end to end, on the demo workspace's bundled Python server. */
+@ProcessTest @KernelTest
 class ProbeCommandTest {
     @TempDir
     Path dir;

@@ -7,6 +7,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kiln.core.serve.ProjectionDaemon;
 import dev.kiln.core.workspace.WorkspaceLayout;
+import dev.kiln.testkit.DaemonTest;
+import dev.kiln.testkit.ProcessTest;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.ServerSocket;
@@ -38,6 +40,7 @@ import org.junit.jupiter.api.io.TempDir;
  * shows up as a change tick of that daemon only; a killed daemon shows {@code up == 0}. And the shipped Grafana
  * dashboard asks only for metrics a daemon really exports.
  */
+@ProcessTest @DaemonTest
 class PrometheusFleetTest {
     private static final Path PROMETHEUS = Path.of("/usr/bin/prometheus");
     private static final Path ROOT = Path.of(System.getProperty("kiln.project.root", "..")).toAbsolutePath().normalize();

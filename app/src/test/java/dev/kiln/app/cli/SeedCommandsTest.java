@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kiln.app.Main;
 import dev.kiln.core.demo.DemoWorkspace;
+import dev.kiln.testkit.ProcessTest;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code kiln warm} and {@code kiln seed} on the demo workspace, with the real uv. */
+@ProcessTest
 class SeedCommandsTest {
     @TempDir
     Path tmp;

@@ -2,6 +2,8 @@ package dev.kiln.app.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kiln.testkit.DaemonTest;
+import dev.kiln.testkit.ProcessTest;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.HttpURLConnection;
@@ -17,6 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code kiln serve} as a real process: prints where it serves, refuses a second daemon, stops cleanly on SIGTERM. */
+@ProcessTest @DaemonTest
 class ServeCommandTest {
 
     @TempDir

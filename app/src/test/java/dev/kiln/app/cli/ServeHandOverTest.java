@@ -17,6 +17,9 @@ import dev.kiln.core.telemetry.EventSink;
 import dev.kiln.core.watch.ChangePacer;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import dev.kiln.testkit.Await;
+import dev.kiln.testkit.DaemonTest;
+import dev.kiln.testkit.KernelTest;
+import dev.kiln.testkit.ProcessTest;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
@@ -46,6 +49,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code kiln project} client are: each open of the lock file by another thread of the owning process used to be able
  * to drop its lock.
  */
+@ProcessTest @DaemonTest @KernelTest
 class ServeHandOverTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final int[] DELAYS_MS = {0, 50, 200, 500, 1000, 2000};

@@ -7,7 +7,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kiln.core.serve.ProjectionDaemon;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import dev.kiln.testkit.Await;
+import dev.kiln.testkit.DaemonTest;
 import dev.kiln.testkit.HostileDaemon;
+import dev.kiln.testkit.ProcessTest;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStreamReader;
@@ -29,6 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  * self-signed keystore made with the JDK's keytool) and a pinned fingerprint, a daemon whose watch degraded, and
  * one that is gone; and {@code kiln serve --bind 0.0.0.0} without TLS, which must not start.
  */
+@ProcessTest @DaemonTest
 class StatusCommandTest {
     private static final ObjectMapper M = new ObjectMapper();
 

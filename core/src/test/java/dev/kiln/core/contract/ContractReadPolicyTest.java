@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import dev.kiln.testkit.KernelTest;
+import dev.kiln.testkit.ProcessTest;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Issue 19, defects 2 and 3, at the level of {@link ContractStore#readBounded} (the read {@code kiln project}, the
  * daemon and heal share): what is refused, and that no failure message carries a byte of the file.
  */
+@ProcessTest @KernelTest
 class ContractReadPolicyTest {
     private static final String TOKEN = "kilnSecretToken7f3a9c2e4b6d8f0a1c3e5b7d9f2a4c6e";
 

@@ -8,6 +8,7 @@ import dev.kiln.core.startup.ProbeReport;
 import dev.kiln.core.startup.ServerConfig;
 import dev.kiln.core.startup.ServerConfigs;
 import dev.kiln.core.startup.StartupProbe;
+import dev.kiln.testkit.ProcessTest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The demo workspace's servers are the bundled Python server, so probing the demo works offline. */
+@ProcessTest
 class DemoWorkspaceServersTest {
     @TempDir
     Path dir;

@@ -3,6 +3,8 @@ package dev.kiln.core.fleet;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.kiln.testkit.KernelTest;
+import dev.kiln.testkit.ProcessTest;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
@@ -12,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
+@ProcessTest @KernelTest
 class DaemonListTest {
     private static final String PIN = "ab".repeat(32);
 

@@ -8,6 +8,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kiln.core.snapshot.SnapshotFailure;
 import dev.kiln.core.workspace.WorkspaceLayout;
+import dev.kiln.testkit.KernelTest;
+import dev.kiln.testkit.ProcessTest;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,6 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Issue 19, defects 2 and 3: contracts a local attacker swaps in — a symlink to the API token, a FIFO renamed over a
  * contract — are real files here (real symlinks, real {@code mkfifo}), projected by a real {@link Projector}.
  */
+@ProcessTest @KernelTest
 class HostileContractTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     /** Starts with a letter, so Jackson's "Unrecognized token" message used to quote all of it. */

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kiln.core.workspace.WorkspaceLayout;
+import dev.kiln.testkit.ProcessTest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The projector reuses the last tick's projection of every unchanged contract file: these ticks prove that what it
  * reuses is what projecting from scratch would give, whatever changed in between — time, processes or files.
  */
+@ProcessTest
 class IncrementalProjectionTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Instant T0 = Instant.parse("2026-02-01T00:00:00Z");

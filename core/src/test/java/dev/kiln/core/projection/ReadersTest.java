@@ -7,6 +7,7 @@ import dev.kiln.core.demo.DemoWorkspace;
 import dev.kiln.core.snapshot.ContractSnapshot;
 import dev.kiln.core.snapshot.SnapshotBuilder;
 import dev.kiln.core.workspace.WorkspaceLayout;
+import dev.kiln.testkit.ProcessTest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -15,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+@ProcessTest
 class ReadersTest {
     @TempDir
     Path root;

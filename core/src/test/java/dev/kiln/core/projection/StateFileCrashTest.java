@@ -3,6 +3,7 @@ package dev.kiln.core.projection;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.kiln.testkit.ProcessTest;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -24,6 +25,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * The state file's guarantees under a killed writer and under concurrent readers: every reader accepts what it
  * finds (a whole document of one revision), and the file never goes back to an older revision.
  */
+@ProcessTest
 class StateFileCrashTest {
     private static final int LEAVES = 600; // ~130 KB: a write takes long enough to be killed in the middle of it
 

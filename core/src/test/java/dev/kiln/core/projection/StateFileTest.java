@@ -3,6 +3,7 @@ package dev.kiln.core.projection;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.kiln.testkit.ProcessTest;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** state.json is replaced whole at once, synced behind the tick, and leaves nothing behind. */
+@ProcessTest
 class StateFileTest {
     @TempDir
     Path dir;

@@ -2,6 +2,7 @@ package dev.kiln.core.seed;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kiln.testkit.ProcessTest;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Copying a real warmed seed into a job's scratch cache, and a job installing from it offline. */
+@ProcessTest
 class SeedCopyTest {
     @TempDir
     static Path shared;

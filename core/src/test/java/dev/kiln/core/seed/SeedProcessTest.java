@@ -2,6 +2,8 @@ package dev.kiln.core.seed;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kiln.testkit.DaemonTest;
+import dev.kiln.testkit.ProcessTest;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -16,6 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Warms in a process of their own ({@link WarmMain}): a planted secret, and a process killed mid-flight. */
+@ProcessTest @DaemonTest
 class SeedProcessTest {
     @TempDir
     Path tmp;

@@ -3,6 +3,7 @@ package dev.kiln.core.seed;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kiln.core.telemetry.KilnEvent;
+import dev.kiln.testkit.ProcessTest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
  * strips credentials from the URLs it prints, so a stand-in uv that echoes the URL the way older releases did
  * provokes the leak the real one can no longer show.
  */
+@ProcessTest
 class SeedSecretsTest {
     private static final String PASSWORD = "s3cret-canary-pw";
 

@@ -2,8 +2,10 @@ package dev.kiln.core.seed;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kiln.testkit.DaemonTest;
 import dev.kiln.testkit.MutableClock;
 import dev.kiln.core.telemetry.KilnEvent;
+import dev.kiln.testkit.ProcessTest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -18,6 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Warming seeds with the real uv, against PyPI and a loopback host that misbehaves on demand. */
+@ProcessTest @DaemonTest
 class SeedWarmTest {
     @TempDir
     Path tmp;

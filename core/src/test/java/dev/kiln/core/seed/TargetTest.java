@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kiln.core.workspace.WorkspaceException;
+import dev.kiln.testkit.ProcessTest;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Reading targets from a directory or a git ref, and the lockfile hash. */
+@ProcessTest
 class TargetTest {
     @TempDir
     Path tmp;

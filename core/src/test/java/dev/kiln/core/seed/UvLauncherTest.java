@@ -2,6 +2,7 @@ package dev.kiln.core.seed;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kiln.testkit.ProcessTest;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -12,6 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The launcher uv runs through: what of the caller's environment reaches the child, and how a tree is killed. */
+@ProcessTest
 class UvLauncherTest {
     @TempDir
     Path tmp;

@@ -2,6 +2,8 @@ package dev.kiln.core.seed;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kiln.testkit.KernelTest;
+import dev.kiln.testkit.ProcessTest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -11,6 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The pieces of a warm that need no uv: reading uv's refusal, the journal. */
+@ProcessTest @KernelTest
 class WarmerTest {
 
     @Test

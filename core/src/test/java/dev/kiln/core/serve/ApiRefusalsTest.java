@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kiln.core.demo.DemoWorkspace;
 import dev.kiln.core.workspace.WorkspaceLayout;
+import dev.kiln.testkit.DaemonTest;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  * through a symlink, and an archive larger than the workspace's {@code archive_max_bytes} — each in the API's error
  * shape, with nothing run or read, and the daemon healthy afterwards.
  */
+@DaemonTest
 class ApiRefusalsTest {
     private static final ObjectMapper M = new ObjectMapper();
     /** The workspace's archive bound: small, so a tree above it is small too. */

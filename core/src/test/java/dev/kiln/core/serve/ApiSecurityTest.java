@@ -7,6 +7,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kiln.testkit.DaemonTest;
+import dev.kiln.testkit.ProcessTest;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -34,6 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
  * a header must be one an HTTP client would not send, such as a foreign {@code Host}), and TLS with a self-signed
  * keystore made by the JDK's keytool.
  */
+@DaemonTest @ProcessTest
 class ApiSecurityTest {
     private static final ObjectMapper M = new ObjectMapper();
 

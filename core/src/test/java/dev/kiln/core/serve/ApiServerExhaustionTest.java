@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kiln.testkit.DaemonTest;
+import dev.kiln.testkit.KernelTest;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
@@ -30,6 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Issue 19, defect 8: idle and half-open clients must not exhaust the daemon. Real sockets on loopback against a
  * real {@link ApiServer}; every wait is bounded by a generous limit, none asserts a speed.
  */
+@DaemonTest @KernelTest
 class ApiServerExhaustionTest {
     private static final ObjectMapper M = new ObjectMapper();
     private static final Duration LIMIT = Duration.ofSeconds(25);

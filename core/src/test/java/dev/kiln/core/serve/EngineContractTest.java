@@ -32,6 +32,8 @@ import dev.kiln.core.startup.RealServers;
 import dev.kiln.core.telemetry.KilnEvent;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import dev.kiln.testkit.Await;
+import dev.kiln.testkit.DaemonTest;
+import dev.kiln.testkit.ProcessTest;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -58,6 +60,7 @@ import org.junit.jupiter.api.io.TempDir;
  * its lines and a cancel that ends uv's process tree and keeps the old seed, a probe of the demo servers, a
  * precompile that changes the audit, the archive cache, idempotency keys.
  */
+@ProcessTest @DaemonTest
 abstract class EngineContractTest {
     @TempDir
     Path dir;

@@ -14,6 +14,8 @@ import dev.kiln.core.startup.ServerResult;
 import dev.kiln.core.startup.Timeline;
 import dev.kiln.core.watch.ChangePacer;
 import dev.kiln.core.workspace.WorkspaceLayout;
+import dev.kiln.testkit.DaemonTest;
+import dev.kiln.testkit.ProcessTest;
 import java.io.ByteArrayInputStream;
 import java.net.Inet4Address;
 import java.net.InetAddress;
@@ -36,6 +38,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code GET /metrics} of a real daemon on a real workspace: names, values, promtool's lint, who may read it. */
+@DaemonTest @ProcessTest
 class FleetMetricsTest {
     private static final Duration PATIENCE = Duration.ofSeconds(30);
     private static final Path PROMTOOL = Path.of("/usr/bin/promtool");

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kiln.core.demo.DemoWorkspace;
 import dev.kiln.core.workspace.WorkspaceLayout;
+import dev.kiln.testkit.DaemonTest;
 import dev.kiln.testkit.MutableClock;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Stale seeds and the latest probe in a daemon's health: computed from the workspace, cached, read back by the client. */
+@DaemonTest
 class HostFactsTest {
     /** A saved run as ProbeReport.toJson writes it (summary and servers; the runs do not matter here). */
     static final String RUN = """

@@ -16,6 +16,8 @@ import dev.kiln.core.snapshot.TestTrees;
 import dev.kiln.core.watch.ChangePacer;
 import dev.kiln.core.workspace.WorkspaceException;
 import dev.kiln.core.workspace.WorkspaceLayout;
+import dev.kiln.testkit.DaemonTest;
+import dev.kiln.testkit.ProcessTest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -31,6 +33,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** A real daemon on a real workspace: files, inotify, HTTP and SSE. Waits are bounded; nothing asserts a duration. */
+@ProcessTest @DaemonTest
 class ProjectionDaemonTest {
     private static final ObjectMapper M = new ObjectMapper();
     private static final Duration PATIENCE = Duration.ofSeconds(30);

@@ -18,6 +18,7 @@ import dev.kiln.core.watch.ChangePacer;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import dev.kiln.core.workspace.WorkspaceSettings;
 import dev.kiln.testkit.Await;
+import dev.kiln.testkit.DaemonTest;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -40,6 +41,7 @@ import org.junit.jupiter.api.Test;
  * stream resumes after breaks without loss or duplicates, a restarted daemon resets the state and the engine comes
  * back by itself, faults map to their kinds, secrets stay on the daemon's host.
  */
+@DaemonTest
 class RemoteEngineContractTest extends EngineContractTest {
     private EventBus bus;
     private WorkspaceActions actions;

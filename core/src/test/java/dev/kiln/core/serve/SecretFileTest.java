@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import dev.kiln.testkit.KernelTest;
+import dev.kiln.testkit.ProcessTest;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.URI;
@@ -29,6 +31,7 @@ import org.slf4j.LoggerFactory;
  * {@code /dev/zero}, directories, files with a stray second line, files of mode 644. Each test is bounded
  * ({@link Timeout}) only so that a read that blocks fails instead of hanging the build.
  */
+@ProcessTest @KernelTest
 @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class SecretFileTest {
     private static final String TOKEN = "c0ffee".repeat(10) + "abcd";

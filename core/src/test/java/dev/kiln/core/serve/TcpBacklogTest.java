@@ -3,6 +3,8 @@ package dev.kiln.core.serve;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kiln.testkit.Await;
+import dev.kiln.testkit.DaemonTest;
+import dev.kiln.testkit.KernelTest;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -15,6 +17,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** The kernel's count of unread bytes on a real loopback connection, as the SSE hub reads it. */
+@DaemonTest @KernelTest
 class TcpBacklogTest {
 
     @ParameterizedTest

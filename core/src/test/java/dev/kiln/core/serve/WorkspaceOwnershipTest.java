@@ -9,6 +9,7 @@ import dev.kiln.core.snapshot.TestTrees;
 import dev.kiln.core.telemetry.EventSink;
 import dev.kiln.core.watch.ChangePacer;
 import dev.kiln.core.workspace.WorkspaceLayout;
+import dev.kiln.testkit.DaemonTest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The state machine of who writes a workspace, against real daemons on a real workspace. Its events are taken
  * from a queue with a bounded wait (a latch, not a sleep); their timestamps come from the injected clock.
  */
+@DaemonTest
 class WorkspaceOwnershipTest {
     private static final Instant NOW = Instant.parse("2026-01-02T03:04:05Z");
     private static final Clock CLOCK = Clock.fixed(NOW, ZoneOffset.UTC);

@@ -3,6 +3,7 @@ package dev.kiln.core.startup;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.kiln.testkit.ProcessTest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -13,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The audit against a venv built here with a known mix of fresh, stale and missing bytecode; then the precompile. */
+@ProcessTest
 class BytecodeTest {
     @TempDir
     Path dir;

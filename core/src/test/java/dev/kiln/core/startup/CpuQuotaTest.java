@@ -3,6 +3,8 @@ package dev.kiln.core.startup;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.kiln.testkit.KernelTest;
+import dev.kiln.testkit.ProcessTest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -24,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * exists while servers run in it, is gone after a run, after a cancel and after a killed Kiln, and really holds —
  * the CPU time per wall second of a saturated group matches its share (a ratio, not a wall-clock assertion).
  */
+@ProcessTest @KernelTest
 class CpuQuotaTest {
     @TempDir
     Path dir;

@@ -2,6 +2,7 @@ package dev.kiln.core.startup;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kiln.testkit.ProcessTest;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * revision answered. The servers are small stdlib Python servers written here: one speaks only the modern revision,
  * the others only the old one.
  */
+@ProcessTest
 class HandshakeRevisionTest {
     @TempDir
     Path dir;

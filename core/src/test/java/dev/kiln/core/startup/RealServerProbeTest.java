@@ -2,6 +2,7 @@ package dev.kiln.core.startup;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kiln.testkit.ProcessTest;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The probe against the real servers agent clients start: the npm reference servers, the PyPI SDK's server and the
  * bundled demo server, eight at once over stdio plus one over Streamable HTTP on loopback.
  */
+@ProcessTest
 class RealServerProbeTest {
     /** Generous: eight Node and Python starts at once on a shared 2-core machine. Times are never asserted. */
     private static final Duration TIMEOUT = Duration.ofSeconds(90);

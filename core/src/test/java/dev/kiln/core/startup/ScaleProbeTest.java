@@ -2,6 +2,7 @@ package dev.kiln.core.startup;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kiln.testkit.ProcessTest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  * are never asserted. Run time on the 2-core kind: ~110 s measured under a load average of 26 (six builds
  * sharing the machine), the heavy servers answering last at ~105 s; the first run also installs the fixtures (~75 s).
  */
+@ProcessTest
 class ScaleProbeTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(240);
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kiln.core.telemetry.KilnEvent;
+import dev.kiln.testkit.ProcessTest;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The probe against servers that misbehave in every way a startup can (small scripts written here) and against the
  * bundled demo server. Outcomes, ordering and counts are asserted; wall-clock times never are.
  */
+@ProcessTest
 class StartupProbeTest {
     @TempDir
     Path dir;

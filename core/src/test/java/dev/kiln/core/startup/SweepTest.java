@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.kiln.testkit.KernelTest;
+import dev.kiln.testkit.ProcessTest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -22,6 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  * renderers agree with it, an environment that cannot be precompiled is said so and its cells marked, and a cancelled
  * sweep keeps what it measured, marked partial.
  */
+@ProcessTest @KernelTest
 class SweepTest {
     @TempDir
     Path dir;

@@ -4,6 +4,7 @@ import static dev.kiln.testkit.Await.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kiln.core.workspace.WorkspaceLayout;
+import dev.kiln.testkit.KernelTest;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Real files, real inotify. Waits are bounded and assert on what arrived, never on how fast. */
+@KernelTest
 class ChangeWatcherTest {
 
     @TempDir

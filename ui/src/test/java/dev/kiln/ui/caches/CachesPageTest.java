@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kiln.core.demo.DemoWorkspace;
 import dev.kiln.core.workspace.WorkspaceLayout;
+import dev.kiln.testkit.FxTest;
 import dev.kiln.ui.KilnConsole;
 import dev.kiln.ui.chart.TrendChart;
 import dev.kiln.ui.shell.MainViewModel;
@@ -25,6 +26,7 @@ import org.testfx.framework.junit5.Start;
 import org.testfx.util.WaitForAsyncUtils;
 
 /** The Caches page in a real (headless) window on a live-watched demo workspace, in both themes. */
+@FxTest
 @ExtendWith(ApplicationExtension.class)
 class CachesPageTest {
     private static final FxBackground BACKGROUND = new FxBackground();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kiln.core.demo.DemoWorkspace;
 import dev.kiln.core.workspace.WorkspaceLayout;
+import dev.kiln.testkit.FxTest;
 import dev.kiln.ui.KilnConsole;
 import dev.kiln.ui.shell.MainViewModel;
 import dev.kiln.ui.shell.Notices;
@@ -27,6 +28,7 @@ import org.testfx.framework.junit5.Start;
 import org.testfx.util.WaitForAsyncUtils;
 
 /** The Seeds page in a real (headless) window: "Warm all stale" runs a real uv warm, and a notification says so. */
+@FxTest
 @ExtendWith(ApplicationExtension.class)
 class SeedsPageTest {
     private static final FxBackground BACKGROUND = new FxBackground();

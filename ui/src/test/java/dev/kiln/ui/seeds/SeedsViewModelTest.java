@@ -7,6 +7,7 @@ import dev.kiln.core.engine.Engine;
 import dev.kiln.core.seed.SeedEvent;
 import dev.kiln.core.seed.WarmOutcome;
 import dev.kiln.core.telemetry.KilnEvent;
+import dev.kiln.testkit.ProcessTest;
 import dev.kiln.ui.EngineTestBase;
 import dev.kiln.ui.QueueBackground;
 import dev.kiln.ui.util.Background;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The Seeds page driving real uv warms of the demo target (and copies of it), through the engine the subclass supplies. */
+@ProcessTest
 abstract class SeedsViewModelTest extends EngineTestBase {
     @TempDir
     Path tmp;

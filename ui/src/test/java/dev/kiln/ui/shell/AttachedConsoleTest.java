@@ -8,6 +8,8 @@ import dev.kiln.core.engine.Engine;
 import dev.kiln.core.serve.RemoteEngine;
 import dev.kiln.core.telemetry.EventBus;
 import dev.kiln.core.workspace.WorkspaceLayout;
+import dev.kiln.testkit.DaemonTest;
+import dev.kiln.testkit.FxTest;
 import dev.kiln.ui.KilnConsole;
 import dev.kiln.ui.contracts.ContractRow;
 import dev.kiln.ui.util.FxBackground;
@@ -32,6 +34,7 @@ import org.testfx.util.WaitForAsyncUtils;
  * Issue 12: the console attached to a daemon over its API shows the same contracts as the console embedding the
  * engine on the same workspace, and an edit on the daemon's side reaches the attached window's table.
  */
+@DaemonTest @FxTest
 @ExtendWith(ApplicationExtension.class)
 class AttachedConsoleTest {
     private static final FxBackground BACKGROUND = new FxBackground();

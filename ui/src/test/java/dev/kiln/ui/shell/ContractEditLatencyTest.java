@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kiln.core.demo.DemoWorkspace;
 import dev.kiln.core.workspace.WorkspaceLayout;
+import dev.kiln.testkit.FxTest;
 import dev.kiln.ui.KilnConsole;
 import dev.kiln.ui.chart.TrendChart;
 import dev.kiln.ui.contracts.ContractRow;
@@ -29,6 +30,7 @@ import org.testfx.util.WaitForAsyncUtils;
  * (a hidden page builds no rows), shows the edited row once it is opened. The second is the product's target; this
  * machine is too noisy to assert time, so the test waits up to 10 s and prints the latencies it saw.
  */
+@FxTest
 @ExtendWith(ApplicationExtension.class)
 class ContractEditLatencyTest {
     private static final FxBackground BACKGROUND = new FxBackground();

@@ -8,6 +8,8 @@ import dev.kiln.core.demo.DemoWorkspace;
 import dev.kiln.core.projection.TickResult;
 import dev.kiln.core.projection.WakeReason;
 import dev.kiln.core.workspace.WorkspaceLayout;
+import dev.kiln.testkit.DaemonTest;
+import dev.kiln.testkit.FxTest;
 import dev.kiln.ui.KilnConsole;
 import dev.kiln.ui.util.FxBackground;
 import java.nio.file.Files;
@@ -26,6 +28,7 @@ import org.testfx.framework.junit5.Start;
 import org.testfx.util.WaitForAsyncUtils;
 
 /** The window opened on a workspace a {@code kiln serve} already owns: it follows, then takes over. */
+@DaemonTest @FxTest
 @ExtendWith(ApplicationExtension.class)
 class FollowWindowTest {
     private static final FxBackground BACKGROUND = new FxBackground();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kiln.core.demo.DemoWorkspace;
 import dev.kiln.core.workspace.WorkspaceLayout;
+import dev.kiln.testkit.FxTest;
 import dev.kiln.ui.KilnConsole;
 import dev.kiln.ui.contracts.ContractRow;
 import dev.kiln.ui.util.FxBackground;
@@ -24,6 +25,7 @@ import org.testfx.framework.junit5.Start;
 import org.testfx.util.WaitForAsyncUtils;
 
 /** The real window (headless Monocle) on a generated demo workspace. */
+@FxTest
 @ExtendWith(ApplicationExtension.class)
 class MainWindowTest {
     private static final int CONTRACTS = 137;

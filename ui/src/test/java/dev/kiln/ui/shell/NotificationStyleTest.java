@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kiln.core.demo.DemoWorkspace;
 import dev.kiln.core.workspace.WorkspaceLayout;
+import dev.kiln.testkit.FxTest;
 import dev.kiln.ui.KilnConsole;
 import dev.kiln.ui.util.FxBackground;
 import java.nio.file.Files;
@@ -33,6 +34,7 @@ import org.testfx.util.WaitForAsyncUtils;
  * {@code .notification-bar.dark > .pane} failed to convert (a ClassCastException logged by javafx.css) and the
  * popup had no background. kiln.css overrides those rules with theme variables.
  */
+@FxTest
 @ExtendWith(ApplicationExtension.class)
 class NotificationStyleTest {
     private static final FxBackground BACKGROUND = new FxBackground();

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.kiln.core.demo.DemoWorkspace;
 import dev.kiln.core.fleet.DaemonEntry;
 import dev.kiln.core.workspace.WorkspaceLayout;
+import dev.kiln.testkit.FxTest;
 import dev.kiln.ui.KilnConsole;
 import dev.kiln.ui.util.FxBackground;
 import java.net.ServerSocket;
@@ -26,6 +27,7 @@ import org.testfx.util.WaitForAsyncUtils;
  * The workspace menu lists the daemons remembered from earlier runs; choosing one that is not running any more
  * connects through the console's one connect path and ends in its clear notice, the window keeping its workspace.
  */
+@FxTest
 @ExtendWith(ApplicationExtension.class)
 class RecentDaemonsTest {
     private static final FxBackground BACKGROUND = new FxBackground();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kiln.core.demo.DemoWorkspace;
 import dev.kiln.core.workspace.WorkspaceLayout;
+import dev.kiln.testkit.FxTest;
 import dev.kiln.ui.KilnConsole;
 import dev.kiln.ui.util.FxBackground;
 import java.nio.file.Files;
@@ -26,6 +27,7 @@ import org.testfx.framework.junit5.Start;
 import org.testfx.util.WaitForAsyncUtils;
 
 /** The page action shortcuts in a real (headless) window: they act on the shown page only, and say so in tooltips. */
+@FxTest
 @ExtendWith(ApplicationExtension.class)
 class ShortcutsTest {
     private static final FxBackground BACKGROUND = new FxBackground();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kiln.core.demo.DemoWorkspace;
 import dev.kiln.core.workspace.WorkspaceLayout;
+import dev.kiln.testkit.FxTest;
 import dev.kiln.ui.KilnConsole;
 import dev.kiln.ui.util.FxBackground;
 import dev.kiln.ui.util.PngSnapshot;
@@ -29,6 +30,7 @@ import org.testfx.util.WaitForAsyncUtils;
  * Every page renders in both themes at 1280×800, and the theme really changes what is drawn. The pictures go to
  * {@code -Dkiln.shots=DIR} (default {@code target/shots}) for a person to look at.
  */
+@FxTest
 @ExtendWith(ApplicationExtension.class)
 class ThemedPagesTest {
     private static final FxBackground BACKGROUND = new FxBackground();

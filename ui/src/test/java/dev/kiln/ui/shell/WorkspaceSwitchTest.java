@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kiln.core.demo.DemoWorkspace;
 import dev.kiln.core.workspace.WorkspaceLayout;
+import dev.kiln.testkit.FxTest;
 import dev.kiln.ui.KilnConsole;
 import dev.kiln.ui.contracts.ContractRow;
 import dev.kiln.ui.util.FxBackground;
@@ -23,6 +24,7 @@ import org.testfx.framework.junit5.Start;
 import org.testfx.util.WaitForAsyncUtils;
 
 /** The workspace menu: another workspace opens in the same window, and the one before becomes recent. */
+@FxTest
 @ExtendWith(ApplicationExtension.class)
 class WorkspaceSwitchTest {
     private static final FxBackground BACKGROUND = new FxBackground();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kiln.core.demo.DemoWorkspace;
 import dev.kiln.core.telemetry.KilnEvent;
+import dev.kiln.testkit.ProcessTest;
 import dev.kiln.ui.EngineTestBase;
 import dev.kiln.ui.util.Background;
 import java.nio.file.Files;
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The Startup page probing the demo workspace's real (bundled, stdlib-only) Python MCP servers. */
+@ProcessTest
 abstract class StartupViewModelTest extends EngineTestBase {
     @TempDir
     Path tmp;
