@@ -52,10 +52,14 @@ class LaneTagsTest {
     private static final List<String> MODULES = List.of("testkit", "core", "ui", "app");
     private static final List<Class<? extends Annotation>> SLOW = List.of(ProcessTest.class, DaemonTest.class, FxTest.class,
             KernelTest.class);
+    private static final String OPEN_WATCHDOG = "ContractStore.readBounded reaches OpenWatchdog's signal (sh kill), "
+            + "sent only to an open still blocked after 500 ms: a FIFO swapped in, which these tests never make";
     /** Quick-lane classes whose only path to a slow part is one the test never takes, each with why. */
     private static final Map<String, String> NEVER_TAKEN = Map.of(
             "dev.kiln.app.cli.ConsoleStartTest", "Console.start refuses a directory that is not a workspace (exit 2) before "
-                    + "KilnConsole.open asks gsettings for the theme");
+                    + "KilnConsole.open asks gsettings for the theme",
+            "dev.kiln.core.contract.ContractCodecTest", OPEN_WATCHDOG,
+            "dev.kiln.core.contract.LeafIdHealTest", OPEN_WATCHDOG);
     private static JavaClasses kiln;
     private static Set<String> testCode;
     private static Map<JavaCodeUnit, Step> spawning;

@@ -2,6 +2,7 @@ package dev.kiln.app.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kiln.testkit.DaemonTest;
 import dev.kiln.testkit.HostileDaemon;
 import org.junit.jupiter.api.Test;
 
@@ -9,6 +10,7 @@ import org.junit.jupiter.api.Test;
  * {@code kiln attach}'s refusals, before any window: the same messages as {@code kiln status} (the window itself is
  * FleetPageTest's).
  */
+@DaemonTest
 class AttachCommandTest {
     @Test
     void attach_nothingListens_exit2() {

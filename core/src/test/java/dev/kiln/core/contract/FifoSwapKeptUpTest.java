@@ -8,6 +8,8 @@ import dev.kiln.core.snapshot.ContractSnapshot;
 import dev.kiln.core.snapshot.SnapshotBuilder;
 import dev.kiln.core.snapshot.SnapshotFailure;
 import dev.kiln.testkit.Await;
+import dev.kiln.testkit.KernelTest;
+import dev.kiln.testkit.ProcessTest;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
@@ -28,6 +30,8 @@ import org.junit.jupiter.api.io.TempDir;
  * rename, so no later open can reach it), tick after tick. Opens that met a FIFO used to stay blocked for good, and
  * once 32 were, every edited contract was refused, blamed on it. Real FIFOs ({@code mkfifo}), real snapshot builds.
  */
+@KernelTest
+@ProcessTest
 class FifoSwapKeptUpTest {
     @TempDir
     Path root;

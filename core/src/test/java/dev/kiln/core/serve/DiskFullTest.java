@@ -9,6 +9,9 @@ import dev.kiln.core.snapshot.TestTrees;
 import dev.kiln.core.watch.ChangePacer;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import dev.kiln.testkit.Await;
+import dev.kiln.testkit.DaemonTest;
+import dev.kiln.testkit.KernelTest;
+import dev.kiln.testkit.ProcessTest;
 import dev.kiln.testkit.SmallDisk;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -24,6 +27,9 @@ import org.junit.jupiter.api.io.TempDir;
  * old revision while health said nothing was wrong. The API serves the new revision from memory, and health and
  * {@code /metrics} say that {@code state.json} cannot be written, naming it and the OS's reason, until it can again.
  */
+@DaemonTest
+@KernelTest
+@ProcessTest
 class DiskFullTest {
     private static final ObjectMapper M = new ObjectMapper();
 

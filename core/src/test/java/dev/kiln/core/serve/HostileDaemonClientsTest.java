@@ -11,6 +11,7 @@ import dev.kiln.core.projection.Projector;
 import dev.kiln.core.telemetry.EventBus;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import dev.kiln.testkit.Await;
+import dev.kiln.testkit.DaemonTest;
 import dev.kiln.testkit.HostileDaemon;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * event stream without newlines, binary. Each must end with a clear error naming the daemon, its memory bounded,
  * never hang.
  */
+@DaemonTest
 class HostileDaemonClientsTest {
     /** Bounds a failing test: without the bounds, these reads never end (or end in OutOfMemoryError). */
     private static final Duration PATIENCE = Duration.ofSeconds(60);

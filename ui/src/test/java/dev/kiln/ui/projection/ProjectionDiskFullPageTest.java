@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.kiln.core.demo.DemoWorkspace;
 import dev.kiln.core.projection.Projector;
 import dev.kiln.core.workspace.WorkspaceLayout;
+import dev.kiln.testkit.FxTest;
+import dev.kiln.testkit.KernelTest;
+import dev.kiln.testkit.ProcessTest;
 import dev.kiln.ui.KilnConsole;
 import dev.kiln.ui.shell.MainViewModel;
 import dev.kiln.ui.shell.Page;
@@ -27,6 +30,9 @@ import org.testfx.util.WaitForAsyncUtils;
  * Issue 25, item 19, on the page itself: a console owning a workspace on a real 1 MiB tmpfs that fills up. The page
  * says state.json cannot be written (path, reason) in a banner, pictured in both themes, and clears once it is.
  */
+@FxTest
+@KernelTest
+@ProcessTest
 @ExtendWith(ApplicationExtension.class)
 class ProjectionDiskFullPageTest {
     private static final FxBackground BACKGROUND = new FxBackground();

@@ -2,11 +2,13 @@ package dev.kiln.ui.projection;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.kiln.core.engine.Engine;
 import dev.kiln.core.demo.DemoWorkspace;
+import dev.kiln.core.engine.Engine;
 import dev.kiln.core.projection.TickFinished;
 import dev.kiln.core.projection.WakeReason;
 import dev.kiln.core.telemetry.KilnEvent;
+import dev.kiln.testkit.KernelTest;
+import dev.kiln.testkit.ProcessTest;
 import dev.kiln.ui.EngineTestBase;
 import dev.kiln.ui.util.Background;
 import java.nio.file.Path;
@@ -15,6 +17,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The Projection page's model against the engine the subclass supplies. */
+@KernelTest
+@ProcessTest
 abstract class ProjectionViewModelTest extends EngineTestBase {
     @TempDir
     Path tmp;
