@@ -112,7 +112,13 @@ final class Wire {
     /** {@code GET}: {@link #action}. */
     static final String ACTION = V1 + "actions/{id}";
     static final String ACTION_CANCEL = V1 + "actions/{id}/cancel";
+    /**
+     * The OpenAPI 3.1 document of this API (a resource of core, served byte for byte; no token on loopback, like every
+     * GET). docs/API.md says how to read it and what the goldens under core's test resources prove.
+     */
+    static final String OPENAPI = V1 + "openapi.json";
     /** {@code POST /api/heal?dry_run=true} previews. */
+
     static final String DRY_RUN = "dry_run";
 
     // ---- headers -----------------------------------------------------------------------------------------------
@@ -133,6 +139,24 @@ final class Wire {
     private Wire() {
     }
 
+    private static final String OPENAPI_RESOURCE = "openapi.json";
+    private static volatile byte @org.jspecify.annotations.Nullable [] openApi;
+
+    /** The OpenAPI document's bytes, read once from core's resources. */
+    static byte[] openApiDocument() throws IOException {
+        byte[] b = openApi;
+        if (b == null) {
+            try (java.io.InputStream in = Wire.class.getResourceAsStream(OPENAPI_RESOURCE)) {
+                if (in == null) {
+                    throw new IOException("the OpenAPI document is missing from this build (dev/kiln/core/serve/" + OPENAPI_RESOURCE + ")");
+                }
+                b = in.readAllBytes();
+            }
+            openApi = b;
+        }
+        return b;
+    }
+
     /** The route as an absolute path, for the server's routing table. */
     static String path(String route) {
         return "/" + route;
@@ -143,7 +167,7 @@ final class Wire {
      * not versioned or is new in v1 (no client of the first API knew it).
      */
     static String legacyPath(String route) {
-        if (!route.startsWith(V1) || route.equals(VERSION) || route.equals(HEALTH)) {
+        if (!route.startsWith(V1) || route.equals(VERSION) || route.equals(HEALTH) || route.equals(OPENAPI)) {
             return null;
         }
         return "/" + LEGACY + route.substring(V1.length());
@@ -670,6 +694,11 @@ final class Wire {
 
     /** {@code action_finished}: the event's fields, and {@code action}: {@link #action} (with the result). */
     static final String ACTION_FINISHED = "action_finished";
+
+    /** Every SSE event name of a core event type, in the order of {@link #EVENT_TYPES}. */
+    static java.util.Set<String> eventNames() {
+        return EVENT_TYPES.keySet();
+    }
 
     /** The SSE event name of {@code e}, or null when it does not go to clients. */
     static @org.jspecify.annotations.Nullable String eventName(KilnEvent e) {
