@@ -146,6 +146,10 @@ class ApiContractTest {
             answer(Wire.ARCHIVE_INVALIDATE, post(Wire.ARCHIVE_INVALIDATE, "", 200));
             answer(Wire.DOCTOR, get(Wire.DOCTOR));
             answers.put("error.json", call("GET", Wire.withId(Wire.ACTION, "nope"), null, 404));
+            HttpResponse<byte[]> served = http.send(HttpRequest.newBuilder(base.resolve(Wire.OPENAPI)).GET().build(),
+                    HttpResponse.BodyHandlers.ofByteArray());
+            assertThat(served.statusCode()).as("GET /" + Wire.OPENAPI + " without a token").isEqualTo(200);
+            assertThat(served.body()).as("the document, byte for byte").isEqualTo(Wire.openApiDocument());
             Await.await("the archive frames", () -> frames.stream().anyMatch(f -> f.event().equals("archive_hit")));
 
             assertThat(answers.get(ApiGoldens.fileOf(Wire.SERVERS)).toString()).as("secrets stay on the daemon's host")
