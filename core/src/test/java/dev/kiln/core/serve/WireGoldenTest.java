@@ -135,6 +135,8 @@ class WireGoldenTest {
         JsonNode doc = OpenApi.load().doc;
         assertThat(doc.path("openapi").asText()).startsWith("3.1.");
         assertThat(doc.path("info").path("version").asText()).isEqualTo(Integer.toString(Wire.API_VERSION));
+        assertThat(dev.kiln.testkit.HostileDaemon.API_VERSION).as("testkit's fake daemons speak this build's version")
+                .isEqualTo(Wire.API_VERSION);
         assertThat(doc.path("components").path("securitySchemes").path("bearer").path("scheme").asText()).isEqualTo("bearer");
         List<String> problems = new ArrayList<>();
         doc.path("paths").fields().forEachRemaining(p -> p.getValue().fields().forEachRemaining(op -> {
