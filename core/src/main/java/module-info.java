@@ -36,4 +36,6 @@ module dev.kiln.core {
     exports dev.kiln.core.fleet;
 
     opens dev.kiln.core.demo to com.fasterxml.jackson.databind;
+    // API v1's wire records (package-private, beside Wire) are read and written by Jackson
+    opens dev.kiln.core.serve to com.fasterxml.jackson.databind;
 }

@@ -50,10 +50,16 @@ public final class HostileDaemon implements AutoCloseable {
         t.start();
     }
 
-    /** A daemon that answers {@code /api/v1/version} as Kiln's API v1 does, and nothing else yet. */
+    /**
+     * The {@code api_version} this build's clients speak (core's {@code Wire.API_VERSION}; testkit depends on no
+     * Kiln module, so it is spelled here too): a hostile daemon must pass the version check to be hostile later.
+     */
+    public static final int API_VERSION = 2;
+
+    /** A daemon that answers {@code /api/v1/version} as this build's API does, and nothing else yet. */
     public static HostileDaemon start() throws IOException {
         HostileDaemon d = new HostileDaemon();
-        d.route("/api/v1/version", json("{\"api_version\": 1}"));
+        d.route("/api/v1/version", json("{\"api_version\": " + API_VERSION + "}"));
         return d;
     }
 

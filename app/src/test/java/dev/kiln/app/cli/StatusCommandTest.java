@@ -78,7 +78,7 @@ class StatusCommandTest {
             JsonNode j = M.readTree(last[0].out());
             assertThat(j.path("status").asText()).isEqualTo("healthy");
             assertThat(j.path("reachable").asBoolean()).isTrue();
-            assertThat(j.path("api_version").asInt()).isEqualTo(1);
+            assertThat(j.path("api_version").asInt()).isEqualTo(2);
             JsonNode state = M.readTree(ws.resolve("observer/state.json").toFile()); // the daemon's own document
             assertThat(j.path("contracts").asLong()).isEqualTo(state.path("leaves").size()).isPositive();
             assertThat(j.path("failures").asLong()).isEqualTo(state.path("failures").size());

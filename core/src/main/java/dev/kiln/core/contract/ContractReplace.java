@@ -2,8 +2,6 @@ package dev.kiln.core.contract;
 
 import dev.kiln.core.workspace.AtomicWrite;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
@@ -11,12 +9,8 @@ import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermission;
 import java.util.Arrays;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Replaces a contract only if nobody changed it since it was read, as a compare-and-swap: the contract is renamed
@@ -51,21 +45,9 @@ final class ContractReplace {
     static boolean replaceIfUnchanged(Path target, Map<String, Object> seen, byte[] read, byte[] bytes, long maxBytes)
             throws IOException {
         Path dir = target.toAbsolutePath().getParent();
-        Set<PosixFilePermission> mode = AtomicWrite.existingMode(target);
-        String random = Long.toHexString(ThreadLocalRandom.current().nextLong());
-        Path tmp = dir.resolve("." + target.getFileName() + "." + random + ".tmp");
-        Path aside = dir.resolve("." + target.getFileName() + "." + random + ".heal-old.tmp");
+        Path tmp = AtomicWrite.tempBeside(target, ".tmp", bytes);
+        Path aside = dir.resolve(tmp.getFileName().toString().replaceFirst("\\.tmp$", ".heal-old.tmp"));
         try {
-            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-                ByteBuffer buf = ByteBuffer.wrap(bytes);
-                while (buf.hasRemaining()) {
-                    ch.write(buf);
-                }
-                ch.force(true);
-            }
-            if (mode != null) {
-                Files.setPosixFilePermissions(tmp, mode);
-            }
             if (!unchanged(target, seen, read, maxBytes, true)) {
                 return false; // the common case of a change: nothing moved
             }
@@ -99,11 +81,7 @@ final class ContractReplace {
             Files.deleteIfExists(tmp);
             Files.deleteIfExists(aside);
         }
-        try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
-            ch.force(true);
-        } catch (IOException | RuntimeException e) {
-            // The swap itself is atomic; only its durability across a crash is weaker here.
-        }
+        AtomicWrite.syncDirectory(dir); // the swap itself is atomic; this makes it durable
         return true;
     }
 

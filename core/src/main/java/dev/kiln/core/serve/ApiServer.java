@@ -240,6 +240,7 @@ final class ApiServer implements AutoCloseable {
                 json(x, 202, Wire.action(backend.actions().action(id(x)).orElseThrow()));
             }
         });
+        route(Wire.OPENAPI, "GET", x -> send(x, 200, "application/json", Wire.openApiDocument()));
         if (b.prometheus != null) {
             route(Wire.PROMETHEUS, "GET", b.prometheus::handle); // token rule as for every read: see dispatch
         }

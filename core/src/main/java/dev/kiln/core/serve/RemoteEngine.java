@@ -539,7 +539,7 @@ public final class RemoteEngine implements Engine {
             } else {
                 EngineException.Kind kind;
                 try {
-                    kind = EngineException.Kind.valueOf(error.path("kind").asText("FAILED"));
+                    kind = WireTypes.constant(EngineException.Kind.class, error.path("kind").asText("failed"));
                 } catch (IllegalArgumentException e) {
                     kind = EngineException.Kind.FAILED;
                 }

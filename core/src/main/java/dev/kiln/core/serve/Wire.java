@@ -42,9 +42,9 @@ import java.util.Map;
  */
 final class Wire {
     /**
-     * The one mapper of the API (both sides). Core records travel as Jackson writes them (component names,
-     * {@code Optional} as the value or null, {@code Instant}/{@code Duration} as ISO-8601 text, {@code Path} as a
-     * {@code file:} URI); a field a newer daemon adds is ignored by an older client.
+     * The one mapper of the API (both sides). Core records never travel as themselves: {@link #value} and {@link #read}
+     * go through their explicit wire records ({@link WireTypes}), whose {@code @JsonProperty} names are the wire;
+     * {@code Instant} is RFC 3339 text. A field a newer daemon adds is ignored by an older client.
      */
     static final ObjectMapper JSON = com.fasterxml.jackson.databind.json.JsonMapper.builder()
             .addModule(new com.fasterxml.jackson.datatype.jdk8.Jdk8Module())
@@ -53,13 +53,18 @@ final class Wire {
             .disable(com.fasterxml.jackson.databind.SerializationFeature.WRITE_DURATIONS_AS_TIMESTAMPS)
             .disable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
             .disable(com.fasterxml.jackson.databind.DeserializationFeature.ADJUST_DATES_TO_CONTEXT_TIME_ZONE)
-            // public records of exported packages: no setAccessible, so no package needs to be opened to Jackson
-            .disable(com.fasterxml.jackson.databind.MapperFeature.CAN_OVERRIDE_ACCESS_MODIFIERS)
+            // the wire records are package-private: module-info opens this package (only) to Jackson
             .build();
 
     // ---- the API's version: a client refuses a daemon whose api_version it does not speak --------------------------
-    /** The version this build speaks, served at {@link #VERSION}; it changes only when a shape breaks. */
-    static final int API_VERSION = 1;
+    /**
+     * The version this build speaks, served at {@link #VERSION}; it changes only when a shape breaks. 2: the first
+     * published contract (explicit wire types, one naming rule, docs/API.md); builds that spoke 1 wrote core records
+     * by reflection (camelCase, ISO durations, {@code file:} URIs) and refuse a daemon of 2 as "speaks API v2", and a
+     * client of 2 refuses theirs the same way. The routes stay under {@code /api/v1/}: the path names the family,
+     * this number the shapes.
+     */
+    static final int API_VERSION = 2;
     private static final String V1 = "api/v1/";
     /** Unversioned paths of the first API ({@code /api/state}…), kept as aliases of their v1 route. */
     private static final String LEGACY = "api/";
@@ -107,7 +112,13 @@ final class Wire {
     /** {@code GET}: {@link #action}. */
     static final String ACTION = V1 + "actions/{id}";
     static final String ACTION_CANCEL = V1 + "actions/{id}/cancel";
+    /**
+     * The OpenAPI 3.1 document of this API (a resource of core, served byte for byte; no token on loopback, like every
+     * GET). docs/API.md says how to read it and what the goldens under core's test resources prove.
+     */
+    static final String OPENAPI = V1 + "openapi.json";
     /** {@code POST /api/heal?dry_run=true} previews. */
+
     static final String DRY_RUN = "dry_run";
 
     // ---- headers -----------------------------------------------------------------------------------------------
@@ -128,6 +139,24 @@ final class Wire {
     private Wire() {
     }
 
+    private static final String OPENAPI_RESOURCE = "openapi.json";
+    private static volatile byte @org.jspecify.annotations.Nullable [] openApi;
+
+    /** The OpenAPI document's bytes, read once from core's resources. */
+    static byte[] openApiDocument() throws IOException {
+        byte[] b = openApi;
+        if (b == null) {
+            try (java.io.InputStream in = Wire.class.getResourceAsStream(OPENAPI_RESOURCE)) {
+                if (in == null) {
+                    throw new IOException("the OpenAPI document is missing from this build (dev/kiln/core/serve/" + OPENAPI_RESOURCE + ")");
+                }
+                b = in.readAllBytes();
+            }
+            openApi = b;
+        }
+        return b;
+    }
+
     /** The route as an absolute path, for the server's routing table. */
     static String path(String route) {
         return "/" + route;
@@ -138,7 +167,7 @@ final class Wire {
      * not versioned or is new in v1 (no client of the first API knew it).
      */
     static String legacyPath(String route) {
-        if (!route.startsWith(V1) || route.equals(VERSION) || route.equals(HEALTH)) {
+        if (!route.startsWith(V1) || route.equals(VERSION) || route.equals(HEALTH) || route.equals(OPENAPI)) {
             return null;
         }
         return "/" + LEGACY + route.substring(V1.length());
@@ -257,10 +286,7 @@ final class Wire {
     // ---- errors: {"error": code, "message": text} ---------------------------------------------------------------
 
     static ObjectNode error(String code, String message) {
-        ObjectNode o = JSON.createObjectNode();
-        o.put("error", code);
-        o.put("message", message);
-        return o;
+        return JSON.valueToTree(new WireEvents.Error(code, message));
     }
 
     /** What an error answer says, for a client's message; the raw body when it is not the error shape. */
@@ -479,7 +505,7 @@ final class Wire {
 
     /** The heal report as it is everywhere: {@link HealReport#toJson()}. */
     static ObjectNode heal(HealReport r) {
-        return r.toJson();
+        return JSON.valueToTree(WireEvents.Heal.of(r));
     }
 
     // ---- routes with an {id} segment ---------------------------------------------------------------------------
@@ -491,8 +517,18 @@ final class Wire {
 
     // ---- core values as JSON (records, lists of records) -------------------------------------------------------
 
+    /**
+     * A core value (or a list of them) as its wire record's JSON.
+     *
+     * @throws IllegalStateException for a type without a wire record: core records never travel as themselves
+     */
     static JsonNode value(Object v) {
-        return JSON.valueToTree(v);
+        if (v instanceof java.util.List<?> l) {
+            ArrayNode a = JSON.createArrayNode();
+            l.forEach(e -> a.add(value(e)));
+            return a;
+        }
+        return JSON.valueToTree(WireTypes.codec(v.getClass()).write(v));
     }
 
     /**
@@ -502,11 +538,12 @@ final class Wire {
      */
     static <T> T read(JsonNode n, Class<T> type) throws IOException {
         try {
-            T v = JSON.treeToValue(n, type);
-            if (v == null) {
+            WireTypes.Codec<?, ?> codec = WireTypes.codec(type);
+            Object w = JSON.treeToValue(n, codec.wire());
+            if (w == null) {
                 throw new IOException("null");
             }
-            return v;
+            return type.cast(codec.read(w));
         } catch (IOException | RuntimeException e) {
             throw new IOException("the answer is not a " + type.getSimpleName() + " (" + e.getMessage() + "): "
                     + abbreviate(String.valueOf(n)), e);
@@ -529,15 +566,7 @@ final class Wire {
         if (n == null || !n.has("dry_run") || !n.has("scanned")) {
             throw new IOException("the answer is not a heal report: " + abbreviate(String.valueOf(n)));
         }
-        java.util.List<HealReport.Change> changes = new java.util.ArrayList<>();
-        n.path("changes").forEach(c -> changes.add(new HealReport.Change(c.path("file").asText(), c.path("from").asText(),
-                c.path("to").asText())));
-        java.util.List<HealReport.Misplaced> misplaced = new java.util.ArrayList<>();
-        n.path("misplaced").forEach(c -> misplaced.add(new HealReport.Misplaced(c.path("file").asText(),
-                c.path("declared").asText(), c.path("expected").asText())));
-        java.util.List<HealReport.Problem> problems = new java.util.ArrayList<>();
-        n.path("problems").forEach(c -> problems.add(new HealReport.Problem(c.path("file").asText(), c.path("reason").asText())));
-        return new HealReport(n.path("dry_run").asBoolean(), n.path("scanned").asInt(), changes, misplaced, problems);
+        return read(n, HealReport.class);
     }
 
     /** What replaces a secret: the key stays (an operator sees that it is set), the value never leaves the host. */
@@ -570,7 +599,7 @@ final class Wire {
         ArrayNode s = o.putArray("servers");
         r.servers().forEach(s::add);
         o.put("cpus", r.cpus());
-        o.put("bytecode", r.bytecode().name());
+        o.put("bytecode", WireTypes.name(r.bytecode()));
         r.timeout().ifPresent(t -> o.put("timeout_ms", t.toMillis()));
         return o;
     }
@@ -580,10 +609,9 @@ final class Wire {
         n.path("servers").forEach(x -> servers.add(x.asText()));
         BytecodeMode mode;
         try {
-            mode = BytecodeMode.valueOf(n.path("bytecode").asText(BytecodeMode.AS_IS.name()));
+            mode = WireTypes.constant(BytecodeMode.class, n.path("bytecode").asText(WireTypes.name(BytecodeMode.AS_IS)));
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("\"bytecode\" is one of " + java.util.Arrays.toString(BytecodeMode.values())
-                    + ", not " + n.path("bytecode"));
+            throw new IllegalArgumentException("\"bytecode\": " + e.getMessage());
         }
         java.util.Optional<java.time.Duration> timeout = n.hasNonNull("timeout_ms")
                 ? java.util.Optional.of(java.time.Duration.ofMillis(n.path("timeout_ms").asLong()))
@@ -598,38 +626,37 @@ final class Wire {
      * the action's value (a WarmResult, ProbeReport or CompileResult) once it has one.
      */
     static ObjectNode action(Action<?> a) {
-        ObjectNode o = JSON.createObjectNode();
-        o.put("id", a.id());
-        o.put("kind", dev.kiln.core.engine.WorkspaceActions.kindOf(a.id()));
+        String kind = dev.kiln.core.engine.WorkspaceActions.kindOf(a.id());
         java.util.concurrent.CompletableFuture<?> f = a.result();
+        WireEvents.Action doc;
         if (!f.isDone()) {
-            o.put("state", "running");
-            return o;
-        }
-        try {
-            Object v = f.getNow(null);
-            o.put("state", v instanceof dev.kiln.core.seed.WarmResult w && w.outcome() == dev.kiln.core.seed.WarmOutcome.CANCELLED
-                    ? EngineEvent.Status.CANCELLED.jsonName() : EngineEvent.Status.SUCCEEDED.jsonName());
-            o.set("result", value(v));
-        } catch (java.util.concurrent.CancellationException e) {
-            o.put("state", EngineEvent.Status.CANCELLED.jsonName());
-            o.putObject("error").put("kind", "CANCELLED").put("message", String.valueOf(e.getMessage()));
-        } catch (java.util.concurrent.CompletionException e) {
-            Throwable c = e.getCause() == null ? e : e.getCause();
-            if (c instanceof java.util.concurrent.CancellationException) {
-                o.put("state", EngineEvent.Status.CANCELLED.jsonName());
-                o.putObject("error").put("kind", "CANCELLED").put("message", String.valueOf(c.getMessage()));
-            } else {
-                o.put("state", EngineEvent.Status.FAILED.jsonName());
-                String kind = c instanceof EngineException ee ? ee.kind().name() : EngineException.Kind.FAILED.name();
-                o.putObject("error").put("kind", kind).put("message", String.valueOf(c.getMessage()));
+            doc = new WireEvents.Action(a.id(), kind, "running", null, null);
+        } else {
+            try {
+                Object v = f.getNow(null);
+                String state = v instanceof dev.kiln.core.seed.WarmResult w && w.outcome() == dev.kiln.core.seed.WarmOutcome.CANCELLED
+                        ? EngineEvent.Status.CANCELLED.jsonName() : EngineEvent.Status.SUCCEEDED.jsonName();
+                doc = new WireEvents.Action(a.id(), kind, state, value(v), null);
+            } catch (java.util.concurrent.CancellationException e) {
+                doc = new WireEvents.Action(a.id(), kind, EngineEvent.Status.CANCELLED.jsonName(), null,
+                        new WireEvents.ActionError("cancelled", String.valueOf(e.getMessage())));
+            } catch (java.util.concurrent.CompletionException e) {
+                Throwable c = e.getCause() == null ? e : e.getCause();
+                if (c instanceof java.util.concurrent.CancellationException) {
+                    doc = new WireEvents.Action(a.id(), kind, EngineEvent.Status.CANCELLED.jsonName(), null,
+                            new WireEvents.ActionError("cancelled", String.valueOf(c.getMessage())));
+                } else {
+                    EngineException.Kind k = c instanceof EngineException ee ? ee.kind() : EngineException.Kind.FAILED;
+                    doc = new WireEvents.Action(a.id(), kind, EngineEvent.Status.FAILED.jsonName(), null,
+                            new WireEvents.ActionError(WireTypes.name(k), String.valueOf(c.getMessage())));
+                }
             }
         }
-        return o;
+        return JSON.valueToTree(doc);
     }
 
     static ObjectNode started(Action<?> a) {
-        return JSON.createObjectNode().put("id", a.id());
+        return JSON.valueToTree(new WireEvents.Started(a.id()));
     }
 
     // ---- SSE: core events --------------------------------------------------------------------------------------
@@ -668,6 +695,11 @@ final class Wire {
     /** {@code action_finished}: the event's fields, and {@code action}: {@link #action} (with the result). */
     static final String ACTION_FINISHED = "action_finished";
 
+    /** Every SSE event name of a core event type, in the order of {@link #EVENT_TYPES}. */
+    static java.util.Set<String> eventNames() {
+        return EVENT_TYPES.keySet();
+    }
+
     /** The SSE event name of {@code e}, or null when it does not go to clients. */
     static @org.jspecify.annotations.Nullable String eventName(KilnEvent e) {
         for (Map.Entry<String, Class<? extends KilnEvent>> t : EVENT_TYPES.entrySet()) {
@@ -683,9 +715,9 @@ final class Wire {
         return EVENT_TYPES.get(name);
     }
 
-    /** The event's data: the record as JSON. */
+    /** The event's data: its wire record as JSON. */
     static ObjectNode event(KilnEvent e) {
-        return JSON.valueToTree(e);
+        return (ObjectNode) value(e);
     }
 
     // ---- SSE framing -------------------------------------------------------------------------------------------

@@ -34,8 +34,29 @@ public final class AtomicWrite {
         } catch (java.nio.file.FileAlreadyExistsException e) {
             throw new IOException(dir + " exists and is not a directory; cannot write " + target.getFileName() + " into it", e);
         }
+        Path tmp = tempBeside(target, ".tmp", bytes);
+        try {
+            try {
+                Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            } catch (AtomicMoveNotSupportedException e) {
+                throw new IOException("cannot replace " + target + " atomically on this file system", e);
+            }
+        } finally {
+            Files.deleteIfExists(tmp);
+        }
+        syncDirectory(dir);
+    }
+
+    /**
+     * Writes {@code bytes} to a new, synced temp file beside {@code target} ({@code .<name>.<random><suffix>}, which
+     * the watcher ignores) with the permissions of an existing target: the one temp writer of Kiln's replacements
+     * ({@link #write}'s rename, the heal's link swap). The caller moves or links it into place and deletes it in any
+     * case; a temp file a failed write leaves is removed here.
+     */
+    public static Path tempBeside(Path target, String suffix, byte[] bytes) throws IOException {
+        Path dir = target.toAbsolutePath().getParent();
         Set<PosixFilePermission> mode = existingMode(target);
-        Path tmp = dir.resolve("." + target.getFileName() + "." + Long.toHexString(ThreadLocalRandom.current().nextLong()) + ".tmp");
+        Path tmp = dir.resolve("." + target.getFileName() + "." + Long.toHexString(ThreadLocalRandom.current().nextLong()) + suffix);
         try {
             try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
                 ByteBuffer buf = ByteBuffer.wrap(bytes);
@@ -47,15 +68,11 @@ public final class AtomicWrite {
             if (mode != null) {
                 Files.setPosixFilePermissions(tmp, mode);
             }
-            try {
-                Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            } catch (AtomicMoveNotSupportedException e) {
-                throw new IOException("cannot replace " + target + " atomically on this file system", e);
-            }
-        } finally {
+            return tmp;
+        } catch (IOException | RuntimeException e) {
             Files.deleteIfExists(tmp);
+            throw e;
         }
-        syncDirectory(dir);
     }
 
     /** The permissions of {@code target} for its replacement to keep; null when it does not exist or has none. */
@@ -71,8 +88,8 @@ public final class AtomicWrite {
         }
     }
 
-    /** Makes the rename durable; best-effort, since not every platform can open a directory. */
-    private static void syncDirectory(Path dir) {
+    /** Makes a rename (or link) in {@code dir} durable; best-effort, since not every platform can open a directory. */
+    public static void syncDirectory(Path dir) {
         try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
             ch.force(true);
         } catch (IOException | RuntimeException e) {

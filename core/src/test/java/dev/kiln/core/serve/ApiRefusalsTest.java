@@ -159,7 +159,7 @@ class ApiRefusalsTest {
         assertThat(a.body().path("message").asText()).contains(Long.toString(ARCHIVE_MAX)).contains("archive_max_bytes");
         JsonNode stats = get("archive/stats");
         assertThat(stats.path("builds").asLong()).as("no archive was built").isZero();
-        assertThat(stats.path("bytesHeld").asLong()).isZero();
+        assertThat(stats.path("bytes_held").asLong()).isZero();
 
         assertThat(get("health").isObject()).as("the daemon answers afterwards").isTrue();
         Files.delete(big.resolve("blob-0.bin"));

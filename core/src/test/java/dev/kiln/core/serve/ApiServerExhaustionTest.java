@@ -65,7 +65,7 @@ class ApiServerExhaustionTest {
 
             @Override
             public JsonNode health() {
-                return M.createObjectNode().put("api_version", 1);
+                return M.createObjectNode().put("api_version", Wire.API_VERSION);
             }
 
             @Override

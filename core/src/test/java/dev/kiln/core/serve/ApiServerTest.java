@@ -53,7 +53,7 @@ class ApiServerTest {
 
             @Override
             public JsonNode health() {
-                return M.createObjectNode().put("api_version", 1);
+                return M.createObjectNode().put("api_version", Wire.API_VERSION);
             }
 
             @Override

@@ -207,7 +207,7 @@ class RemoteEngineContractTest extends EngineContractTest {
 
         HttpServer other = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
         other.createContext("/api/v1/version", x -> {
-            byte[] b = "{\"api_version\": 2}".getBytes(StandardCharsets.UTF_8);
+            byte[] b = "{\"api_version\": 1}".getBytes(StandardCharsets.UTF_8);
             x.sendResponseHeaders(200, b.length);
             x.getResponseBody().write(b);
             x.close();
@@ -222,7 +222,7 @@ class RemoteEngineContractTest extends EngineContractTest {
         try {
             URI base = URI.create("http://127.0.0.1:" + other.getAddress().getPort() + "/");
             assertThatThrownBy(() -> RemoteEngine.connect(base, null, null, Clock.systemUTC()))
-                    .isInstanceOf(EngineException.class).hasMessageContaining("speaks API v2")
+                    .isInstanceOf(EngineException.class).hasMessageContaining("speaks API v1")
                     .extracting(e -> ((EngineException) e).kind()).isEqualTo(EngineException.Kind.INCOMPATIBLE);
             assertThatThrownBy(() -> RemoteEngine.connect(base.resolve("garbage/"), null, null, Clock.systemUTC()))
                     .isInstanceOf(EngineException.class).hasMessageContaining("no kiln serve")

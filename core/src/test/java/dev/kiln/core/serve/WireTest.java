@@ -74,6 +74,7 @@ class WireTest {
 
     @Test
     void coreEvents_roundTripThroughTheirFrameNames() throws Exception {
+        // measured timings travel as ms with three decimals: values here are whole microseconds
         java.time.Instant at = java.time.Instant.parse("2026-12-01T10:00:00.123456Z");
         dev.kiln.core.archive.ArchiveCacheStats stats = dev.kiln.core.archive.ArchiveCacheStats.empty();
         java.util.List<dev.kiln.core.telemetry.KilnEvent> events = java.util.List.of(
@@ -81,9 +82,9 @@ class WireTest {
                 new dev.kiln.core.seed.SeedEvent.WarmStarted(at, "app", "abc", java.util.List.of("uv", "sync"), 42),
                 new dev.kiln.core.projection.TickFinished(at, new dev.kiln.core.projection.TickResult(
                         dev.kiln.core.projection.WakeReason.CHANGE, at, 7, true, 3, 1,
-                        new dev.kiln.core.snapshot.SnapshotStats(3, 1, 2, 1, 0, 12_345), 99_000, java.util.List.of(), null)),
+                        new dev.kiln.core.snapshot.SnapshotStats(3, 1, 2, 1, 0, 12_000), 99_000, java.util.List.of(), null)),
                 new dev.kiln.core.startup.ProbeEvent.Spawned(at, "demo", 1, 1.25, 4242),
-                new dev.kiln.core.archive.ArchiveEvent.Hit(at, java.nio.file.Path.of("/srv/ws/servers"), "ff", 10, true, 5, stats),
+                new dev.kiln.core.archive.ArchiveEvent.Hit(at, java.nio.file.Path.of("/srv/ws/servers"), "ff", 10, true, 5_000, stats),
                 new dev.kiln.core.engine.EngineEvent.ActionFinished(at, "warm-1", "warm",
                         dev.kiln.core.engine.EngineEvent.Status.CANCELLED, "cancelled"));
         for (dev.kiln.core.telemetry.KilnEvent e : events) {
