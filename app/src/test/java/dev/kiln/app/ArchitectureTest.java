@@ -83,6 +83,30 @@ class ArchitectureTest {
         usesOnlyExportedCorePackages(coreExports).check(kiln);
     }
 
+    /** Core's exports are qualified: ui may use only what core exports to dev.kiln.ui, app only what it exports to dev.kiln.app. */
+    static Set<String> exportedTo(String module) throws Exception {
+        return coreModule().exports().stream().filter(e -> !e.isQualified() || e.targets().contains(module))
+                .map(ModuleDescriptor.Exports::source).collect(Collectors.toSet());
+    }
+
+    static ArchRule usesOnlyCorePackagesExportedTo(String modulePackage, Set<String> exports) {
+        DescribedPredicate<JavaClass> notForIt = DescribedPredicate.describe("core classes not exported to " + modulePackage,
+                c -> c.getPackageName().startsWith("dev.kiln.core") && !exports.contains(c.getPackageName()));
+        return noClasses().that().resideInAPackage(modulePackage + "..").should().dependOnClassesThat(notForIt);
+    }
+
+    @Test
+    void uiAndApp_useOnlyCorePackagesExportedToThem() throws Exception {
+        Set<String> toUi = exportedTo("dev.kiln.ui");
+        Set<String> toApp = exportedTo("dev.kiln.app");
+        // Not exported at all, and the demo only to app: the qualified lines are what this rule checks.
+        assertThat(coreExports).doesNotContain("dev.kiln.core.http");
+        assertThat(toApp).contains("dev.kiln.core.demo");
+        assertThat(toUi).doesNotContain("dev.kiln.core.demo").contains("dev.kiln.core.engine");
+        usesOnlyCorePackagesExportedTo("dev.kiln.ui", toUi).check(kiln);
+        usesOnlyCorePackagesExportedTo("dev.kiln.app", toApp).check(kiln);
+    }
+
     @Test
     void ui_usesOnlyCoresExportedPackages_failsOnAFixtureThatReachesIn() {
         // dev.kiln.core.archfixture is not exported by core's real descriptor; ReachesIn (ui) uses it.
