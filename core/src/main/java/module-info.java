@@ -36,8 +36,7 @@ module dev.kiln.core {
     exports dev.kiln.core.doctor to dev.kiln.ui, dev.kiln.app, com.fasterxml.jackson.databind;
     exports dev.kiln.core.engine to dev.kiln.ui, dev.kiln.app, com.fasterxml.jackson.databind;
     exports dev.kiln.core.fleet to dev.kiln.ui, dev.kiln.app, com.fasterxml.jackson.databind;
-    // The demo workspace is written by app's `kiln demo` only.
-    exports dev.kiln.core.demo to dev.kiln.app, com.fasterxml.jackson.databind;
+    exports dev.kiln.core.demo to dev.kiln.ui, dev.kiln.app, com.fasterxml.jackson.databind;
 
     opens dev.kiln.core.demo to com.fasterxml.jackson.databind;
 }
