@@ -106,6 +106,10 @@ class ArchitectureTest {
         assertThat(toApp).contains("dev.kiln.core.demo").doesNotContain("dev.kiln.core.http");
         usesOnlyCorePackagesExportedTo("dev.kiln.ui", toUi).check(kiln);
         usesOnlyCorePackagesExportedTo("dev.kiln.app", toApp).check(kiln);
+        // and it bites: ReachesIn (ui) uses a core package that is exported to nobody
+        JavaClasses fixture = new ClassFileImporter().importClasses(ReachesIn.class, Hidden.class);
+        assertThatThrownBy(() -> usesOnlyCorePackagesExportedTo("dev.kiln.ui", toUi).check(fixture))
+                .isInstanceOf(AssertionError.class).hasMessageContaining(Hidden.class.getName());
     }
 
     @Test
