@@ -19,21 +19,24 @@ module dev.kiln.core {
     requires io.prometheus.writer.text;
     requires io.prometheus.metrics.config;
 
-    exports dev.kiln.core;
-    exports dev.kiln.core.telemetry;
-    exports dev.kiln.core.workspace;
-    exports dev.kiln.core.snapshot;
-    exports dev.kiln.core.contract;
-    exports dev.kiln.core.demo;
-    exports dev.kiln.core.projection;
-    exports dev.kiln.core.archive;
-    exports dev.kiln.core.seed;
-    exports dev.kiln.core.startup;
-    exports dev.kiln.core.watch;
-    exports dev.kiln.core.serve;
-    exports dev.kiln.core.doctor;
-    exports dev.kiln.core.engine;
-    exports dev.kiln.core.fleet;
+    // Exports are qualified: to the console (ui), the CLI (app) and the JSON binder that reads and writes their
+    // public records; nothing else may reach in. A package nobody outside core uses (http) is not exported at all.
+    // Adding a package: docs/ARCHITECTURE.md "Checks" says how; ArchitectureTest holds ui and app to these lines.
+    exports dev.kiln.core to dev.kiln.ui, dev.kiln.app, com.fasterxml.jackson.databind;
+    exports dev.kiln.core.telemetry to dev.kiln.ui, dev.kiln.app, com.fasterxml.jackson.databind;
+    exports dev.kiln.core.workspace to dev.kiln.ui, dev.kiln.app, com.fasterxml.jackson.databind;
+    exports dev.kiln.core.snapshot to dev.kiln.ui, dev.kiln.app, com.fasterxml.jackson.databind;
+    exports dev.kiln.core.contract to dev.kiln.ui, dev.kiln.app, com.fasterxml.jackson.databind;
+    exports dev.kiln.core.projection to dev.kiln.ui, dev.kiln.app, com.fasterxml.jackson.databind;
+    exports dev.kiln.core.archive to dev.kiln.ui, dev.kiln.app, com.fasterxml.jackson.databind;
+    exports dev.kiln.core.seed to dev.kiln.ui, dev.kiln.app, com.fasterxml.jackson.databind;
+    exports dev.kiln.core.startup to dev.kiln.ui, dev.kiln.app, com.fasterxml.jackson.databind;
+    exports dev.kiln.core.watch to dev.kiln.ui, dev.kiln.app, com.fasterxml.jackson.databind;
+    exports dev.kiln.core.serve to dev.kiln.ui, dev.kiln.app, com.fasterxml.jackson.databind;
+    exports dev.kiln.core.doctor to dev.kiln.ui, dev.kiln.app, com.fasterxml.jackson.databind;
+    exports dev.kiln.core.engine to dev.kiln.ui, dev.kiln.app, com.fasterxml.jackson.databind;
+    exports dev.kiln.core.fleet to dev.kiln.ui, dev.kiln.app, com.fasterxml.jackson.databind;
+    exports dev.kiln.core.demo to dev.kiln.ui, dev.kiln.app, com.fasterxml.jackson.databind;
 
     opens dev.kiln.core.demo to com.fasterxml.jackson.databind;
     // API v1's wire records (package-private, beside Wire) are read and written by Jackson

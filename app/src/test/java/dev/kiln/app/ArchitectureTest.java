@@ -83,6 +83,35 @@ class ArchitectureTest {
         usesOnlyExportedCorePackages(coreExports).check(kiln);
     }
 
+    /** Core's exports are qualified: ui may use only what core exports to dev.kiln.ui, app only what it exports to dev.kiln.app. */
+    static Set<String> exportedTo(String module) throws Exception {
+        return coreModule().exports().stream().filter(e -> !e.isQualified() || e.targets().contains(module))
+                .map(ModuleDescriptor.Exports::source).collect(Collectors.toSet());
+    }
+
+    static ArchRule usesOnlyCorePackagesExportedTo(String modulePackage, Set<String> exports) {
+        DescribedPredicate<JavaClass> notForIt = DescribedPredicate.describe("core classes not exported to " + modulePackage,
+                c -> c.getPackageName().startsWith("dev.kiln.core") && !exports.contains(c.getPackageName()));
+        return noClasses().that().resideInAPackage(modulePackage + "..").should().dependOnClassesThat(notForIt);
+    }
+
+    @Test
+    void uiAndApp_useOnlyCorePackagesExportedToThem() throws Exception {
+        Set<String> toUi = exportedTo("dev.kiln.ui");
+        Set<String> toApp = exportedTo("dev.kiln.app");
+        // Every export names its readers (a new package must choose them); http is for nobody outside core.
+        assertThat(coreModule().exports()).isNotEmpty().allMatch(ModuleDescriptor.Exports::isQualified);
+        assertThat(coreExports).doesNotContain("dev.kiln.core.http");
+        assertThat(toUi).contains("dev.kiln.core.engine").doesNotContain("dev.kiln.core.http");
+        assertThat(toApp).contains("dev.kiln.core.demo").doesNotContain("dev.kiln.core.http");
+        usesOnlyCorePackagesExportedTo("dev.kiln.ui", toUi).check(kiln);
+        usesOnlyCorePackagesExportedTo("dev.kiln.app", toApp).check(kiln);
+        // and it bites: ReachesIn (ui) uses a core package that is exported to nobody
+        JavaClasses fixture = new ClassFileImporter().importClasses(ReachesIn.class, Hidden.class);
+        assertThatThrownBy(() -> usesOnlyCorePackagesExportedTo("dev.kiln.ui", toUi).check(fixture))
+                .isInstanceOf(AssertionError.class).hasMessageContaining(Hidden.class.getName());
+    }
+
     @Test
     void ui_usesOnlyCoresExportedPackages_failsOnAFixtureThatReachesIn() {
         // dev.kiln.core.archfixture is not exported by core's real descriptor; ReachesIn (ui) uses it.

@@ -10,7 +10,6 @@ import dev.kiln.core.serve.DaemonHealth;
 import dev.kiln.core.serve.ServeClient;
 import dev.kiln.core.workspace.Durations;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;

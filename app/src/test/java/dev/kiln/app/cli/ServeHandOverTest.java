@@ -176,7 +176,7 @@ class ServeHandOverTest {
         } catch (IOException e) {
             lock = state = e.toString();
         }
-        return "LOG\n" + String.join("\n", log.subList(Math.max(0, log.size() - 40), log.size())) 
+        return "LOG\n" + String.join("\n", log.subList(Math.max(0, log.size() - 40), log.size()))
                 + "\nconsole " + console.state() + " token " + Files.exists(ws.resolve("observer/api-token")) + "; kiln serve pid " + next.pid() + (next.isAlive() ? " running" : " exited")
                 + "; serve.lock: " + lock + "; state.json: " + state + "; this JVM is pid " + ProcessHandle.current().pid();
     }

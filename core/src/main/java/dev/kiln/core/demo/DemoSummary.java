@@ -2,6 +2,7 @@ package dev.kiln.core.demo;
 
 import java.nio.file.Path;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What {@link DemoWorkspace#write} planted, with paths relative to the workspace root.
@@ -14,6 +15,6 @@ import java.util.List;
  * @param enginePid the contract that declares an engine pid
  * @param pastDeadline contracts whose deadline is in the past
  */
-public record DemoSummary(Path root, int contracts, long seed, List<String> legacyIds, String malformed, String enginePid,
-        List<String> pastDeadline) {
+public record DemoSummary(Path root, int contracts, long seed, List<String> legacyIds, @Nullable String malformed,
+        @Nullable String enginePid, List<String> pastDeadline) {
 }

@@ -20,6 +20,7 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.UnaryOperator;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The daemons an operator knows, by name, in their order: {@code daemons.json} in the user's config directory
@@ -162,7 +163,7 @@ public final class DaemonList {
             }
             try {
                 Optional<Path> token = n.path("token_file").isTextual() && !n.path("token_file").asText().isBlank()
-                        ? Optional.of(file.toAbsolutePath().getParent().resolve(n.path("token_file").asText().strip()))
+                        ? Optional.of(file.toAbsolutePath().resolveSibling(n.path("token_file").asText().strip()))
                         : Optional.empty();
                 Optional<String> pin = n.path("pin").isTextual() ? Optional.of(n.path("pin").asText()) : Optional.empty();
                 out.add(new DaemonEntry(n.path("name").asText(), new URI(n.path("url").asText().strip()), token, pin));
@@ -261,7 +262,7 @@ public final class DaemonList {
         }
     }
 
-    private static String firstLine(String m) {
+    private static String firstLine(@Nullable String m) {
         if (m == null) {
             return "unreadable";
         }

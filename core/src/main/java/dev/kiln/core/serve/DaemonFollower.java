@@ -8,7 +8,6 @@ import dev.kiln.core.telemetry.EventSink;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;

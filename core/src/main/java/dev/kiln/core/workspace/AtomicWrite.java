@@ -29,6 +29,9 @@ public final class AtomicWrite {
     /** Atomically replaces (or creates) {@code target} with {@code bytes}, keeping an existing file's mode. */
     public static void write(Path target, byte[] bytes) throws IOException {
         Path dir = target.toAbsolutePath().getParent();
+        if (dir == null) {
+            throw new IOException(target + " is a file-system root, not a file; cannot write it");
+        }
         try {
             Files.createDirectories(dir);
         } catch (java.nio.file.FileAlreadyExistsException e) {

@@ -9,7 +9,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kiln.core.Kiln;
 import dev.kiln.core.projection.Projector;
-import dev.kiln.core.projection.TickResult;
 import dev.kiln.core.projection.WakeReason;
 import dev.kiln.core.telemetry.EventBus;
 import dev.kiln.core.snapshot.TestTrees;

@@ -1,7 +1,6 @@
 package dev.kiln.ui.caches;
 
 import dev.kiln.core.archive.ArchiveCacheStats;
-import dev.kiln.core.archive.ArchiveEntry;
 import dev.kiln.core.archive.ArchiveEvent;
 import dev.kiln.core.engine.Engine;
 import dev.kiln.core.projection.TickFinished;

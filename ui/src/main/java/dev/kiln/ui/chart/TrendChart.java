@@ -211,7 +211,12 @@ public final class TrendChart extends Region {
         g.setTextBaseline(VPos.CENTER);
         for (int i = 0; i <= ticks; i++) {
             double py = snap(yOf(i * unit, plotTop, plotBottom));
-            g.setLineDashes(i == 0 ? null : new double[] {3, 3});
+            // the zero line solid, the others dashed (an if, not a ternary, so the varargs call is not read as unboxing)
+            if (i == 0) {
+                g.setLineDashes((double[]) null);
+            } else {
+                g.setLineDashes(3, 3);
+            }
             g.strokeLine(plotLeft, py, plotRight, py);
             g.fillText(yLabels[i], plotLeft - 4, py);
         }

@@ -3,7 +3,6 @@ package dev.kiln.ui.startup;
 import dev.kiln.core.startup.ServerConfig;
 import java.util.function.Function;
 import javafx.beans.property.ReadOnlyStringWrapper;
-import javafx.collections.FXCollections;
 import javafx.geometry.Pos;
 import javafx.scene.control.Button;
 import javafx.scene.control.CheckBox;
