@@ -58,6 +58,9 @@ public final class AtomicWrite {
      */
     public static Path tempBeside(Path target, String suffix, byte[] bytes) throws IOException {
         Path dir = target.toAbsolutePath().getParent();
+        if (dir == null) {
+            throw new IOException(target + " is a file-system root, not a file; cannot write it");
+        }
         Set<PosixFilePermission> mode = existingMode(target);
         Path tmp = dir.resolve("." + target.getFileName() + "." + Long.toHexString(ThreadLocalRandom.current().nextLong()) + suffix);
         try {
