@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kiln.core.fleet.DaemonEntry;
 import dev.kiln.core.fleet.DaemonList;
+import dev.kiln.core.fleet.FleetHealth;
 import dev.kiln.core.serve.DaemonHealth;
 import dev.kiln.testkit.MutableClock;
 import dev.kiln.ui.util.Background;
@@ -61,7 +62,7 @@ class FleetViewModelTest {
             if (a == null) {
                 throw new IOException("no answer scripted for " + d.name());
             }
-            return (DaemonHealth) a;
+            return a instanceof FleetHealth f ? f : FleetHealth.of((DaemonHealth) a);
         };
         return new FleetViewModel(listFile, Background.inline(), timer, source, clock, opened::add);
     }
@@ -144,7 +145,7 @@ class FleetViewModelTest {
         assertThat(down.revisionText()).as("the last one seen").isEqualTo("r1");
         assertThat(down.downSince()).contains(wentDown);
 
-        // backoff: 1 s, 2 s, 4 s, ... while it stays down; "since" stays the first failure
+        // backoff: 1 s, 2 s, 3 s, 3 s ... while it stays down; "since" stays the first failure
         int before = asked.get("eval-2");
         advance(Duration.ofSeconds(1));
         assertThat(asked.get("eval-2")).isEqualTo(before + 1);
@@ -155,11 +156,12 @@ class FleetViewModelTest {
         assertThat(asked.get("eval-2")).as("not yet: it waits 2 s now").isEqualTo(before + 1);
         advance(Duration.ofSeconds(1));
         assertThat(asked.get("eval-2")).isEqualTo(before + 2);
-        assertThat(vm.row("eval-2").orElseThrow().retryAt()).contains(clock.instant().plus(Duration.ofSeconds(4)));
+        assertThat(vm.row("eval-2").orElseThrow().retryAt()).as("at most 3 s: a restarted daemon is seen within 5 s")
+                .contains(clock.instant().plus(Duration.ofSeconds(3)));
         assertThat(vm.row("eval-2").orElseThrow().downSince()).contains(wentDown);
 
         answers.put("eval-2", healthy(9, Duration.ZERO));
-        advance(Duration.ofSeconds(4));
+        advance(Duration.ofSeconds(3));
         FleetRow back = vm.row("eval-2").orElseThrow();
         assertThat(back.state()).isEqualTo(FleetRow.State.UP);
         assertThat(back.revisionText()).isEqualTo("r9");
@@ -173,8 +175,10 @@ class FleetViewModelTest {
     @Test
     void backoff_doublesUpToItsBound() {
         assertThat(FleetViewModel.backoff(0)).isEqualTo(Duration.ofSeconds(1));
-        assertThat(FleetViewModel.backoff(3)).isEqualTo(Duration.ofSeconds(8));
-        assertThat(FleetViewModel.backoff(5)).isEqualTo(FleetViewModel.BACKOFF_MAX);
+        assertThat(FleetViewModel.backoff(1)).isEqualTo(Duration.ofSeconds(2));
+        assertThat(FleetViewModel.backoff(2)).isEqualTo(FleetViewModel.BACKOFF_MAX);
+        assertThat(FleetViewModel.BACKOFF_MAX.plus(FleetViewModel.ASK_TIMEOUT)).as("a restarted daemon is seen within 5 s")
+                .isLessThanOrEqualTo(Duration.ofSeconds(5));
         assertThat(FleetViewModel.backoff(500)).isEqualTo(FleetViewModel.BACKOFF_MAX);
     }
 
