@@ -181,6 +181,11 @@ public final class FleetView extends VBox {
         });
     }
 
+    /** The page's model (for the fleet benchmark, which times its poll cycles). */
+    public FleetViewModel model() {
+        return vm;
+    }
+
     /** Opens the "Connect to daemon…" dialog (the console's menu item). */
     public void connect() {
         edit(null);
