@@ -73,7 +73,7 @@ public record FleetRow(DaemonEntry entry, boolean saved, State state, Optional<D
      */
     public String healthText(Instant now) {
         return switch (verdict.state()) {
-            case FAILING -> state == State.DOWN ? "failing: unreachable, " + reachText(now) : verdict.text();
+            case FAILING -> state == State.DOWN ? "failing: unreachable " + reachText(now).replaceFirst("^down ", "") : verdict.text();
             case UNKNOWN -> state == State.CONNECTING ? "unknown: connecting…" : "unknown · " + reachText(now);
             default -> verdict.text();
         };

@@ -53,7 +53,7 @@ public final class FleetView extends VBox {
         this.vm = vm;
         setId("page-fleet");
         getStyleClass().add("page");
-        setSpacing(14);
+        setSpacing(10);
 
         Label title = new Label("Fleet");
         title.getStyleClass().add("title-2");
@@ -75,16 +75,16 @@ public final class FleetView extends VBox {
         table.getStyleClass().addAll("striped", "dense", "fleet-table");
         table.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_FLEX_LAST_COLUMN);
         table.getColumns().add(chooseColumn());
-        table.getColumns().add(column("Daemon", 80, (r, now) -> r.name() + (r.saved() ? "" : " (session)")));
-        TableColumn<FleetRow, String> status = column("Health", 265, FleetRow::healthText);
+        table.getColumns().add(column("Daemon", 90, (r, now) -> r.name() + (r.saved() ? "" : " (session)")));
+        TableColumn<FleetRow, String> status = column("Health", 270, FleetRow::healthText);
         status.setCellFactory(c -> new StatusCell());
         table.getColumns().add(status);
-        table.getColumns().add(column("Rev.", 60, (r, now) -> r.revisionText()));
-        table.getColumns().add(column("Projected", 90, FleetRow::projectedText));
-        table.getColumns().add(column("Watch", 70, (r, now) -> r.watchText()));
-        table.getColumns().add(column("Contracts", 120, (r, now) -> r.contractsText()));
-        table.getColumns().add(column("Seeds", 105, (r, now) -> r.seedsText()));
-        TableColumn<FleetRow, String> probe = column("Last probe: slowest", 240, (r, now) -> r.probeText());
+        table.getColumns().add(column("Rev.", 50, (r, now) -> r.revisionText()));
+        table.getColumns().add(column("Projected", 88, FleetRow::projectedText));
+        table.getColumns().add(column("Watch", 64, (r, now) -> r.watchText()));
+        table.getColumns().add(column("Contracts", 100, (r, now) -> r.contractsText()));
+        table.getColumns().add(column("Seeds", 100, (r, now) -> r.seedsText()));
+        TableColumn<FleetRow, String> probe = column("Last probe: slowest", 130, (r, now) -> r.probeText());
         probe.setCellFactory(c -> new ProbeCell());
         table.getColumns().add(probe);
         table.setPlaceholder(new Label("No daemons yet. Connect to one: its URL, token file and certificate pin"
@@ -141,7 +141,12 @@ public final class FleetView extends VBox {
         message.textProperty().bind(vm.messageProperty());
         Region grow = new Region();
         HBox.setHgrow(grow, Priority.ALWAYS);
-        HBox bar = new HBox(10, connect, editButton, remove, open, grow, message);
+        HBox bar = new HBox(10, connect, editButton, remove, open, new Separator(javafx.geometry.Orientation.VERTICAL));
+        bar.getChildren().addAll(actionButtons());
+        bar.getChildren().addAll(grow, message);
+        for (Button b : new Button[] {connect, editButton, remove, open}) {
+            b.setMinWidth(Region.USE_PREF_SIZE);
+        }
         bar.setAlignment(Pos.CENTER_LEFT);
 
         Label detail = new Label();
@@ -165,7 +170,7 @@ public final class FleetView extends VBox {
         SplitPane split = new SplitPane(table, results());
         split.setId("fleet-split");
         split.setOrientation(javafx.geometry.Orientation.VERTICAL);
-        split.setDividerPositions(0.55);
+        split.setDividerPositions(0.42);
         VBox.setVgrow(split, Priority.ALWAYS);
         getChildren().addAll(new VBox(2, title, sub), listError, cards, bar, tools(), split, detail);
 
@@ -253,6 +258,24 @@ public final class FleetView extends VBox {
         Button none = new Button("Tick none");
         none.setId("fleet-choose-none");
         none.setOnAction(e -> vm.chooseNone());
+        Label chosen = new Label();
+        chosen.setId("fleet-chosen");
+        chosen.getStyleClass().add("text-muted");
+        chosen.textProperty().bind(Bindings.createStringBinding(() -> vm.chosen().size() + " of " + vm.allRows().size()
+                + " ticked for a fleet action", vm.chosen(), vm.rows()));
+        filter.setPrefColumnCount(22);
+        filter.setMinWidth(160);
+        HBox.setHgrow(filter, Priority.SOMETIMES);
+        for (javafx.scene.control.Control c : new javafx.scene.control.Control[] {sortLabel, sort, all, none, chosen}) {
+            c.setMinWidth(Region.USE_PREF_SIZE);
+        }
+        HBox box = new HBox(8, filter, sortLabel, sort, new Separator(javafx.geometry.Orientation.VERTICAL), all, none, chosen);
+        box.setAlignment(Pos.CENTER_LEFT);
+        return box;
+    }
+
+    /** Probe, warm, doctor on the ticked daemons, and cancel all. */
+    private List<Button> actionButtons() {
         Button probe = action("Probe", "fleet-probe", FleetActions.Kind.PROBE);
         Button warm = action("Warm stale seeds", "fleet-warm", FleetActions.Kind.WARM);
         Button doctor = action("Doctor", "fleet-doctor", FleetActions.Kind.DOCTOR);
@@ -261,19 +284,14 @@ public final class FleetView extends VBox {
         cancel.getStyleClass().add("danger");
         cancel.setOnAction(e -> vm.cancelAll());
         cancel.disableProperty().bind(vm.actionRunningProperty().not());
-        Label chosen = new Label();
-        chosen.setId("fleet-chosen");
-        chosen.getStyleClass().add("text-muted");
-        chosen.textProperty().bind(Bindings.createStringBinding(() -> vm.chosen().size() + " ticked", vm.chosen()));
         for (Button b : new Button[] {probe, warm, doctor}) {
             b.disableProperty().bind(Bindings.isEmpty(vm.chosen()).or(vm.actionRunningProperty()));
+            b.setTooltip(new Tooltip("Runs on every ticked daemon at once, each on its own host"));
         }
-        Region grow = new Region();
-        HBox.setHgrow(grow, Priority.ALWAYS);
-        HBox box = new HBox(8, filter, sortLabel, sort, new Separator(javafx.geometry.Orientation.VERTICAL), all, none,
-                grow, chosen, probe, warm, doctor, cancel);
-        box.setAlignment(Pos.CENTER_LEFT);
-        return box;
+        for (Button b : new Button[] {probe, warm, doctor, cancel}) {
+            b.setMinWidth(Region.USE_PREF_SIZE);
+        }
+        return List.of(probe, warm, doctor, cancel);
     }
 
     private Button action(String text, String id, FleetActions.Kind kind) {
@@ -340,17 +358,18 @@ public final class FleetView extends VBox {
         runs.getStyleClass().addAll("dense", "fleet-table");
         runs.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_FLEX_LAST_COLUMN);
         runs.setPlaceholder(new Label("No fleet action yet"));
-        TableColumn<FleetActions.Progress, String> host = progressColumn("Daemon", 90, FleetActions.Progress::name);
-        TableColumn<FleetActions.Progress, String> st = progressColumn("Progress", 110, p -> glyph(p.state()) + " " + p.state().word());
-        st.setCellFactory(col -> new ProgressCell());
-        TableColumn<FleetActions.Progress, String> took = progressColumn("Took", 64,
+        TableColumn<FleetActions.Progress, String> host = progressColumn("Daemon", 80, FleetActions.Progress::name);
+        TableColumn<FleetActions.Progress, String> st = progressColumn("Progress", 96, p -> glyph(p.state()) + " " + p.state().word());
+        st.setCellFactory(col -> new ProgressCell(false));
+        TableColumn<FleetActions.Progress, String> took = progressColumn("Took", 56,
                 p -> p.took().map(d -> FleetRow.age(d)).orElse(p.state() == FleetActions.State.RUNNING ? "…" : "–"));
-        TableColumn<FleetActions.Progress, String> what = progressColumn("Result", 260, FleetActions.Progress::message);
-        what.setCellFactory(col -> new ProgressCell());
+        TableColumn<FleetActions.Progress, String> what = progressColumn("Result", 200, FleetActions.Progress::message);
+        what.setCellFactory(col -> new ProgressCell(true));
         runs.getColumns().addAll(List.of(host, st, took, what));
         runs.getColumns().forEach(c -> c.setSortable(false));
         runs.setMinWidth(360);
-        HBox.setHgrow(runs, Priority.ALWAYS);
+        runs.setPrefWidth(480);
+        HBox.setHgrow(runs, Priority.SOMETIMES);
 
         GridPane heat = new GridPane();
         heat.setId("fleet-heat");
@@ -361,25 +380,23 @@ public final class FleetView extends VBox {
         heatScroll.setId("fleet-heat-scroll");
         heatScroll.setFitToWidth(false);
         heatScroll.setPrefViewportWidth(420);
-        HBox legend = new HBox(10);
+        FlowPane legend = new FlowPane(6, 4);
         legend.setId("fleet-heat-legend");
         legend.setAlignment(Pos.CENTER_LEFT);
-        Label lt = new Label("Slowest answer against the timeout:");
+        Label lt = new Label("Heat: slowest answer of each server against its timeout:");
         lt.getStyleClass().add("text-muted");
         legend.getChildren().add(lt);
         for (FleetViewModel.Heat h : FleetViewModel.Heat.values()) {
             Label l = new Label(h.glyph() + " " + h.legend());
             l.getStyleClass().addAll("heat-cell", h.styleClass());
+            l.setMinWidth(Region.USE_PREF_SIZE);
             legend.getChildren().add(l);
         }
-        FlowPane legendFlow = new FlowPane(10, 4);
-        legendFlow.getChildren().setAll(legend.getChildren());
-        legendFlow.setId("fleet-heat-legend");
-        VBox heatBox = new VBox(6, heatScroll, legendFlow);
-        heatBox.setMinWidth(300);
-        heatBox.setPrefWidth(460);
+        VBox heatBox = new VBox(6, legend, heatScroll);
+        heatBox.setMinWidth(320);
+        heatBox.setPrefWidth(520);
         VBox.setVgrow(heatScroll, Priority.ALWAYS);
-        HBox.setHgrow(heatBox, Priority.SOMETIMES);
+        HBox.setHgrow(heatBox, Priority.ALWAYS);
         heatBox.managedProperty().bind(Bindings.createBooleanBinding(() -> vm.actionKindProperty().get() == FleetActions.Kind.PROBE,
                 vm.actionKindProperty()));
         heatBox.visibleProperty().bind(heatBox.managedProperty());
@@ -459,6 +476,13 @@ public final class FleetView extends VBox {
 
     /** A progress cell coloured by its daemon's state (and, for the doctor, its verdict), the full text as tooltip. */
     private static final class ProgressCell extends TableCell<FleetActions.Progress, String> {
+        /** Whether it shows the result (coloured by what was found) rather than the state (coloured by the state). */
+        private final boolean result;
+
+        ProgressCell(boolean result) {
+            this.result = result;
+        }
+
         @Override
         protected void updateItem(String text, boolean empty) {
             super.updateItem(text, empty);
@@ -472,7 +496,7 @@ public final class FleetView extends VBox {
             setText(text);
             setTooltip(new Tooltip(p.message()));
             String style = switch (p.state()) {
-                case DONE -> p.diagnosis().map(d -> switch (d.verdict()) {
+                case DONE -> !result ? "state-ok" : p.diagnosis().map(d -> switch (d.verdict()) {
                     case UP_TO_DATE -> "state-ok";
                     case STALE -> "state-warn";
                     case CANNOT_TELL -> "state-bad";

@@ -308,10 +308,10 @@ public final class FleetViewModel implements AutoCloseable {
      * colour, so it reads without colour too).
      */
     public enum Heat {
-        COOL("✓", "under half the timeout"),
-        WARM("●", "half to 80 % of it"),
-        NEAR("▲", "within 20 % of it"),
-        OVER("✕", "over it, or failed");
+        COOL("✓", "< 50 %"),
+        WARM("●", "50–80 %"),
+        NEAR("▲", "within 20 %"),
+        OVER("✕", "over, or failed");
 
         private final String glyph;
         private final String legend;
@@ -654,7 +654,20 @@ public final class FleetViewModel implements AutoCloseable {
         }
         // A daemon that is down is expected, not a fault of the console: it comes back as a value (not logged as a
         // failed background task), once per poll.
-        background.run(() -> askAll(due), answers -> {
+        background.run(() -> {
+            try {
+                return askAll(due);
+            } catch (InterruptedException e) {
+                if (closed) {
+                    return List.<Answer>of(); // the console closed while it asked: nothing to show
+                }
+                throw e;
+            }
+        }, answers -> {
+            if (answers.size() != due.size()) {
+                phase.set(IDLE);
+                return;
+            }
             for (int i = 0; i < due.size(); i++) {
                 Poller p = due.get(i);
                 Answer a = answers.get(i);

@@ -155,8 +155,8 @@ class FleetPicturesTest {
                 robot.interact(() -> {
                     stage.getScene().getRoot().applyCss();
                     stage.getScene().getRoot().layout();
-                    for (String id : List.of("#fleet-probe", "#fleet-doctor", "#fleet-cancel", "#fleet-heat-eval-1-demo-import-graph",
-                            "#fleet-filter", "#fleet-progress")) {
+                    for (String id : List.of("#fleet-probe", "#fleet-warm", "#fleet-doctor", "#fleet-cancel", "#fleet-choose-shown",
+                            "#fleet-choose-none", "#fleet-heat-eval-1-demo-import-graph", "#fleet-filter", "#fleet-progress")) {
                         assertWithinWindow(robot.lookup(id).query(), id + " at " + (int) size[0] + "x" + (int) size[1]);
                     }
                     try {
@@ -177,6 +177,9 @@ class FleetPicturesTest {
         assertThat(b.getMaxX()).as(what + " right edge").isLessThanOrEqualTo(stage.getScene().getWidth() + 0.5);
         assertThat(b.getMaxY()).as(what + " bottom edge").isLessThanOrEqualTo(stage.getScene().getHeight() + 0.5);
         assertThat(b.getWidth()).as(what + " not squeezed").isGreaterThan(20);
+        if (n instanceof javafx.scene.control.Labeled l) {
+            assertThat(l.getWidth()).as(what + " shows its whole text \"" + l.getText() + "\"").isGreaterThanOrEqualTo(l.prefWidth(-1) - 0.5);
+        }
     }
 
     private static DaemonHealth health(long revision, long contracts, long failures) {
