@@ -369,7 +369,7 @@ public final class FleetView extends VBox {
         runs.getColumns().forEach(c -> c.setSortable(false));
         runs.setMinWidth(360);
         runs.setPrefWidth(480);
-        HBox.setHgrow(runs, Priority.SOMETIMES);
+        HBox.setHgrow(runs, Priority.ALWAYS);
 
         GridPane heat = new GridPane();
         heat.setId("fleet-heat");
