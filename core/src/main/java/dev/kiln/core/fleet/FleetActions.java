@@ -5,6 +5,7 @@ import dev.kiln.core.engine.Action;
 import dev.kiln.core.engine.Engine;
 import dev.kiln.core.engine.EngineException;
 import dev.kiln.core.engine.ProbeRequest;
+import dev.kiln.core.http.BoundedRead;
 import dev.kiln.core.seed.SeedInfo;
 import dev.kiln.core.seed.WarmOutcome;
 import dev.kiln.core.seed.WarmResult;
@@ -39,8 +40,9 @@ import org.jspecify.annotations.Nullable;
  * ones on their hosts (the API's action cancel, which ends the processes they started).
  *
  * <p>A daemon that stops answering while its action runs is found by asking its version about once a second
- * ({@link Builder#reachability}): its row fails with reason {@code unreachable} (its action's end is lost with it),
- * and the others go on.
+ * ({@link Builder#reachability}): after two such checks in a row fail (not answering at all; a slow answer is not a
+ * lost daemon), its row fails with reason {@code unreachable} (its action's end is lost with it), and the others go
+ * on.
  *
  * <p>Concurrency: thread-safe. A run owns a pool of {@code concurrency} daemon threads, ended when the run is; the
  * progress of each daemon is an immutable value replaced under the run's lock, and the listener is called after each
@@ -49,6 +51,8 @@ import org.jspecify.annotations.Nullable;
 public final class FleetActions {
     /** How often a running action's daemon is asked whether it is still there. */
     static final Duration CHECK = Duration.ofSeconds(1);
+    /** Checks in a row a daemon must fail (not answer at all) before its action counts as lost with it. */
+    static final int LOST_AFTER = 2;
     /** How long a cancelled action may take to say it ended before its row says cancelled anyway. */
     static final Duration CANCEL_GRACE = Duration.ofSeconds(30);
     /** The longest any one daemon's action may take. */
@@ -241,17 +245,37 @@ public final class FleetActions {
         return run;
     }
 
-    /** Whether the daemon answers its version within 2 s; why not otherwise. */
+    /**
+     * Why the daemon is gone, empty while it is there: it answers its version, or is only slow to (an overloaded
+     * daemon is not a lost one; a hung one meets its action's own bound).
+     */
     static Optional<String> versionAnswers(DaemonEntry d) {
         try {
             d.client().withTimeout(Duration.ofSeconds(2)).checkVersion();
             return Optional.empty();
         } catch (IOException e) {
+            if (slow(e)) {
+                return Optional.empty();
+            }
             return Optional.of(String.valueOf(e.getMessage()));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return Optional.empty();
         }
+    }
+
+    /** Whether {@code e} says the daemon did not answer in time (rather than not at all). */
+    private static boolean slow(Throwable e) {
+        BoundedRead.Exceeded x = BoundedRead.Exceeded.in(e);
+        if (x != null && x.bound() == BoundedRead.Exceeded.Bound.DEADLINE) {
+            return true;
+        }
+        for (Throwable c = e; c != null; c = c.getCause()) {
+            if (c instanceof java.net.http.HttpTimeoutException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** One fleet-wide action: its daemons' progress, in the order they were given. */
@@ -420,7 +444,12 @@ public final class FleetActions {
                         }
                         set(i, at(i).with(null, null, warms).running(clock.instant(), "warming " + t + " (" + (warms.size() + 1)
                                 + " of " + stale.size() + ")"));
-                        warms.add(await(i, d, engine.warm(t, key + "-" + t)));
+                        WarmResult w = await(i, d, engine.warm(t, key + "-" + t));
+                        warms.add(w);
+                        if (w.outcome() == WarmOutcome.CANCELLED) { // cancelled on its host: the old seed stays
+                            set(i, at(i).with(null, null, warms));
+                            throw new CancellationException();
+                        }
                     }
                     long bad = warms.stream().filter(w -> w.outcome() != WarmOutcome.WARMED && w.outcome() != WarmOutcome.UNCHANGED).count();
                     String text = stale.isEmpty() ? "no stale seeds" : warms.size() + " warmed" + (bad == 0 ? ""
@@ -453,6 +482,7 @@ public final class FleetActions {
             }
             long start = System.nanoTime();
             long cancelSeen = -1;
+            int missed = 0;
             while (true) {
                 try {
                     return a.result().get(CHECK.toMillis(), TimeUnit.MILLISECONDS);
@@ -475,7 +505,8 @@ public final class FleetActions {
                         }
                     }
                     Optional<String> gone = reachability.apply(d);
-                    if (gone.isPresent()) {
+                    missed = gone.isPresent() ? missed + 1 : 0;
+                    if (missed >= LOST_AFTER) {
                         throw new EngineException(EngineException.Kind.UNREACHABLE, "unreachable while its "
                                 + kind.word() + " ran (" + gone.get() + "); what it did there is not known here");
                     }
