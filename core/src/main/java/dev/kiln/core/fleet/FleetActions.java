@@ -5,7 +5,6 @@ import dev.kiln.core.engine.Action;
 import dev.kiln.core.engine.Engine;
 import dev.kiln.core.engine.EngineException;
 import dev.kiln.core.engine.ProbeRequest;
-import dev.kiln.core.http.BoundedRead;
 import dev.kiln.core.seed.SeedInfo;
 import dev.kiln.core.seed.WarmOutcome;
 import dev.kiln.core.seed.WarmResult;
@@ -39,8 +38,8 @@ import org.jspecify.annotations.Nullable;
  * running, done, failed with why, cancelled), and {@link Run#cancelAll} cancels the queued ones here and the running
  * ones on their hosts (the API's action cancel, which ends the processes they started).
  *
- * <p>A daemon that stops answering while its action runs is found by asking its version about once a second
- * ({@link Builder#reachability}): after two such checks in a row fail (not answering at all; a slow answer is not a
+ * <p>A daemon that stops answering while its action runs is found by connecting to it about once a second
+ * ({@link Builder#reachability}): after two such checks in a row fail (no connection at all; a slow answer is not a
  * lost daemon), its row fails with reason {@code unreachable} (its action's end is lost with it), and the others go
  * on.
  *
@@ -170,7 +169,7 @@ public final class FleetActions {
         this.concurrency = b.concurrency;
         this.engines = b.engines != null ? b.engines : d -> RemoteEngine.connect(d.url(), d.tokenFile().orElse(null),
                 d.pin().orElse(null), b.clock);
-        this.reachability = b.reachability != null ? b.reachability : FleetActions::versionAnswers;
+        this.reachability = b.reachability != null ? b.reachability : FleetActions::listens;
         this.probeRequest = b.probeRequest;
         this.clock = b.clock;
     }
@@ -205,7 +204,7 @@ public final class FleetActions {
             return this;
         }
 
-        /** Why a daemon is unreachable now, empty when it answers (default: its version, within 2 s). */
+        /** Why a daemon is unreachable now, empty when it is there (default: it accepts a connection within 2 s). */
         public Builder reachability(Function<DaemonEntry, Optional<String>> reachability) {
             this.reachability = Objects.requireNonNull(reachability);
             return this;
@@ -246,36 +245,20 @@ public final class FleetActions {
     }
 
     /**
-     * Why the daemon is gone, empty while it is there: it answers its version, or is only slow to (an overloaded
-     * daemon is not a lost one; a hung one meets its action's own bound).
+     * Why the daemon is gone, empty while it is there: something accepts a connection at its address within 2 s. Only
+     * the connection is asked for: an overloaded daemon (or a slow disk under its token file here) is not a lost one,
+     * and a hung one meets its action's own bound; a dead process's port refuses at once, a dead host's times out.
      */
-    static Optional<String> versionAnswers(DaemonEntry d) {
-        try {
-            d.client().withTimeout(Duration.ofSeconds(2)).checkVersion();
+    static Optional<String> listens(DaemonEntry d) {
+        java.net.URI u = d.url();
+        int port = u.getPort() > 0 ? u.getPort() : d.tls() ? 443 : 80;
+        try (java.net.Socket s = new java.net.Socket()) {
+            s.connect(new java.net.InetSocketAddress(u.getHost(), port), 2000);
             return Optional.empty();
         } catch (IOException e) {
-            if (slow(e)) {
-                return Optional.empty();
-            }
-            return Optional.of(String.valueOf(e.getMessage()));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return Optional.empty();
+            return Optional.of((e instanceof java.net.SocketTimeoutException ? "no connection within 2 s to "
+                    : "nothing listens at ") + u.getHost() + ":" + port + " (" + e.getMessage() + ")");
         }
-    }
-
-    /** Whether {@code e} says the daemon did not answer in time (rather than not at all). */
-    private static boolean slow(Throwable e) {
-        BoundedRead.Exceeded x = BoundedRead.Exceeded.in(e);
-        if (x != null && x.bound() == BoundedRead.Exceeded.Bound.DEADLINE) {
-            return true;
-        }
-        for (Throwable c = e; c != null; c = c.getCause()) {
-            if (c instanceof java.net.http.HttpTimeoutException) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** One fleet-wide action: its daemons' progress, in the order they were given. */
