@@ -668,6 +668,8 @@ public final class FleetViewModel implements AutoCloseable {
                 phase.set(IDLE);
                 return;
             }
+            // All answers land in one change of the list: one re-sort and one table update per cycle, not one per daemon.
+            batch = new java.util.ArrayList<>(backing);
             for (int i = 0; i < due.size(); i++) {
                 Poller p = due.get(i);
                 Answer a = answers.get(i);
@@ -676,6 +678,11 @@ public final class FleetViewModel implements AutoCloseable {
                 } else {
                     failed(p, a.error());
                 }
+            }
+            List<FleetRow> changed = batch;
+            batch = null;
+            if (!changed.equals(backing)) {
+                backing.setAll(changed);
             }
             now.set(clock.instant());
             lastCycle.set(Duration.ofNanos(System.nanoTime() - started));
@@ -750,12 +757,16 @@ public final class FleetViewModel implements AutoCloseable {
     }
 
     private void replace(Poller p, FleetRow row) {
-        int i = backing.indexOf(p.row);
+        List<FleetRow> into = batch != null ? batch : backing;
+        int i = into.indexOf(p.row);
         p.row = row;
         if (i >= 0) {
-            backing.set(i, row);
+            into.set(i, row);
         }
     }
+
+    /** While a cycle's answers are applied: the rows as they become, set on {@link #backing} at once after. */
+    private List<FleetRow> batch;
 
     private static String key(String name) {
         return name.strip().toLowerCase(Locale.ROOT);
