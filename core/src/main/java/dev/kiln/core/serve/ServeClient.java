@@ -405,6 +405,14 @@ public final class ServeClient {
      *     that is not the pinned one, an answer too large or too slow, or an answer that is not health
      */
     public DaemonHealth health() throws IOException, InterruptedException {
+        return healthAnswer().health();
+    }
+
+    /**
+     * {@link #health()} with the answer's JSON as it came, for readers of fields {@link DaemonHealth} does not carry
+     * (the fleet reads the daemon's {@code verdict} and {@code reasons} there, absent from older daemons).
+     */
+    public HealthAnswer healthAnswer() throws IOException, InterruptedException {
         long start = System.nanoTime();
         checkVersion(timeout);
         Duration left = timeout.minusNanos(System.nanoTime() - start);
@@ -421,7 +429,11 @@ public final class ServeClient {
         if (r.status() != 200) {
             throw refused("GET /" + Wire.HEALTH, r);
         }
-        return Wire.readHealth(base(), r.text(), Optional.ofNullable(pin));
+        return new HealthAnswer(Wire.readHealth(base(), r.text(), Optional.ofNullable(pin)), r.text());
+    }
+
+    /** A health answer: read, and its body as the daemon sent it (bounded like every answer). */
+    public record HealthAnswer(DaemonHealth health, String body) {
     }
 
     /** Health did not come in time: the deadline was the question's (version and health together), not what was left. */

@@ -1,6 +1,8 @@
 package dev.kiln.ui.fleet;
 
 import dev.kiln.core.fleet.DaemonEntry;
+import dev.kiln.core.fleet.FleetHealth;
+import dev.kiln.core.fleet.HealthVerdict;
 import dev.kiln.core.serve.DaemonHealth;
 import java.time.Duration;
 import java.time.Instant;
@@ -21,9 +23,11 @@ import java.util.Optional;
  * @param downSince since when it has not answered, while down
  * @param error why the last poll failed, empty when it did not
  * @param retryAt when the poller asks again, while down
+ * @param verdict the daemon's health verdict: as it said it (unknown when it does not say, or before it answered),
+ *     failing with reason {@code unreachable} while it does not answer
  */
 public record FleetRow(DaemonEntry entry, boolean saved, State state, Optional<DaemonHealth> health, Optional<Instant> seenAt,
-        Optional<Instant> downSince, String error, Optional<Instant> retryAt) {
+        Optional<Instant> downSince, String error, Optional<Instant> retryAt, HealthVerdict verdict) {
     private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm:ss").withZone(ZoneId.systemDefault());
 
     /** What the last poll found, in the order the page lists them: the ones that need a look first. */
@@ -40,21 +44,48 @@ public record FleetRow(DaemonEntry entry, boolean saved, State state, Optional<D
 
     static FleetRow connecting(DaemonEntry entry, boolean saved) {
         return new FleetRow(entry, saved, State.CONNECTING, Optional.empty(), Optional.empty(), Optional.empty(), "",
-                Optional.empty());
+                Optional.empty(), HealthVerdict.unknown());
     }
 
-    FleetRow answered(DaemonHealth h, Instant now) {
+    FleetRow answered(FleetHealth f, Instant now) {
+        DaemonHealth h = f.health();
         return new FleetRow(entry, saved, h.healthy() ? State.UP : State.DEGRADED, Optional.of(h), Optional.of(now),
-                Optional.empty(), "", Optional.empty());
+                Optional.empty(), "", Optional.empty(), f.verdict());
     }
 
     FleetRow failed(String why, Instant now, Instant retry) {
         return new FleetRow(entry, saved, State.DOWN, health, seenAt, Optional.of(downSince.orElse(now)), why,
-                Optional.of(retry));
+                Optional.of(retry), HealthVerdict.unreachable(why));
     }
 
     FleetRow with(DaemonEntry e, boolean nowSaved) {
-        return new FleetRow(e, nowSaved, state, health, seenAt, downSince, error, retryAt);
+        return new FleetRow(e, nowSaved, state, health, seenAt, downSince, error, retryAt, verdict);
+    }
+
+    /** The verdict's word: {@code "failing"}, {@code "degraded"}, {@code "unknown"}, {@code "healthy"}. */
+    public String verdictWord() {
+        return verdict.state().word();
+    }
+
+    /**
+     * The Health column: the verdict's word and its reasons ({@code "degraded: 2 contracts fail"}); while down the
+     * reach text ({@code "failing: unreachable, down since …"}); {@code "unknown"} beside what reach says otherwise.
+     */
+    public String healthText(Instant now) {
+        return switch (verdict.state()) {
+            case FAILING -> state == State.DOWN ? "failing: unreachable " + reachText(now).replaceFirst("^down ", "") : verdict.text();
+            case UNKNOWN -> state == State.CONNECTING ? "unknown: connecting…" : "unknown · " + reachText(now);
+            default -> verdict.text();
+        };
+    }
+
+    /** Whether {@code filter} (lower case) names it: in its name, URL, verdict word or reach state. */
+    boolean matches(String filter) {
+        if (filter.isEmpty()) {
+            return true;
+        }
+        return name().toLowerCase(Locale.ROOT).contains(filter) || entry.url().toString().contains(filter)
+                || verdictWord().startsWith(filter) || state.name().toLowerCase(Locale.ROOT).startsWith(filter);
     }
 
     public String name() {

@@ -1,6 +1,18 @@
 package dev.kiln.ui.fleet;
 
+import dev.kiln.core.fleet.FleetActions;
+import dev.kiln.core.fleet.HealthVerdict;
 import dev.kiln.ui.util.Cards;
+import java.util.List;
+import javafx.collections.FXCollections;
+import javafx.scene.control.CheckBox;
+import javafx.scene.control.ChoiceBox;
+import javafx.scene.control.ScrollPane;
+import javafx.scene.control.Separator;
+import javafx.scene.control.SplitPane;
+import javafx.scene.control.TextField;
+import javafx.scene.layout.FlowPane;
+import javafx.scene.layout.GridPane;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.function.BiFunction;
@@ -25,8 +37,10 @@ import javafx.scene.layout.VBox;
 import javafx.util.Duration;
 
 /**
- * The Fleet page: every daemon of the list in one table, live (ages and countdowns tick every second), with add,
- * edit and remove; double-click or Enter opens a daemon's pages. All it shows comes from {@link FleetViewModel}.
+ * The Fleet page: every daemon of the list in one table, live (ages and countdowns tick every second), sorted by its
+ * health verdict and filterable, with add, edit and remove; double-click or Enter opens a daemon's pages. The daemons
+ * ticked in the first column take a fleet-wide action (probe, warm stale seeds, doctor): a progress row per daemon,
+ * cancel all, and for a probe a heat map of hosts × servers. All it shows comes from {@link FleetViewModel}.
  */
 public final class FleetView extends VBox {
     private final FleetViewModel vm;
@@ -39,7 +53,7 @@ public final class FleetView extends VBox {
         this.vm = vm;
         setId("page-fleet");
         getStyleClass().add("page");
-        setSpacing(14);
+        setSpacing(10);
 
         Label title = new Label("Fleet");
         title.getStyleClass().add("title-2");
@@ -60,16 +74,17 @@ public final class FleetView extends VBox {
         table.setId("fleet-table");
         table.getStyleClass().addAll("striped", "dense", "fleet-table");
         table.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_FLEX_LAST_COLUMN);
-        table.getColumns().add(column("Daemon", 80, (r, now) -> r.name() + (r.saved() ? "" : " (session)")));
-        TableColumn<FleetRow, String> status = column("Status", 265, FleetRow::reachText);
+        table.getColumns().add(chooseColumn());
+        table.getColumns().add(column("Daemon", 90, (r, now) -> r.name() + (r.saved() ? "" : " (session)")));
+        TableColumn<FleetRow, String> status = column("Health", 270, FleetRow::healthText);
         status.setCellFactory(c -> new StatusCell());
         table.getColumns().add(status);
-        table.getColumns().add(column("Rev.", 60, (r, now) -> r.revisionText()));
-        table.getColumns().add(column("Projected", 90, FleetRow::projectedText));
-        table.getColumns().add(column("Watch", 70, (r, now) -> r.watchText()));
-        table.getColumns().add(column("Contracts", 120, (r, now) -> r.contractsText()));
-        table.getColumns().add(column("Seeds", 105, (r, now) -> r.seedsText()));
-        TableColumn<FleetRow, String> probe = column("Last probe: slowest", 240, (r, now) -> r.probeText());
+        table.getColumns().add(column("Rev.", 50, (r, now) -> r.revisionText()));
+        table.getColumns().add(column("Projected", 88, FleetRow::projectedText));
+        table.getColumns().add(column("Watch", 64, (r, now) -> r.watchText()));
+        table.getColumns().add(column("Contracts", 100, (r, now) -> r.contractsText()));
+        table.getColumns().add(column("Seeds", 100, (r, now) -> r.seedsText()));
+        TableColumn<FleetRow, String> probe = column("Last probe: slowest", 130, (r, now) -> r.probeText());
         probe.setCellFactory(c -> new ProbeCell());
         table.getColumns().add(probe);
         table.setPlaceholder(new Label("No daemons yet. Connect to one: its URL, token file and certificate pin"
@@ -88,6 +103,7 @@ public final class FleetView extends VBox {
                 vm.open(selected().get());
             }
         });
+        table.getColumns().forEach(c -> c.setSortable(false)); // the order is the sort choice's: failing first
         VBox.setVgrow(table, Priority.ALWAYS);
         // The selection follows the daemon, not the index: rows are replaced on every answer and move as their state does.
         vm.focusedProperty().addListener((o, a, name) -> select(name));
@@ -125,7 +141,12 @@ public final class FleetView extends VBox {
         message.textProperty().bind(vm.messageProperty());
         Region grow = new Region();
         HBox.setHgrow(grow, Priority.ALWAYS);
-        HBox bar = new HBox(10, connect, editButton, remove, open, grow, message);
+        HBox bar = new HBox(10, connect, editButton, remove, open, new Separator(javafx.geometry.Orientation.VERTICAL));
+        bar.getChildren().addAll(actionButtons());
+        bar.getChildren().addAll(grow, message);
+        for (Button b : new Button[] {connect, editButton, remove, open}) {
+            b.setMinWidth(Region.USE_PREF_SIZE);
+        }
         bar.setAlignment(Pos.CENTER_LEFT);
 
         Label detail = new Label();
@@ -145,7 +166,13 @@ public final class FleetView extends VBox {
                         Object::toString), null));
         cards.getChildren().forEach(c -> HBox.setHgrow(c, Priority.ALWAYS));
 
-        getChildren().addAll(new VBox(2, title, sub), listError, cards, bar, table, detail);
+        getStylesheets().add(FleetView.class.getResource("fleet.css").toExternalForm());
+        SplitPane split = new SplitPane(table, results());
+        split.setId("fleet-split");
+        split.setOrientation(javafx.geometry.Orientation.VERTICAL);
+        split.setDividerPositions(0.42);
+        VBox.setVgrow(split, Priority.ALWAYS);
+        getChildren().addAll(new VBox(2, title, sub), listError, cards, bar, tools(), split, detail);
 
         // Ages and "retrying in" tick every second; the daemons are asked only by their pollers.
         Timeline ticker = new Timeline(new KeyFrame(Duration.seconds(1), e -> vm.tick()));
@@ -157,6 +184,11 @@ public final class FleetView extends VBox {
                 ticker.play();
             }
         });
+    }
+
+    /** The page's model (for the fleet benchmark, which times its poll cycles). */
+    public FleetViewModel model() {
+        return vm;
     }
 
     /** Opens the "Connect to daemon…" dialog (the console's menu item). */
@@ -197,11 +229,285 @@ public final class FleetView extends VBox {
     }
 
     private static String summary(FleetViewModel vm) {
-        long down = vm.rows().stream().filter(r -> r.state() == FleetRow.State.DOWN).count();
-        long degraded = vm.rows().stream().filter(r -> r.state() == FleetRow.State.DEGRADED).count();
-        long up = vm.rows().stream().filter(r -> r.state() == FleetRow.State.UP).count();
-        return vm.rows().size() + (vm.rows().size() == 1 ? " daemon" : " daemons") + " · " + up + " up · " + degraded
-                + " degraded · " + down + " down · health every " + FleetViewModel.POLL.toSeconds() + " s";
+        List<FleetRow> all = vm.allRows();
+        java.util.Map<HealthVerdict.State, Long> by = new java.util.EnumMap<>(HealthVerdict.State.class);
+        all.forEach(r -> by.merge(r.verdict().state(), 1L, Long::sum));
+        long down = all.stream().filter(r -> r.state() == FleetRow.State.DOWN).count();
+        return all.size() + (all.size() == 1 ? " daemon" : " daemons") + " · " + by.getOrDefault(HealthVerdict.State.FAILING, 0L)
+                + " failing (" + down + " down) · " + by.getOrDefault(HealthVerdict.State.DEGRADED, 0L) + " degraded · "
+                + by.getOrDefault(HealthVerdict.State.UNKNOWN, 0L) + " unknown · " + by.getOrDefault(HealthVerdict.State.HEALTHY, 0L)
+                + " healthy · " + (vm.rows().size() == all.size() ? "" : vm.rows().size() + " shown · ")
+                + "health every " + FleetViewModel.POLL.toSeconds() + " s";
+    }
+
+    /** Filter, order, and the fleet-wide actions on the ticked daemons. */
+    private HBox tools() {
+        TextField filter = org.controlsfx.control.textfield.TextFields.createClearableTextField();
+        filter.setId("fleet-filter");
+        filter.setPromptText("Filter: name, URL or state (failing, degraded, down…)");
+        filter.setPrefColumnCount(24);
+        filter.textProperty().addListener((o, a, t) -> vm.filter(t));
+        ChoiceBox<FleetViewModel.Sort> sort = new ChoiceBox<>(FXCollections.observableArrayList(FleetViewModel.Sort.values()));
+        sort.setId("fleet-sort");
+        sort.setValue(vm.sortProperty().get());
+        sort.valueProperty().addListener((o, a, v) -> vm.sort(v));
+        Label sortLabel = new Label("Sort by");
+        Button all = new Button("Tick shown");
+        all.setId("fleet-choose-shown");
+        all.setOnAction(e -> vm.chooseShown());
+        Button none = new Button("Tick none");
+        none.setId("fleet-choose-none");
+        none.setOnAction(e -> vm.chooseNone());
+        Label chosen = new Label();
+        chosen.setId("fleet-chosen");
+        chosen.getStyleClass().add("text-muted");
+        chosen.textProperty().bind(Bindings.createStringBinding(() -> vm.chosen().size() + " of " + vm.allRows().size()
+                + " ticked for a fleet action", vm.chosen(), vm.rows()));
+        filter.setPrefColumnCount(22);
+        filter.setMinWidth(160);
+        HBox.setHgrow(filter, Priority.SOMETIMES);
+        for (javafx.scene.control.Control c : new javafx.scene.control.Control[] {sortLabel, sort, all, none, chosen}) {
+            c.setMinWidth(Region.USE_PREF_SIZE);
+        }
+        HBox box = new HBox(8, filter, sortLabel, sort, new Separator(javafx.geometry.Orientation.VERTICAL), all, none, chosen);
+        box.setAlignment(Pos.CENTER_LEFT);
+        return box;
+    }
+
+    /** Probe, warm, doctor on the ticked daemons, and cancel all. */
+    private List<Button> actionButtons() {
+        Button probe = action("Probe", "fleet-probe", FleetActions.Kind.PROBE);
+        Button warm = action("Warm stale seeds", "fleet-warm", FleetActions.Kind.WARM);
+        Button doctor = action("Doctor", "fleet-doctor", FleetActions.Kind.DOCTOR);
+        Button cancel = new Button("Cancel all");
+        cancel.setId("fleet-cancel");
+        cancel.getStyleClass().add("danger");
+        cancel.setOnAction(e -> vm.cancelAll());
+        cancel.disableProperty().bind(vm.actionRunningProperty().not());
+        for (Button b : new Button[] {probe, warm, doctor}) {
+            b.disableProperty().bind(Bindings.isEmpty(vm.chosen()).or(vm.actionRunningProperty()));
+            b.setTooltip(new Tooltip("Runs on every ticked daemon at once, each on its own host"));
+        }
+        for (Button b : new Button[] {probe, warm, doctor, cancel}) {
+            b.setMinWidth(Region.USE_PREF_SIZE);
+        }
+        return List.of(probe, warm, doctor, cancel);
+    }
+
+    private Button action(String text, String id, FleetActions.Kind kind) {
+        Button b = new Button(text);
+        b.setId(id);
+        b.setOnAction(e -> vm.runAction(kind).ifPresent(m -> {
+            Alert a = new Alert(Alert.AlertType.INFORMATION, m, ButtonType.OK);
+            a.setHeaderText("Nothing started");
+            if (getScene() != null) {
+                a.initOwner(getScene().getWindow());
+            }
+            a.showAndWait();
+        }));
+        return b;
+    }
+
+    /** The tick box of a daemon: chosen for the next action (the view model keeps it across row updates). */
+    private TableColumn<FleetRow, String> chooseColumn() {
+        TableColumn<FleetRow, String> c = new TableColumn<>("✓");
+        c.setId("fleet-choose");
+        c.setPrefWidth(34);
+        c.setMinWidth(34);
+        c.setMaxWidth(34);
+        c.setCellValueFactory(f -> new javafx.beans.property.SimpleStringProperty(f.getValue().name()));
+        c.setCellFactory(col -> new TableCell<>() {
+            private final CheckBox box = new CheckBox();
+
+            {
+                box.setOnAction(e -> {
+                    if (getItem() != null) {
+                        vm.choose(getItem(), box.isSelected());
+                    }
+                });
+            }
+
+            @Override
+            protected void updateItem(String name, boolean empty) {
+                super.updateItem(name, empty);
+                if (empty || name == null) {
+                    setGraphic(null);
+                    return;
+                }
+                box.setSelected(vm.isChosen(name));
+                box.setId("fleet-choose-" + name);
+                setGraphic(box);
+            }
+        });
+        vm.chosen().addListener((javafx.collections.SetChangeListener<String>) ch -> table.refresh());
+        return c;
+    }
+
+    /** What the last action did: a progress row per daemon beside, for a probe, its heat map. */
+    private VBox results() {
+        Label head = new Label();
+        head.setId("fleet-action-summary");
+        head.getStyleClass().add("title-4");
+        head.textProperty().bind(Bindings.createStringBinding(() -> vm.actionKindProperty().get() == null
+                ? "Fleet actions: tick daemons, then Probe, Warm stale seeds or Doctor; each runs on its own host"
+                : vm.actionSummaryProperty().get(), vm.actionKindProperty(), vm.actionSummaryProperty()));
+        head.setWrapText(true);
+
+        TableView<FleetActions.Progress> runs = new TableView<>(vm.progress());
+        runs.setId("fleet-progress");
+        runs.getStyleClass().addAll("dense", "fleet-table");
+        runs.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_FLEX_LAST_COLUMN);
+        runs.setPlaceholder(new Label("No fleet action yet"));
+        TableColumn<FleetActions.Progress, String> host = progressColumn("Daemon", 80, FleetActions.Progress::name);
+        TableColumn<FleetActions.Progress, String> st = progressColumn("Progress", 96, p -> glyph(p.state()) + " " + p.state().word());
+        st.setCellFactory(col -> new ProgressCell(false));
+        TableColumn<FleetActions.Progress, String> took = progressColumn("Took", 56,
+                p -> p.took().map(d -> FleetRow.age(d)).orElse(p.state() == FleetActions.State.RUNNING ? "…" : "–"));
+        TableColumn<FleetActions.Progress, String> what = progressColumn("Result", 200, FleetActions.Progress::message);
+        what.setCellFactory(col -> new ProgressCell(true));
+        runs.getColumns().addAll(List.of(host, st, took, what));
+        runs.getColumns().forEach(c -> c.setSortable(false));
+        runs.setMinWidth(360);
+        runs.setPrefWidth(480);
+        HBox.setHgrow(runs, Priority.ALWAYS);
+
+        GridPane heat = new GridPane();
+        heat.setId("fleet-heat");
+        heat.getStyleClass().add("fleet-heat");
+        heat.setHgap(4);
+        heat.setVgap(4);
+        ScrollPane heatScroll = new ScrollPane(heat);
+        heatScroll.setId("fleet-heat-scroll");
+        heatScroll.setFitToWidth(false);
+        heatScroll.setPrefViewportWidth(420);
+        FlowPane legend = new FlowPane(6, 4);
+        legend.setId("fleet-heat-legend");
+        legend.setAlignment(Pos.CENTER_LEFT);
+        Label lt = new Label("Heat: slowest answer of each server against its timeout:");
+        lt.getStyleClass().add("text-muted");
+        legend.getChildren().add(lt);
+        for (FleetViewModel.Heat h : FleetViewModel.Heat.values()) {
+            Label l = new Label(h.glyph() + " " + h.legend());
+            l.getStyleClass().addAll("heat-cell", h.styleClass());
+            l.setMinWidth(Region.USE_PREF_SIZE);
+            legend.getChildren().add(l);
+        }
+        VBox heatBox = new VBox(6, legend, heatScroll);
+        heatBox.setMinWidth(320);
+        heatBox.setPrefWidth(520);
+        VBox.setVgrow(heatScroll, Priority.ALWAYS);
+        HBox.setHgrow(heatBox, Priority.ALWAYS);
+        heatBox.managedProperty().bind(Bindings.createBooleanBinding(() -> vm.actionKindProperty().get() == FleetActions.Kind.PROBE,
+                vm.actionKindProperty()));
+        heatBox.visibleProperty().bind(heatBox.managedProperty());
+        vm.progress().addListener((javafx.collections.ListChangeListener<FleetActions.Progress>) c -> drawHeat(heat));
+
+        HBox side = new HBox(10, runs, heatBox);
+        VBox.setVgrow(side, Priority.ALWAYS);
+        VBox box = new VBox(6, head, side);
+        box.setId("fleet-results");
+        box.setPadding(new javafx.geometry.Insets(6, 0, 0, 0));
+        return box;
+    }
+
+    /** Hosts × servers of the last probe; a host whose probe did not finish says why in one cell. */
+    private void drawHeat(GridPane grid) {
+        grid.getChildren().clear();
+        List<String> servers = vm.heatServers();
+        if (vm.actionKindProperty().get() != FleetActions.Kind.PROBE) {
+            return;
+        }
+        Label corner = new Label("host \\ server");
+        corner.getStyleClass().add("text-muted");
+        grid.add(corner, 0, 0);
+        for (int c = 0; c < servers.size(); c++) {
+            Label h = new Label(servers.get(c));
+            h.getStyleClass().add("heat-head");
+            grid.add(h, c + 1, 0);
+        }
+        int row = 1;
+        for (FleetActions.Progress p : vm.progress()) {
+            Label name = new Label(p.name());
+            name.getStyleClass().add("heat-host");
+            grid.add(name, 0, row);
+            if (p.probe().isEmpty()) {
+                Label why = new Label(glyph(p.state()) + " " + p.state().word() + (p.state() == FleetActions.State.FAILED
+                        ? ": " + p.code() : ""));
+                why.getStyleClass().addAll("heat-cell", p.state() == FleetActions.State.FAILED ? "heat-over" : "heat-none");
+                why.setTooltip(new Tooltip(p.message()));
+                grid.add(why, 1, row, Math.max(1, servers.size()), 1);
+            } else {
+                java.util.Map<String, FleetActions.Heat> byServer = new java.util.HashMap<>();
+                p.heat().forEach(h -> byServer.put(h.server(), h));
+                for (int c = 0; c < servers.size(); c++) {
+                    FleetActions.Heat h = byServer.get(servers.get(c));
+                    Label cell = new Label(h == null ? "–" : FleetViewModel.heatText(h));
+                    cell.setId("fleet-heat-" + p.name() + "-" + servers.get(c));
+                    cell.getStyleClass().addAll("heat-cell", h == null ? "heat-none" : FleetViewModel.Heat.of(h).styleClass());
+                    if (h != null) {
+                        cell.setTooltip(new Tooltip(h.server() + " on " + p.name() + ": " + (h.ok() ? "slowest answer "
+                                + Math.round(h.slowestMs()) + " ms" : h.outcome()) + " of a " + h.timeoutMs() / 1000
+                                + " s timeout (" + Math.round(h.share() * 100) + " %)"));
+                    }
+                    grid.add(cell, c + 1, row);
+                }
+            }
+            row++;
+        }
+    }
+
+    private static String glyph(FleetActions.State s) {
+        return switch (s) {
+            case QUEUED -> "…";
+            case RUNNING -> "▶";
+            case DONE -> "✓";
+            case FAILED -> "✕";
+            case CANCELLED -> "–";
+        };
+    }
+
+    private static TableColumn<FleetActions.Progress, String> progressColumn(String name, double width,
+            java.util.function.Function<FleetActions.Progress, String> value) {
+        TableColumn<FleetActions.Progress, String> c = new TableColumn<>(name);
+        c.setPrefWidth(width);
+        c.setCellValueFactory(f -> new javafx.beans.property.SimpleStringProperty(value.apply(f.getValue())));
+        return c;
+    }
+
+    /** A progress cell coloured by its daemon's state (and, for the doctor, its verdict), the full text as tooltip. */
+    private static final class ProgressCell extends TableCell<FleetActions.Progress, String> {
+        /** Whether it shows the result (coloured by what was found) rather than the state (coloured by the state). */
+        private final boolean result;
+
+        ProgressCell(boolean result) {
+            this.result = result;
+        }
+
+        @Override
+        protected void updateItem(String text, boolean empty) {
+            super.updateItem(text, empty);
+            getStyleClass().removeAll("state-ok", "state-warn", "state-bad");
+            FleetActions.Progress p = getTableRow() == null ? null : getTableRow().getItem();
+            if (empty || text == null || p == null) {
+                setText(null);
+                setTooltip(null);
+                return;
+            }
+            setText(text);
+            setTooltip(new Tooltip(p.message()));
+            String style = switch (p.state()) {
+                case DONE -> !result ? "state-ok" : p.diagnosis().map(d -> switch (d.verdict()) {
+                    case UP_TO_DATE -> "state-ok";
+                    case STALE -> "state-warn";
+                    case CANNOT_TELL -> "state-bad";
+                }).orElse(p.probe().map(r -> r.failed() > 0 || r.overTimeout() > 0 ? "state-bad" : "state-ok").orElse("state-ok"));
+                case FAILED -> "state-bad";
+                case RUNNING, QUEUED, CANCELLED -> null;
+            };
+            if (style != null) {
+                getStyleClass().add(style);
+            }
+        }
     }
 
     private static String detail(FleetRow r, Instant now) {
@@ -290,25 +596,33 @@ public final class FleetView extends VBox {
         return c;
     }
 
-    /** The status text, coloured by state, with the full error as its tooltip. */
+    /** The health text, coloured by the verdict beside its glyph, with the full reasons (or error) as its tooltip. */
     private static final class StatusCell extends TableCell<FleetRow, String> {
         @Override
         protected void updateItem(String text, boolean empty) {
             super.updateItem(text, empty);
-            getStyleClass().removeAll("state-ok", "state-warn", "state-bad");
+            getStyleClass().removeAll("state-ok", "state-warn", "state-bad", "text-muted");
             FleetRow r = getTableRow() == null ? null : getTableRow().getItem();
             if (empty || text == null || r == null) {
                 setText(null);
                 setTooltip(null);
                 return;
             }
-            setText(text);
-            getStyleClass().add(switch (r.state()) {
-                case UP -> "state-ok";
-                case DEGRADED, CONNECTING -> "state-warn";
-                case DOWN -> "state-bad";
+            HealthVerdict.State v = r.verdict().state();
+            setText(switch (v) {
+                case FAILING -> "✕ ";
+                case DEGRADED -> "▲ ";
+                case UNKNOWN -> "? ";
+                case HEALTHY -> "✓ ";
+            } + text);
+            getStyleClass().add(switch (v) {
+                case HEALTHY -> "state-ok";
+                case DEGRADED -> "state-warn";
+                case FAILING -> "state-bad";
+                case UNKNOWN -> "text-muted";
             });
-            setTooltip(new Tooltip(r.error().isEmpty() ? text : r.error()));
+            setTooltip(new Tooltip(r.error().isEmpty() ? r.verdict().text() + (r.state() == FleetRow.State.DEGRADED
+                    ? "\n" + r.reachText(java.time.Instant.now()) : "") : r.error()));
         }
     }
 

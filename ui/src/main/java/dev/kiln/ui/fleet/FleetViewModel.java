@@ -2,7 +2,8 @@ package dev.kiln.ui.fleet;
 
 import dev.kiln.core.fleet.DaemonEntry;
 import dev.kiln.core.fleet.DaemonList;
-import dev.kiln.core.serve.DaemonHealth;
+import dev.kiln.core.fleet.FleetActions;
+import dev.kiln.core.fleet.FleetHealth;
 import dev.kiln.core.serve.ServeClient;
 import dev.kiln.ui.util.Background;
 import java.io.IOException;
@@ -16,37 +17,57 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import javafx.beans.property.ReadOnlyBooleanProperty;
+import javafx.beans.property.ReadOnlyBooleanWrapper;
 import javafx.beans.property.ReadOnlyObjectProperty;
 import javafx.beans.property.ReadOnlyObjectWrapper;
 import javafx.beans.property.ReadOnlyStringProperty;
 import javafx.beans.property.ReadOnlyStringWrapper;
 import javafx.collections.FXCollections;
 import javafx.collections.ObservableList;
+import javafx.collections.transformation.FilteredList;
 import javafx.collections.transformation.SortedList;
 
 
 /**
- * The Fleet page's state: every daemon of the operator's list ({@link DaemonList}), live. One poller per daemon asks
- * for its health every {@link #POLL} while it answers; while it does not, it backs off ({@link #BACKOFF_FIRST},
- * doubling, at most {@link #BACKOFF_MAX}), shows since when and when it asks again, and comes back by itself.
- * Adding, editing and removing daemons writes the list (never over a file that does not read: the page says why).
+ * The Fleet page's state: every daemon of the operator's list ({@link DaemonList}), live, and the fleet-wide actions
+ * run from it ({@link FleetActions}: a probe, a warm of stale seeds or the doctor on the selected daemons at once).
  *
- * <p>Concurrency: the health call runs through {@link Background} (off the FX thread; one hop back per answer); the
- * {@link Scheduler} only says when to ask. All state is touched on the FX thread (the caller's thread in tests); an
- * answer for a poller that was removed or replaced meanwhile is dropped.
+ * <p>Polling runs in cycles: each cycle asks every daemon that is due, at most {@link #ASKERS} at once, each within
+ * {@link #ASK_TIMEOUT} (so a dead host costs one bounded question, never the cycle), and brings all the answers to
+ * the FX thread in one hop. A daemon that answers is due again after {@link #POLL}; one that does not backs off
+ * ({@link #BACKOFF_FIRST}, doubling, at most {@link #BACKOFF_MAX}, short enough that a restarted daemon is seen
+ * within 5 s), shows since when and when it asks again, and comes back by itself. Rows sort by the daemon's verdict
+ * (failing first) and filter by name or state. Adding, editing and removing daemons writes the list (never over a
+ * file that does not read: the page says why).
+ *
+ * <p>Concurrency: a cycle's questions run on the shared asking pool, started from the {@link Scheduler}'s thread
+ * through {@link Background} (one hop back per cycle); an action's progress arrives from its run's threads and is
+ * brought to the FX thread in one hop per burst of changes. All other state is touched on the FX thread (the
+ * caller's thread in tests); the timer thread reads only the volatile roster and due times; an answer for a poller
+ * that was removed or replaced meanwhile is dropped.
  */
 public final class FleetViewModel implements AutoCloseable {
     /** How often a daemon that answers is asked again. */
     public static final Duration POLL = Duration.ofSeconds(2);
     /** The first retry after a failed poll; it doubles per failure. */
     public static final Duration BACKOFF_FIRST = Duration.ofSeconds(1);
-    /** The longest wait between retries of a daemon that is down. */
-    public static final Duration BACKOFF_MAX = Duration.ofSeconds(30);
+    /** The longest wait between retries of a daemon that is down: a restarted one is seen within 5 s. */
+    public static final Duration BACKOFF_MAX = Duration.ofSeconds(3);
+    /** How long one daemon's health question may take (version and health together). */
+    public static final Duration ASK_TIMEOUT = Duration.ofSeconds(2);
+    /** How many daemons are asked at once. */
+    public static final int ASKERS = 16;
 
     /** When the next poll is due; the task runs on any thread and only starts a poll. */
     @FunctionalInterface
@@ -69,6 +90,17 @@ public final class FleetViewModel implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
+        /** The threads that ask daemons for their health, shared by every fleet of the process; bounded. */
+        static final ExecutorService ASK = new ThreadPoolExecutor(ASKERS, ASKERS, 30, TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>(), r -> {
+                    Thread t = new Thread(r, "kiln-fleet-ask");
+                    t.setDaemon(true);
+                    return t;
+                });
+
+        static {
+            ((ThreadPoolExecutor) ASK).allowCoreThreadTimeOut(true);
+        }
     }
 
     /** How a daemon is asked for its health: one asker per daemon, made once (it may hold a connection pool). */
@@ -79,14 +111,14 @@ public final class FleetViewModel implements AutoCloseable {
         /** Asks once; blocks (off the FX thread). */
         @FunctionalInterface
         interface Asker {
-            DaemonHealth health() throws Exception;
+            FleetHealth health() throws Exception;
         }
 
-        /** Over the daemon's API ({@code GET /api/v1/health}, {@link ServeClient}). */
+        /** Over the daemon's API ({@code GET /api/v1/health}, {@link ServeClient}), within {@link #ASK_TIMEOUT}. */
         static HealthSource api() {
             return d -> {
-                ServeClient c = d.client();
-                return c::health;
+                ServeClient c = d.client().withTimeout(ASK_TIMEOUT);
+                return () -> FleetHealth.ask(c);
             };
         }
     }
@@ -97,18 +129,58 @@ public final class FleetViewModel implements AutoCloseable {
     private final HealthSource source;
     private final Clock clock;
     private final Consumer<DaemonEntry> opener;
+    private final FleetActions actions;
     private final Map<String, Poller> pollers = new LinkedHashMap<>();
     private final ObservableList<FleetRow> backing = FXCollections.observableArrayList();
-    private final SortedList<FleetRow> rows = new SortedList<>(backing, ORDER);
+    private final FilteredList<FleetRow> filtered = new FilteredList<>(backing, r -> true);
+    private final SortedList<FleetRow> rows = new SortedList<>(filtered, ORDER);
+    private final ReadOnlyStringWrapper filter = new ReadOnlyStringWrapper("");
+    private final ReadOnlyObjectWrapper<Sort> sort = new ReadOnlyObjectWrapper<>(Sort.HEALTH);
+    /** The pollers the timer thread may read: replaced whole on the FX thread whenever they change. */
+    private volatile List<Poller> roster = List.of();
+    /** {@link #IDLE}, {@link #SCHEDULED} or {@link #ASKING}: at most one cycle at a time. */
+    private final java.util.concurrent.atomic.AtomicInteger phase = new java.util.concurrent.atomic.AtomicInteger();
+    private static final int IDLE = 0;
+    private static final int SCHEDULED = 1;
+    private static final int ASKING = 2;
+    private volatile Background.Cancellable nextCycle;
+    private final ReadOnlyObjectWrapper<Duration> lastCycle = new ReadOnlyObjectWrapper<>(Duration.ZERO);
+    private final ObservableList<FleetActions.Progress> progress = FXCollections.observableArrayList();
+    private final ReadOnlyObjectWrapper<FleetActions.Kind> actionKind = new ReadOnlyObjectWrapper<>();
+    private final ReadOnlyBooleanWrapper actionRunning = new ReadOnlyBooleanWrapper();
+    private final ReadOnlyStringWrapper actionSummary = new ReadOnlyStringWrapper("");
+    private volatile FleetActions.Run run;
+    private final AtomicBoolean progressHop = new AtomicBoolean();
+    private final javafx.collections.ObservableSet<String> chosen = FXCollections.observableSet(new java.util.LinkedHashSet<>());
     private final ReadOnlyObjectWrapper<Instant> now;
     private final ReadOnlyStringWrapper listError = new ReadOnlyStringWrapper("");
     private final ReadOnlyStringWrapper message = new ReadOnlyStringWrapper("");
     private final ReadOnlyObjectWrapper<String> focused = new ReadOnlyObjectWrapper<>();
     private volatile boolean closed;
 
-    /** Down first, then degraded, connecting, up; by name within each. */
-    static final Comparator<FleetRow> ORDER = Comparator.comparing(FleetRow::state)
-            .thenComparing(r -> r.name().toLowerCase(Locale.ROOT));
+    /** Failing first, then degraded, unknown, healthy; within each, down before degraded, connecting and up; by name. */
+    static final Comparator<FleetRow> ORDER = Comparator.comparing((FleetRow r) -> r.verdict().state())
+            .thenComparing(FleetRow::state).thenComparing(r -> r.name().toLowerCase(Locale.ROOT));
+    static final Comparator<FleetRow> BY_NAME = Comparator.comparing((FleetRow r) -> r.name().toLowerCase(Locale.ROOT));
+
+    /** How the rows are ordered. */
+    public enum Sort {
+        /** The ones that need a look first (the verdict). */
+        HEALTH("health"),
+        /** By name. */
+        NAME("name");
+
+        private final String label;
+
+        Sort(String label) {
+            this.label = label;
+        }
+
+        @Override
+        public String toString() {
+            return label;
+        }
+    }
 
     /**
      * @param listFile the daemon list ({@code daemons.json}), or null for none (nothing is saved; the page says so)
@@ -116,6 +188,13 @@ public final class FleetViewModel implements AutoCloseable {
      */
     public FleetViewModel(Path listFile, Background background, Scheduler scheduler, HealthSource source,
             Clock clock, Consumer<DaemonEntry> opener) {
+        this(listFile, background, scheduler, source, clock, opener, FleetActions.builder().clock(clock).build());
+    }
+
+    /** @param actions what runs the fleet-wide actions (each daemon's remote engine, by default) */
+    public FleetViewModel(Path listFile, Background background, Scheduler scheduler, HealthSource source,
+            Clock clock, Consumer<DaemonEntry> opener, FleetActions actions) {
+        this.actions = Objects.requireNonNull(actions);
         this.listFile = listFile;
         this.background = Objects.requireNonNull(background);
         this.scheduler = Objects.requireNonNull(scheduler);
@@ -140,9 +219,225 @@ public final class FleetViewModel implements AutoCloseable {
         }
     }
 
-    /** The daemons, the ones that need a look first. */
+    /** The daemons the filter lets through, in the chosen order (by default the ones that need a look first). */
     public ObservableList<FleetRow> rows() {
         return rows;
+    }
+
+    /** Every daemon listed, whatever the filter. */
+    public List<FleetRow> allRows() {
+        return List.copyOf(backing);
+    }
+
+    /** Shows only the daemons whose name, URL or state ({@code failing}, {@code down} …) contains {@code text}. */
+    public void filter(String text) {
+        String f = text == null ? "" : text.strip().toLowerCase(Locale.ROOT);
+        filter.set(f);
+        filtered.setPredicate(r -> r.matches(f));
+    }
+
+    public ReadOnlyStringProperty filterProperty() {
+        return filter.getReadOnlyProperty();
+    }
+
+    /** Orders the rows by {@code s}. */
+    public void sort(Sort s) {
+        sort.set(Objects.requireNonNull(s));
+        rows.setComparator(s == Sort.NAME ? BY_NAME : ORDER);
+    }
+
+    public ReadOnlyObjectProperty<Sort> sortProperty() {
+        return sort.getReadOnlyProperty();
+    }
+
+    /** How long the last poll cycle took, from its start to its answers on the FX thread. */
+    public ReadOnlyObjectProperty<Duration> lastCycleProperty() {
+        return lastCycle.getReadOnlyProperty();
+    }
+
+    // ---- fleet-wide actions ---------------------------------------------------------------------------------------
+
+    /** The daemons chosen for the next action, by name (kept while their rows are replaced or filtered away). */
+    public javafx.collections.ObservableSet<String> chosen() {
+        return chosen;
+    }
+
+    /** Chooses the daemon called {@code name} for the next action, or not. */
+    public void choose(String name, boolean yes) {
+        if (yes) {
+            chosen.add(key(name));
+        } else {
+            chosen.remove(key(name));
+        }
+    }
+
+    /** Whether the daemon called {@code name} is chosen. */
+    public boolean isChosen(String name) {
+        return chosen.contains(key(name));
+    }
+
+    /** Chooses every daemon the filter shows now. */
+    public void chooseShown() {
+        rows.forEach(r -> chosen.add(key(r.name())));
+    }
+
+    /** Chooses none. */
+    public void chooseNone() {
+        chosen.clear();
+    }
+
+    /** The chosen daemons, in the order of the rows (failing first by default); ones filtered away too. */
+    public List<DaemonEntry> chosenEntries() {
+        List<DaemonEntry> out = new java.util.ArrayList<>();
+        rows.forEach(r -> {
+            if (chosen.contains(key(r.name()))) {
+                out.add(r.entry());
+            }
+        });
+        backing.stream().filter(r -> chosen.contains(key(r.name())) && !rows.contains(r)).forEach(r -> out.add(r.entry()));
+        return out;
+    }
+
+    /** {@link #runAction(FleetActions.Kind, List)} on the chosen daemons. */
+    public Optional<String> runAction(FleetActions.Kind kind) {
+        return runAction(kind, chosenEntries());
+    }
+
+    /**
+     * A probe's heat: a server's slowest answer against its timeout, in four bins (a glyph and a word beside the
+     * colour, so it reads without colour too).
+     */
+    public enum Heat {
+        COOL("✓", "< 50 %"),
+        WARM("●", "50–80 %"),
+        NEAR("▲", "within 20 %"),
+        OVER("✕", "over, or failed");
+
+        private final String glyph;
+        private final String legend;
+
+        Heat(String glyph, String legend) {
+            this.glyph = glyph;
+            this.legend = legend;
+        }
+
+        public String glyph() {
+            return glyph;
+        }
+
+        public String legend() {
+            return legend;
+        }
+
+        /** The style class of its cell and legend swatch. */
+        public String styleClass() {
+            return "heat-" + name().toLowerCase(Locale.ROOT);
+        }
+
+        /** The bin of one server's answer. */
+        public static Heat of(FleetActions.Heat h) {
+            if (!h.ok() || h.share() >= 1.0) {
+                return OVER;
+            }
+            return h.share() >= 0.8 ? NEAR : h.share() >= 0.5 ? WARM : COOL;
+        }
+    }
+
+    /** A heat map cell's text: {@code "✓ 412 ms"}, {@code "▲ 8.6 s"}, {@code "✕ timeout"}. */
+    public static String heatText(FleetActions.Heat h) {
+        Heat bin = Heat.of(h);
+        if (!h.ok()) {
+            return bin.glyph() + " " + h.outcome();
+        }
+        double ms = h.slowestMs();
+        return bin.glyph() + " " + (ms < 1000 ? Math.round(ms) + " ms" : String.format(Locale.ROOT, "%.1f s", ms / 1000));
+    }
+
+    /** The servers of the last probe's heat map, in the order first seen. */
+    public List<String> heatServers() {
+        java.util.LinkedHashSet<String> names = new java.util.LinkedHashSet<>();
+        progress.forEach(p -> p.heat().forEach(h -> names.add(h.server())));
+        return List.copyOf(names);
+    }
+
+    /** Each daemon's part in the last fleet-wide action, in the order they were given. */
+    public ObservableList<FleetActions.Progress> progress() {
+        return progress;
+    }
+
+    /** The last action's kind, null before the first. */
+    public ReadOnlyObjectProperty<FleetActions.Kind> actionKindProperty() {
+        return actionKind.getReadOnlyProperty();
+    }
+
+    /** Whether an action runs now. */
+    public ReadOnlyBooleanProperty actionRunningProperty() {
+        return actionRunning.getReadOnlyProperty();
+    }
+
+    /** {@code "probe on 3 daemons: 2 done, 1 failed"}. */
+    public ReadOnlyStringProperty actionSummaryProperty() {
+        return actionSummary.getReadOnlyProperty();
+    }
+
+    /**
+     * Runs {@code kind} on {@code daemons} at once, each on its own host; progress arrives in {@link #progress()}.
+     *
+     * @return why not (none selected, one running already), empty when it started
+     */
+    public Optional<String> runAction(FleetActions.Kind kind, List<DaemonEntry> daemons) {
+        if (daemons.isEmpty()) {
+            return Optional.of("select the daemons to " + kind.word() + " first (Ctrl+A selects all)");
+        }
+        if (actionRunning.get()) {
+            return Optional.of("a " + actionKind.get().word() + " runs on the fleet already; cancel it or let it finish");
+        }
+        actionKind.set(kind);
+        actionRunning.set(true);
+        FleetActions.Run r;
+        try {
+            r = actions.start(kind, daemons, this::progressed);
+        } catch (IllegalArgumentException e) {
+            actionRunning.set(false);
+            return Optional.of(e.getMessage());
+        }
+        run = r;
+        showProgress(r, r.progress());
+        return Optional.empty();
+    }
+
+    /** Cancels the running action on every daemon (off the FX thread: it asks each daemon's API). */
+    public void cancelAll() {
+        FleetActions.Run r = run;
+        if (r != null && !r.done()) {
+            background.run(() -> {
+                r.cancelAll();
+                return r.progress();
+            }, list -> showProgress(r, list), e -> message.set("cancel failed: " + e.getMessage()));
+        }
+    }
+
+    /** A run's change, on its thread: one hop for a burst of them. */
+    private void progressed(FleetActions.Run r) {
+        if (progressHop.compareAndSet(false, true)) {
+            background.run(() -> {
+                progressHop.set(false);
+                return r.progress();
+            }, list -> showProgress(r, list), e -> { });
+        }
+    }
+
+    private void showProgress(FleetActions.Run r, List<FleetActions.Progress> list) {
+        if (r != run) {
+            return;
+        }
+        progress.setAll(list);
+        boolean ended = list.stream().allMatch(p -> p.state().ended());
+        actionRunning.set(!ended);
+        Map<FleetActions.State, Long> by = new java.util.EnumMap<>(FleetActions.State.class);
+        list.forEach(p -> by.merge(p.state(), 1L, Long::sum));
+        actionSummary.set(r.kind().word() + " on " + list.size() + (list.size() == 1 ? " daemon: " : " daemons: ")
+                + String.join(", ", by.entrySet().stream().map(e -> e.getValue() + " " + e.getKey().word()).toList()));
     }
 
     /** The time the texts are derived against; {@link #tick()} advances it. */
@@ -257,11 +552,15 @@ public final class FleetViewModel implements AutoCloseable {
         background.run(() -> ServeClient.presentedFingerprint(d.url()), then, e -> then.accept(Optional.empty()));
     }
 
-    /** Stops every poller. */
+    /** Stops every poller, and the running action's threads here (its actions on the hosts go on). */
     @Override
     public void close() {
         closed = true;
         pollers.values().forEach(this::stop);
+        Background.Cancellable c = nextCycle;
+        if (c != null) {
+            c.cancel();
+        }
     }
 
     private java.util.List<DaemonEntry> savedEntries() {
@@ -282,35 +581,124 @@ public final class FleetViewModel implements AutoCloseable {
                 it.remove();
             }
         }
+        List<FleetRow> added = new java.util.ArrayList<>();
         want.forEach((k, d) -> {
             if (!pollers.containsKey(k)) {
-                start(d, true);
+                Poller p = new Poller(d, true, source.open(d));
+                pollers.put(k, p);
+                added.add(p.row);
             }
         });
+        backing.addAll(added);
+        rosterChanged();
     }
 
     private void start(DaemonEntry d, boolean saved) {
         Poller p = new Poller(d, saved, source.open(d));
         pollers.put(key(d.name()), p);
         backing.add(p.row);
-        poll(p);
+        rosterChanged();
     }
 
     private void stop(Poller p) {
         p.stopped = true;
-        Background.Cancellable t = p.timer;
-        if (t != null) {
-            t.cancel();
+    }
+
+    /** A poller came or went: the timer's roster follows, and a new one is asked now (not at the next cycle). */
+    private void rosterChanged() {
+        roster = List.copyOf(pollers.values());
+        if (phase.compareAndSet(SCHEDULED, IDLE)) {
+            Background.Cancellable c = nextCycle;
+            if (c != null) {
+                c.cancel();
+            }
+        }
+        kick();
+    }
+
+    /** Schedules the next cycle at the earliest due time, unless one is scheduled or asking; any thread. */
+    private void kick() {
+        if (closed || !phase.compareAndSet(IDLE, SCHEDULED)) {
+            return;
+        }
+        Instant now = clock.instant();
+        Instant due = roster.stream().filter(p -> !p.stopped).map(p -> p.dueAt).min(Comparator.naturalOrder()).orElse(null);
+        if (due == null) {
+            phase.set(IDLE);
+            return;
+        }
+        Duration wait = Duration.between(now, due);
+        if (wait.isNegative() || wait.isZero()) {
+            cycle();
+        } else {
+            nextCycle = scheduler.schedule(wait, this::cycle);
         }
     }
 
-    private void poll(Poller p) {
-        if (p.stopped || closed) {
+    /** One cycle: every due daemon asked at once (bounded), the answers brought to the FX thread in one hop. */
+    private void cycle() {
+        if (!phase.compareAndSet(SCHEDULED, ASKING)) {
+            return; // cancelled meanwhile: a newer schedule runs instead
+        }
+        if (closed) {
+            phase.set(IDLE);
+            return;
+        }
+        Instant at = clock.instant();
+        long started = System.nanoTime();
+        List<Poller> due = roster.stream().filter(p -> !p.stopped && !p.dueAt.isAfter(at)).toList();
+        if (due.isEmpty()) {
+            phase.set(IDLE);
+            kick();
             return;
         }
         // A daemon that is down is expected, not a fault of the console: it comes back as a value (not logged as a
         // failed background task), once per poll.
         background.run(() -> {
+            try {
+                return askAll(due);
+            } catch (InterruptedException e) {
+                if (closed) {
+                    return List.<Answer>of(); // the console closed while it asked: nothing to show
+                }
+                throw e;
+            }
+        }, answers -> {
+            if (answers.size() != due.size()) {
+                phase.set(IDLE);
+                return;
+            }
+            // All answers land in one change of the list: one re-sort and one table update per cycle, not one per daemon.
+            batch = new java.util.ArrayList<>(backing);
+            for (int i = 0; i < due.size(); i++) {
+                Poller p = due.get(i);
+                Answer a = answers.get(i);
+                if (a.health() != null) {
+                    answered(p, a.health());
+                } else {
+                    failed(p, a.error());
+                }
+            }
+            List<FleetRow> changed = batch;
+            batch = null;
+            if (!changed.equals(backing)) {
+                backing.setAll(changed);
+            }
+            now.set(clock.instant());
+            lastCycle.set(Duration.ofNanos(System.nanoTime() - started));
+            phase.set(IDLE);
+            kick();
+        }, e -> {
+            Exception why = e instanceof Exception x ? x : new RuntimeException(e);
+            due.forEach(p -> failed(p, why));
+            phase.set(IDLE);
+            kick();
+        });
+    }
+
+    /** Asks every poller of {@code due} at once on the shared pool, each within its bound; in their order. */
+    private static List<Answer> askAll(List<Poller> due) throws InterruptedException {
+        List<java.util.concurrent.Callable<Answer>> asks = due.stream().<java.util.concurrent.Callable<Answer>>map(p -> () -> {
             try {
                 return new Answer(p.asker.health(), null);
             } catch (InterruptedException e) {
@@ -318,28 +706,34 @@ public final class FleetViewModel implements AutoCloseable {
             } catch (Exception e) {
                 return new Answer(null, e);
             }
-        }, a -> {
-            if (a.health() != null) {
-                answered(p, a.health());
-            } else {
-                failed(p, a.error());
+        }).toList();
+        // The askers bound themselves (ASK_TIMEOUT); this bound is for an asker that does not.
+        List<java.util.concurrent.Future<Answer>> done = SharedTimer.ASK.invokeAll(asks,
+                ASK_TIMEOUT.toMillis() * 2, TimeUnit.MILLISECONDS);
+        List<Answer> out = new java.util.ArrayList<>(done.size());
+        for (java.util.concurrent.Future<Answer> f : done) {
+            try {
+                out.add(f.get());
+            } catch (java.util.concurrent.CancellationException | java.util.concurrent.ExecutionException e) {
+                out.add(new Answer(null, new java.io.IOException("no answer within " + ASK_TIMEOUT.multipliedBy(2).toSeconds()
+                        + " s; asked again later")));
             }
-        }, e -> failed(p, e));
+        }
+        return out;
     }
 
     /** One poll's outcome: a health, or why there is none. */
-    private record Answer(DaemonHealth health, Exception error) {
+    private record Answer(FleetHealth health, Exception error) {
     }
 
-    private void answered(Poller p, DaemonHealth h) {
+    private void answered(Poller p, FleetHealth h) {
         if (p.stopped) {
             return;
         }
         p.failures = 0;
         Instant at = clock.instant();
         replace(p, p.row.answered(h, at));
-        now.set(at);
-        next(p, POLL);
+        p.dueAt = at.plus(POLL);
     }
 
     private void failed(Poller p, Throwable e) {
@@ -350,8 +744,7 @@ public final class FleetViewModel implements AutoCloseable {
         Instant at = clock.instant();
         String why = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
         replace(p, p.row.failed(why, at, at.plus(wait)));
-        now.set(at);
-        next(p, wait);
+        p.dueAt = at.plus(wait);
     }
 
     /** {@link #BACKOFF_FIRST} doubled per earlier failure, at most {@link #BACKOFF_MAX}. */
@@ -363,17 +756,17 @@ public final class FleetViewModel implements AutoCloseable {
         return d.compareTo(BACKOFF_MAX) > 0 ? BACKOFF_MAX : d;
     }
 
-    private void next(Poller p, Duration delay) {
-        p.timer = scheduler.schedule(delay, () -> poll(p));
-    }
-
     private void replace(Poller p, FleetRow row) {
-        int i = backing.indexOf(p.row);
+        List<FleetRow> into = batch != null ? batch : backing;
+        int i = into.indexOf(p.row);
         p.row = row;
         if (i >= 0) {
-            backing.set(i, row);
+            into.set(i, row);
         }
     }
+
+    /** While a cycle's answers are applied: the rows as they become, set on {@link #backing} at once after. */
+    private List<FleetRow> batch;
 
     private static String key(String name) {
         return name.strip().toLowerCase(Locale.ROOT);
@@ -387,7 +780,8 @@ public final class FleetViewModel implements AutoCloseable {
         FleetRow row;
         int failures;
         volatile boolean stopped;
-        Background.Cancellable timer;
+        /** When it is asked next; written on the FX thread, read by the timer's. */
+        volatile Instant dueAt = Instant.MIN;
 
         Poller(DaemonEntry entry, boolean saved, HealthSource.Asker asker) {
             this.entry = entry;

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kiln.core.fleet.DaemonEntry;
 import dev.kiln.core.fleet.DaemonList;
+import dev.kiln.core.fleet.FleetHealth;
+import dev.kiln.core.fleet.HealthVerdict;
 import dev.kiln.core.serve.DaemonHealth;
 import dev.kiln.testkit.MutableClock;
 import dev.kiln.ui.util.Background;
@@ -61,7 +63,7 @@ class FleetViewModelTest {
             if (a == null) {
                 throw new IOException("no answer scripted for " + d.name());
             }
-            return (DaemonHealth) a;
+            return a instanceof FleetHealth f ? f : FleetHealth.of((DaemonHealth) a);
         };
         return new FleetViewModel(listFile, Background.inline(), timer, source, clock, opened::add);
     }
@@ -144,7 +146,7 @@ class FleetViewModelTest {
         assertThat(down.revisionText()).as("the last one seen").isEqualTo("r1");
         assertThat(down.downSince()).contains(wentDown);
 
-        // backoff: 1 s, 2 s, 4 s, ... while it stays down; "since" stays the first failure
+        // backoff: 1 s, 2 s, 3 s, 3 s ... while it stays down; "since" stays the first failure
         int before = asked.get("eval-2");
         advance(Duration.ofSeconds(1));
         assertThat(asked.get("eval-2")).isEqualTo(before + 1);
@@ -155,11 +157,12 @@ class FleetViewModelTest {
         assertThat(asked.get("eval-2")).as("not yet: it waits 2 s now").isEqualTo(before + 1);
         advance(Duration.ofSeconds(1));
         assertThat(asked.get("eval-2")).isEqualTo(before + 2);
-        assertThat(vm.row("eval-2").orElseThrow().retryAt()).contains(clock.instant().plus(Duration.ofSeconds(4)));
+        assertThat(vm.row("eval-2").orElseThrow().retryAt()).as("at most 3 s: a restarted daemon is seen within 5 s")
+                .contains(clock.instant().plus(Duration.ofSeconds(3)));
         assertThat(vm.row("eval-2").orElseThrow().downSince()).contains(wentDown);
 
         answers.put("eval-2", healthy(9, Duration.ZERO));
-        advance(Duration.ofSeconds(4));
+        advance(Duration.ofSeconds(3));
         FleetRow back = vm.row("eval-2").orElseThrow();
         assertThat(back.state()).isEqualTo(FleetRow.State.UP);
         assertThat(back.revisionText()).isEqualTo("r9");
@@ -173,8 +176,10 @@ class FleetViewModelTest {
     @Test
     void backoff_doublesUpToItsBound() {
         assertThat(FleetViewModel.backoff(0)).isEqualTo(Duration.ofSeconds(1));
-        assertThat(FleetViewModel.backoff(3)).isEqualTo(Duration.ofSeconds(8));
-        assertThat(FleetViewModel.backoff(5)).isEqualTo(FleetViewModel.BACKOFF_MAX);
+        assertThat(FleetViewModel.backoff(1)).isEqualTo(Duration.ofSeconds(2));
+        assertThat(FleetViewModel.backoff(2)).isEqualTo(FleetViewModel.BACKOFF_MAX);
+        assertThat(FleetViewModel.BACKOFF_MAX.plus(FleetViewModel.ASK_TIMEOUT)).as("a restarted daemon is seen within 5 s")
+                .isLessThanOrEqualTo(Duration.ofSeconds(5));
         assertThat(FleetViewModel.backoff(500)).isEqualTo(FleetViewModel.BACKOFF_MAX);
     }
 
@@ -247,6 +252,191 @@ class FleetViewModelTest {
         Map<String, Integer> before = new HashMap<>(asked);
         advance(Duration.ofMinutes(5));
         assertThat(asked).isEqualTo(before);
+    }
+
+    private static FleetHealth judged(DaemonHealth h, HealthVerdict.State v, String... reasons) {
+        List<HealthVerdict.Reason> rs = new ArrayList<>();
+        for (String r : reasons) {
+            rs.add(new HealthVerdict.Reason(r.split(" ")[0], v, r));
+        }
+        return new FleetHealth(h, new HealthVerdict(v, rs));
+    }
+
+    @Test
+    void verdict_readFromTheDaemon_unknownWhenItDoesNotSay_failingWhenUnreachable_andRowsSortByIt() {
+        answers.put("eval-1", healthy(1, Duration.ZERO)); // an older daemon: no verdict field
+        answers.put("eval-2", judged(healthy(2, Duration.ZERO), HealthVerdict.State.DEGRADED, "contract_failures 2 contracts fail"));
+        answers.put("tick-1", judged(healthy(3, Duration.ZERO), HealthVerdict.State.HEALTHY));
+        FleetViewModel vm = model(file);
+        vm.load();
+        assertThat(vm.rows()).extracting(FleetRow::name).containsExactly("eval-2", "eval-1", "tick-1");
+        assertThat(vm.row("eval-1").orElseThrow().verdictWord()).as("never invented").isEqualTo("unknown");
+        assertThat(vm.row("eval-2").orElseThrow().healthText(clock.instant())).isEqualTo("degraded: contract_failures 2 contracts fail");
+        assertThat(vm.row("tick-1").orElseThrow().healthText(clock.instant())).isEqualTo("healthy");
+
+        answers.put("tick-1", REFUSED);
+        advance(FleetViewModel.POLL);
+        FleetRow gone = vm.row("tick-1").orElseThrow();
+        assertThat(gone.verdict().state()).isEqualTo(HealthVerdict.State.FAILING);
+        assertThat(gone.verdict().reasons()).extracting(HealthVerdict.Reason::code).containsExactly("unreachable");
+        assertThat(vm.rows()).extracting(FleetRow::name).as("failing first").containsExactly("tick-1", "eval-2", "eval-1");
+
+        vm.sort(FleetViewModel.Sort.NAME);
+        assertThat(vm.rows()).extracting(FleetRow::name).containsExactly("eval-1", "eval-2", "tick-1");
+        vm.sort(FleetViewModel.Sort.HEALTH);
+        assertThat(vm.rows().get(0).name()).isEqualTo("tick-1");
+    }
+
+    @Test
+    void verdict_readsTheHealthBody_asTheDaemonSendsIt() {
+        HealthVerdict v = HealthVerdict.read("{\"revision\":3,\"verdict\":\"failing\",\"reasons\":[{\"code\":\"contract_failures\","
+                + "\"state\":\"failing\",\"message\":\"2 contracts fail to read\"}]}");
+        assertThat(v.state()).isEqualTo(HealthVerdict.State.FAILING);
+        assertThat(v.reasons()).containsExactly(new HealthVerdict.Reason("contract_failures", HealthVerdict.State.FAILING,
+                "2 contracts fail to read"));
+        assertThat(HealthVerdict.read("{\"revision\":3}").state()).isEqualTo(HealthVerdict.State.UNKNOWN);
+        assertThat(HealthVerdict.read("{\"verdict\":\"purple\"}").state()).as("a word this kiln does not know")
+                .isEqualTo(HealthVerdict.State.UNKNOWN);
+    }
+
+    @Test
+    void filter_byNameOrState_keepsTheOthersPolledAndChosen() {
+        answers.put("eval-1", healthy(1, Duration.ZERO));
+        answers.put("eval-2", REFUSED);
+        answers.put("tick-1", healthy(1, Duration.ZERO));
+        FleetViewModel vm = model(file);
+        vm.load();
+        vm.choose("tick-1", true);
+        vm.filter("eval");
+        assertThat(vm.rows()).extracting(FleetRow::name).containsExactlyInAnyOrder("eval-1", "eval-2");
+        assertThat(vm.allRows()).hasSize(3);
+        vm.filter("FAIL");
+        assertThat(vm.rows()).extracting(FleetRow::name).containsExactly("eval-2");
+        vm.filter("down");
+        assertThat(vm.rows()).extracting(FleetRow::name).containsExactly("eval-2");
+        vm.chooseShown();
+        assertThat(vm.chosenEntries()).extracting(DaemonEntry::name).containsExactly("eval-2", "tick-1");
+        vm.filter("");
+        assertThat(vm.rows()).hasSize(3);
+        int before = asked.get("tick-1");
+        vm.filter("eval");
+        advance(FleetViewModel.POLL);
+        assertThat(asked.get("tick-1")).as("filtered away, still polled").isGreaterThan(before);
+    }
+
+    @Test
+    void cycle_asksEveryDueDaemonAtOnce_andAppliesAllAnswersInOneHop() {
+        answers.put("eval-1", healthy(1, Duration.ZERO));
+        answers.put("eval-2", healthy(1, Duration.ZERO));
+        answers.put("tick-1", healthy(1, Duration.ZERO));
+        List<String> hops = new ArrayList<>();
+        Background counting = new Background() {
+            @Override
+            public <T> Cancellable run(java.util.concurrent.Callable<T> work, java.util.function.Consumer<? super T> onResult,
+                    java.util.function.Consumer<? super Throwable> onError) {
+                hops.add("hop");
+                return Background.inline().run(work, onResult, onError);
+            }
+        };
+        FleetViewModel.HealthSource source = d -> () -> {
+            asked.merge(d.name(), 1, Integer::sum);
+            return FleetHealth.of((DaemonHealth) answers.get(d.name()));
+        };
+        FleetViewModel vm = new FleetViewModel(file, counting, timer, source, clock, opened::add);
+        vm.load();
+        assertThat(hops).as("one hop for three daemons").hasSize(1);
+        advance(FleetViewModel.POLL.multipliedBy(5));
+        assertThat(hops).hasSize(6);
+        assertThat(asked).containsEntry("eval-1", 6).containsEntry("tick-1", 6);
+    }
+
+    /** An engine whose actions end when the test says; anything else it is asked is unsupported. */
+    private static final class ScriptedEngine {
+        final java.util.concurrent.CompletableFuture<dev.kiln.core.doctor.Diagnosis> diagnosis = new java.util.concurrent.CompletableFuture<>();
+        final java.util.concurrent.CompletableFuture<dev.kiln.core.startup.ProbeReport> probe = new java.util.concurrent.CompletableFuture<>();
+        final java.util.concurrent.atomic.AtomicBoolean cancelled = new java.util.concurrent.atomic.AtomicBoolean();
+
+        dev.kiln.core.engine.Engine engine() {
+            return (dev.kiln.core.engine.Engine) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+                    new Class<?>[] {dev.kiln.core.engine.Engine.class}, (proxy, m, args) -> switch (m.getName()) {
+                        case "probe" -> new dev.kiln.core.engine.Action<dev.kiln.core.startup.ProbeReport>() {
+                            public String id() {
+                                return "a-1";
+                            }
+
+                            public java.util.concurrent.CompletableFuture<dev.kiln.core.startup.ProbeReport> result() {
+                                return probe;
+                            }
+
+                            public void cancel() {
+                                cancelled.set(true);
+                                probe.completeExceptionally(new java.util.concurrent.CancellationException("cancelled"));
+                            }
+                        };
+                        case "close" -> null;
+                        case "toString" -> "scripted";
+                        default -> throw new UnsupportedOperationException(m.getName());
+                    });
+        }
+    }
+
+    @Test
+    void actions_progressRowPerDaemon_unreachableOneFails_cancelAllEndsTheRest() throws Exception {
+        answers.put("eval-1", healthy(1, Duration.ZERO));
+        answers.put("eval-2", healthy(1, Duration.ZERO));
+        answers.put("tick-1", healthy(1, Duration.ZERO));
+        Map<String, ScriptedEngine> engines = new java.util.concurrent.ConcurrentHashMap<>();
+        dev.kiln.core.fleet.FleetActions actions = dev.kiln.core.fleet.FleetActions.builder().concurrency(2)
+                .engines(d -> {
+                    if (d.name().equals("eval-2")) {
+                        throw new dev.kiln.core.engine.EngineException(dev.kiln.core.engine.EngineException.Kind.UNREACHABLE,
+                                "nothing listens at " + d.url());
+                    }
+                    return engines.computeIfAbsent(d.name(), n -> new ScriptedEngine()).engine();
+                })
+                .reachability(d -> Optional.empty()).build();
+        FleetViewModel.HealthSource source = d -> () -> FleetHealth.of((DaemonHealth) answers.get(d.name()));
+        FleetViewModel vm = new FleetViewModel(file, Background.inline(), timer, source, clock, opened::add, actions);
+        vm.load();
+        assertThat(vm.runAction(dev.kiln.core.fleet.FleetActions.Kind.PROBE)).hasValueSatisfying(m -> assertThat(m).contains("select"));
+        vm.chooseShown();
+        assertThat(vm.runAction(dev.kiln.core.fleet.FleetActions.Kind.PROBE)).isEmpty();
+        assertThat(vm.actionRunningProperty().get()).isTrue();
+        dev.kiln.testkit.Await.await("eval-2 failed as unreachable, the others running", () -> {
+            Map<String, dev.kiln.core.fleet.FleetActions.State> st = states(vm);
+            return st.get("eval-2") == dev.kiln.core.fleet.FleetActions.State.FAILED
+                    && st.get("eval-1") == dev.kiln.core.fleet.FleetActions.State.RUNNING
+                    && st.get("tick-1") == dev.kiln.core.fleet.FleetActions.State.RUNNING;
+        });
+        dev.kiln.core.fleet.FleetActions.Progress failed = vm.progress().stream().filter(p -> p.name().equals("eval-2")).findFirst().orElseThrow();
+        assertThat(failed.code()).isEqualTo("unreachable");
+        assertThat(failed.message()).startsWith("unreachable: ").contains("nothing listens");
+        assertThat(vm.runAction(dev.kiln.core.fleet.FleetActions.Kind.DOCTOR)).as("one at a time").isPresent();
+
+        vm.cancelAll();
+        dev.kiln.testkit.Await.await("all ended", () -> !vm.actionRunningProperty().get());
+        assertThat(engines.values()).allMatch(e -> e.cancelled.get());
+        assertThat(states(vm)).containsEntry("eval-1", dev.kiln.core.fleet.FleetActions.State.CANCELLED)
+                .containsEntry("tick-1", dev.kiln.core.fleet.FleetActions.State.CANCELLED)
+                .containsEntry("eval-2", dev.kiln.core.fleet.FleetActions.State.FAILED);
+        assertThat(vm.actionSummaryProperty().get()).isEqualTo("probe on 3 daemons: 1 failed, 2 cancelled");
+    }
+
+    @Test
+    void heat_binsTheSlowestAnswerAgainstTheTimeout() {
+        assertThat(FleetViewModel.Heat.of(new dev.kiln.core.fleet.FleetActions.Heat("a", 400, 10_000, "ok"))).isEqualTo(FleetViewModel.Heat.COOL);
+        assertThat(FleetViewModel.Heat.of(new dev.kiln.core.fleet.FleetActions.Heat("a", 6_000, 10_000, "ok"))).isEqualTo(FleetViewModel.Heat.WARM);
+        assertThat(FleetViewModel.Heat.of(new dev.kiln.core.fleet.FleetActions.Heat("a", 8_600, 10_000, "ok"))).isEqualTo(FleetViewModel.Heat.NEAR);
+        assertThat(FleetViewModel.Heat.of(new dev.kiln.core.fleet.FleetActions.Heat("a", -1, 10_000, "timeout"))).isEqualTo(FleetViewModel.Heat.OVER);
+        assertThat(FleetViewModel.heatText(new dev.kiln.core.fleet.FleetActions.Heat("a", 8_600, 10_000, "ok"))).isEqualTo("▲ 8.6 s");
+        assertThat(FleetViewModel.heatText(new dev.kiln.core.fleet.FleetActions.Heat("a", 412.4, 30_000, "ok"))).isEqualTo("✓ 412 ms");
+        assertThat(FleetViewModel.heatText(new dev.kiln.core.fleet.FleetActions.Heat("a", -1, 10_000, "timeout"))).isEqualTo("✕ timeout");
+    }
+
+    private static Map<String, dev.kiln.core.fleet.FleetActions.State> states(FleetViewModel vm) {
+        Map<String, dev.kiln.core.fleet.FleetActions.State> m = new java.util.concurrent.ConcurrentHashMap<>();
+        List.copyOf(vm.progress()).forEach(p -> m.put(p.name(), p.state()));
+        return m;
     }
 
     private void advance(Duration d) {

@@ -1,0 +1,207 @@
+package dev.kiln.ui;
+
+import dev.kiln.core.workspace.WorkspaceLayout;
+import dev.kiln.ui.fleet.FleetRow;
+import dev.kiln.ui.fleet.FleetView;
+import dev.kiln.ui.fleet.FleetViewModel;
+import dev.kiln.ui.shell.MainViewModel;
+import dev.kiln.ui.shell.Page;
+import dev.kiln.ui.shell.Theme;
+import dev.kiln.ui.util.FxBackground;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import javafx.animation.AnimationTimer;
+import javafx.application.Platform;
+import javafx.stage.Stage;
+
+/**
+ * The Fleet page at fleet size, headless (Monocle), for {@code kiln bench fleet}: the console shows the Fleet page of
+ * a daemon list while its poller asks every daemon; this times the gaps between FX pulses ({@code max_fx_stall_ms})
+ * and the poll cycles (all due daemons asked, answers on the FX thread), then how long a daemon that was stopped and
+ * started again takes to show up again ({@code restart_noticed_ms}).
+ *
+ * <p>Concurrency: runs on the caller's thread; it reads the page's state on the FX thread only. One call per process.
+ */
+public final class FleetLoad {
+    /** Pulses per second while timing: a gap longer than 16 ms is a dropped frame at 60 Hz. */
+    public static final int PULSE_HZ = 250;
+
+    private FleetLoad() {
+    }
+
+    /**
+     * What to measure.
+     *
+     * @param listFile the daemon list the console shows
+     * @param local a workspace for the console to open beside the fleet (it is not projected live)
+     * @param seconds how long pulses and cycles are timed
+     * @param restarted the daemon (by name) that {@code stop} and {@code start} stop and start again
+     * @param stop stops that daemon
+     * @param start starts it again on its port; returns once it listens
+     */
+    public record Options(Path listFile, Path local, int seconds, String restarted, Runnable stop, Runnable start) {
+    }
+
+    /**
+     * Runs the measurement; the figures: {@code max_fx_stall_ms}, {@code p99_fx_stall_ms}, {@code pulses},
+     * {@code poll_cycle_ms_p95}, {@code poll_cycle_ms_max}, {@code poll_cycles}, {@code daemons_up},
+     * {@code restart_noticed_ms}, {@code down_noticed_ms}.
+     *
+     * @throws IllegalStateException when Monocle is missing or the page does not show what it should in time
+     */
+    public static Map<String, Object> run(Options o) throws InterruptedException {
+        KilnConsole.useHeadlessPlatform();
+        System.setProperty("javafx.animation.pulse", Integer.toString(PULSE_HZ));
+        CountDownLatch up = new CountDownLatch(1);
+        Platform.startup(up::countDown);
+        Platform.setImplicitExit(false);
+        up.await();
+        Map<String, Object> out = new LinkedHashMap<>();
+        try (FxBackground background = new FxBackground()) {
+            KilnConsole.daemonList(o.listFile());
+            Stage stage = onFx(() -> {
+                Stage s = new Stage();
+                MainViewModel m = KilnConsole.show(s, WorkspaceLayout.of(o.local()), background, false, Theme.DARK, 1280, 800);
+                m.navigate(Page.FLEET);
+                return s;
+            });
+            FleetViewModel vm = onFx(() -> ((FleetView) stage.getScene().lookup("#page-fleet")).model());
+            int all = onFx(() -> vm.allRows().size());
+            awaitFx(() -> vm.allRows().stream().allMatch(r -> r.state() != FleetRow.State.CONNECTING), 120,
+                    "an answer from each of the " + all + " daemons");
+            Thread.sleep(2000); // settled: the first cycles, the table's first layout
+
+            List<Long> cycles = new ArrayList<>();
+            onFx(() -> {
+                vm.lastCycleProperty().addListener((x, a, d) -> cycles.add(d.toNanos()));
+                return null;
+            });
+            Pulses pulses = new Pulses(o.seconds() * PULSE_HZ * 2);
+            onFx(() -> {
+                pulses.start();
+                return null;
+            });
+            Thread.sleep(TimeUnit.SECONDS.toMillis(o.seconds()));
+            onFx(() -> {
+                pulses.stop();
+                return null;
+            });
+            long[] gaps = pulses.gaps();
+            Arrays.sort(gaps);
+            long[] c = onFx(() -> cycles.stream().mapToLong(Long::longValue).sorted().toArray());
+            out.put("pulse_hz", PULSE_HZ);
+            out.put("pulses", gaps.length);
+            out.put("max_fx_stall_ms", gaps.length == 0 ? Double.NaN : ms(gaps[gaps.length - 1]));
+            out.put("p99_fx_stall_ms", gaps.length == 0 ? Double.NaN : ms(gaps[(int) Math.min(gaps.length - 1, Math.ceil(gaps.length * 0.99) - 1)]));
+            out.put("pulses_over_16ms", Arrays.stream(gaps).filter(g -> g > TimeUnit.MILLISECONDS.toNanos(16)).count());
+            out.put("poll_cycles", c.length);
+            out.put("poll_cycle_ms_p95", c.length == 0 ? Double.NaN : ms(c[(int) Math.min(c.length - 1, Math.ceil(c.length * 0.95) - 1)]));
+            out.put("poll_cycle_ms_max", c.length == 0 ? Double.NaN : ms(c[c.length - 1]));
+            out.put("daemons_up", onFx(() -> vm.allRows().stream().filter(r -> r.state() != FleetRow.State.DOWN).count()));
+
+            // A restart: stopped, seen down, started again on its port: how long until its row is back.
+            long stopped = System.nanoTime();
+            o.stop().run();
+            awaitFx(() -> vm.row(o.restarted()).map(r -> r.state() == FleetRow.State.DOWN).orElse(false), 60,
+                    o.restarted() + " down");
+            out.put("down_noticed_ms", ms(System.nanoTime() - stopped));
+            Thread.sleep(4000); // down for a while: its backoff has grown to its cap
+            o.start().run();
+            long listening = System.nanoTime();
+            awaitFx(() -> vm.row(o.restarted()).map(r -> r.state() != FleetRow.State.DOWN).orElse(false), 60,
+                    o.restarted() + " back up");
+            out.put("restart_noticed_ms", ms(System.nanoTime() - listening));
+            onFx(() -> {
+                stage.hide();
+                return null;
+            });
+        } finally {
+            Platform.exit();
+        }
+        return out;
+    }
+
+    private static double ms(long nanos) {
+        return Math.round(nanos / 1e5) / 10.0;
+    }
+
+    /** Times the gap between successive pulses. */
+    private static final class Pulses {
+        private final long[] gaps;
+        private final AtomicInteger count = new AtomicInteger();
+        private final AtomicLong last = new AtomicLong();
+        private final AnimationTimer timer;
+
+        Pulses(int capacity) {
+            gaps = new long[capacity];
+            timer = new AnimationTimer() {
+                @Override
+                public void handle(long ignored) {
+                    long t = System.nanoTime();
+                    long prev = last.getAndSet(t);
+                    int i = count.get();
+                    if (prev != 0 && i < gaps.length) {
+                        gaps[i] = t - prev;
+                        count.set(i + 1);
+                    }
+                }
+            };
+        }
+
+        void start() {
+            timer.start();
+        }
+
+        void stop() {
+            timer.stop();
+        }
+
+        long[] gaps() {
+            return Arrays.copyOf(gaps, count.get());
+        }
+    }
+
+    private static <T> T onFx(Callable<T> call) throws InterruptedException {
+        CountDownLatch done = new CountDownLatch(1);
+        AtomicReference<Object> result = new AtomicReference<>();
+        Platform.runLater(() -> {
+            try {
+                result.set(call.call());
+            } catch (Exception | Error e) {
+                result.set(e);
+            } finally {
+                done.countDown();
+            }
+        });
+        if (!done.await(60, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("the console's FX thread did not answer within 60 s");
+        }
+        Object r = result.get();
+        if (r instanceof Throwable t) {
+            throw new IllegalStateException("on the FX thread: " + t, t);
+        }
+        @SuppressWarnings("unchecked")
+        T t = (T) r;
+        return t;
+    }
+
+    private static void awaitFx(Callable<Boolean> condition, int seconds, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        while (!onFx(condition)) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the Fleet page did not show " + what + " within " + seconds + " s");
+            }
+            Thread.sleep(5);
+        }
+    }
+}

@@ -1,0 +1,229 @@
+package dev.kiln.ui.fleet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kiln.core.Kiln;
+import dev.kiln.core.demo.DemoWorkspace;
+import dev.kiln.core.engine.Action;
+import dev.kiln.core.engine.Engine;
+import dev.kiln.core.engine.EngineException;
+import dev.kiln.core.fleet.DaemonEntry;
+import dev.kiln.core.fleet.DaemonList;
+import dev.kiln.core.fleet.FleetActions;
+import dev.kiln.core.fleet.FleetHealth;
+import dev.kiln.core.fleet.HealthVerdict;
+import dev.kiln.core.serve.DaemonHealth;
+import dev.kiln.core.startup.BytecodeMode;
+import dev.kiln.core.startup.Outcome;
+import dev.kiln.core.startup.ProbeReport;
+import dev.kiln.core.startup.ServerConfig;
+import dev.kiln.core.startup.ServerResult;
+import dev.kiln.core.startup.Timeline;
+import dev.kiln.core.telemetry.EventBus;
+import dev.kiln.core.workspace.WorkspaceLayout;
+import dev.kiln.testkit.FxTest;
+import dev.kiln.ui.shell.MainViewModel;
+import dev.kiln.ui.shell.MainWindow;
+import dev.kiln.ui.shell.Page;
+import dev.kiln.ui.shell.Theme;
+import dev.kiln.ui.util.FxBackground;
+import dev.kiln.ui.util.PngSnapshot;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import javafx.geometry.Bounds;
+import javafx.scene.Node;
+import javafx.scene.control.Label;
+import javafx.scene.control.TableView;
+import javafx.stage.Stage;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.testfx.api.FxRobot;
+import org.testfx.framework.junit5.ApplicationExtension;
+import org.testfx.framework.junit5.Start;
+import org.testfx.util.WaitForAsyncUtils;
+
+/**
+ * Pictures of the Fleet page, in both themes at the default size and at 1600×1000, with a healthy, a degraded, a
+ * failing, an unreachable and an unknown (older) daemon, after a fleet probe: its progress rows and the heat map of
+ * hosts × servers. The daemons' answers are scripted (the real daemons are in app's {@code FleetActionsTest} and
+ * {@code FleetPageTest}); the pictures go to {@code -Dkiln.shots=DIR} (default {@code target/shots}) for a person to
+ * look at, and the test checks that nothing the page shows is cut off: each heat cell and the action buttons lie
+ * within the window.
+ */
+@FxTest
+@ExtendWith(ApplicationExtension.class)
+class FleetPicturesTest {
+    private static final FxBackground BACKGROUND = new FxBackground();
+    private static final Instant T0 = Instant.parse("2026-12-01T12:00:00Z");
+    private Stage stage;
+    private MainViewModel model;
+    private FleetViewModel fleet;
+
+    @Start
+    void start(Stage stage) throws Exception {
+        this.stage = stage;
+        Path dir = Files.createTempDirectory("kiln-fleet-pictures");
+        Path ws = dir.resolve("ws");
+        new DemoWorkspace().write(ws, 20, 3, false);
+        Path list = dir.resolve("daemons.json");
+        DaemonList.update(list, l -> l.with(DaemonEntry.of("eval-1", "http://127.0.0.1:7101", "", ""))
+                .with(DaemonEntry.of("eval-2", "http://127.0.0.1:7102", "", ""))
+                .with(DaemonEntry.of("eval-3", "http://127.0.0.1:7103", "", ""))
+                .with(DaemonEntry.of("tick-1", "http://127.0.0.1:7104", "", ""))
+                .with(DaemonEntry.of("old-1", "http://127.0.0.1:7105", "", "")));
+        Map<String, Object> answers = Map.of(
+                "eval-1", new FleetHealth(health(42, 500, 0), new HealthVerdict(HealthVerdict.State.HEALTHY, List.of())),
+                "eval-2", new FleetHealth(health(17, 480, 0), new HealthVerdict(HealthVerdict.State.DEGRADED, List.of(
+                        new HealthVerdict.Reason("probe_near_timeout", HealthVerdict.State.DEGRADED,
+                                "demo-import-graph answered in 8.6 s of its 10 s timeout")))),
+                "tick-1", new FleetHealth(health(9, 40, 2), new HealthVerdict(HealthVerdict.State.FAILING, List.of(
+                        new HealthVerdict.Reason("contract_failures", HealthVerdict.State.FAILING, "2 contracts fail to read")))),
+                "eval-3", new IOException("the daemon at http://127.0.0.1:7103/ did not answer GET /api/v1/version: nothing"
+                        + " listens there; is kiln serve running, on that port?"),
+                "old-1", FleetHealth.of(health(3, 12, 0)));
+        FleetViewModel.HealthSource source = d -> () -> {
+            Object a = answers.get(d.name());
+            if (a instanceof Exception e) {
+                throw e;
+            }
+            return (FleetHealth) a;
+        };
+        FleetActions actions = FleetActions.builder().concurrency(5).reachability(d -> Optional.empty()).engines(d -> {
+            if (d.name().equals("eval-3")) {
+                throw new EngineException(EngineException.Kind.UNREACHABLE, "nothing listens at " + d.url());
+            }
+            return probing(d.name());
+        }).build();
+        fleet = new FleetViewModel(list, BACKGROUND, FleetViewModel.Scheduler.daemonThread(), source, Clock.systemUTC(),
+                d -> { }, actions);
+        Kiln kiln = Kiln.open(ws, new EventBus(), Clock.systemUTC());
+        model = new MainViewModel(WorkspaceLayout.of(ws));
+        model.setTheme(Theme.LIGHT);
+        MainWindow window = new MainWindow(model, BACKGROUND, kiln.engine());
+        window.setFleet(fleet);
+        fleet.load();
+        stage.setScene(window.scene(1180, 740));
+        stage.show();
+        model.navigate(Page.FLEET);
+    }
+
+    @AfterAll
+    static void cleanUp() {
+        BACKGROUND.close();
+    }
+
+    @Test
+    void fleetPage_verdictRowsAndAProbeHeatMap_bothThemes_twoSizes_nothingCutOff(FxRobot robot) throws Exception {
+        @SuppressWarnings("unchecked")
+        TableView<FleetRow> table = robot.lookup("#fleet-table").queryAs(TableView.class);
+        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> table.getItems().size() == 5
+                && table.getItems().stream().noneMatch(r -> r.state() == FleetRow.State.CONNECTING));
+        List<String> order = new ArrayList<>();
+        robot.interact(() -> table.getItems().forEach(r -> order.add(r.name() + " " + r.verdictWord())));
+        assertThat(order).containsExactly("eval-3 failing", "tick-1 failing", "eval-2 degraded", "old-1 unknown", "eval-1 healthy");
+
+        robot.interact(() -> {
+            fleet.chooseShown();
+            assertThat(fleet.runAction(FleetActions.Kind.PROBE)).isEmpty();
+        });
+        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> !fleet.actionRunningProperty().get());
+        WaitForAsyncUtils.waitForFxEvents();
+        assertThat(robot.lookup("#fleet-heat-eval-2-demo-import-graph").queryAs(Label.class).getText()).isEqualTo("▲ 8.6 s");
+        assertThat(robot.lookup("#fleet-heat-tick-1-demo-import-graph").queryAs(Label.class).getText()).isEqualTo("✕ timeout");
+
+        Path shots = Files.createDirectories(Path.of(System.getProperty("kiln.shots", "target/shots")));
+        for (double[] size : new double[][] {{1180, 740}, {1600, 1000}}) {
+            robot.interact(() -> {
+                stage.setWidth(size[0]);
+                stage.setHeight(size[1]);
+            });
+            for (Theme t : Theme.values()) {
+                robot.interact(() -> model.setTheme(t));
+                WaitForAsyncUtils.waitForFxEvents();
+                robot.interact(() -> {
+                    stage.getScene().getRoot().applyCss();
+                    stage.getScene().getRoot().layout();
+                    for (String id : List.of("#fleet-probe", "#fleet-warm", "#fleet-doctor", "#fleet-cancel", "#fleet-choose-shown",
+                            "#fleet-choose-none", "#fleet-heat-eval-1-demo-import-graph", "#fleet-filter", "#fleet-progress")) {
+                        assertWithinWindow(robot.lookup(id).query(), id + " at " + (int) size[0] + "x" + (int) size[1]);
+                    }
+                    try {
+                        PngSnapshot.write(stage.getScene(), shots.resolve("fleet-page-" + t.key() + "-" + (int) size[0] + "x"
+                                + (int) size[1] + ".png"));
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                });
+            }
+        }
+    }
+
+    private void assertWithinWindow(Node n, String what) {
+        Bounds b = n.localToScene(n.getLayoutBounds());
+        assertThat(n.isVisible()).as(what + " visible").isTrue();
+        assertThat(b.getMinX()).as(what + " left edge").isGreaterThanOrEqualTo(0);
+        assertThat(b.getMaxX()).as(what + " right edge").isLessThanOrEqualTo(stage.getScene().getWidth() + 0.5);
+        assertThat(b.getMaxY()).as(what + " bottom edge").isLessThanOrEqualTo(stage.getScene().getHeight() + 0.5);
+        assertThat(b.getWidth()).as(what + " not squeezed").isGreaterThan(20);
+        if (n instanceof javafx.scene.control.Labeled l) {
+            assertThat(l.getWidth()).as(what + " shows its whole text \"" + l.getText() + "\"").isGreaterThanOrEqualTo(l.prefWidth(-1) - 0.5);
+        }
+    }
+
+    private static DaemonHealth health(long revision, long contracts, long failures) {
+        return new DaemonHealth(URI.create("http://x/"), 1, revision, revision, Optional.of(T0), Optional.of(Duration.ofMillis(1500)),
+                "", Duration.ofSeconds(15), true, "", contracts, failures, Optional.empty(),
+                Optional.of(new DaemonHealth.Seeds(2, failures > 0 ? 1 : 0)), Optional.empty());
+    }
+
+    /** A probe that has ended on its host with these figures (per daemon: its three demo servers). */
+    private static Engine probing(String name) {
+        double scale = switch (name) {
+            case "eval-2" -> 8.6;
+            case "tick-1" -> 12;
+            case "old-1" -> 5.5;
+            default -> 1;
+        };
+        List<ServerResult> rs = List.of(result("demo-light", 210 * Math.min(scale, 3), 30_000),
+                result("demo-stdlib", 640 * Math.min(scale, 4), 30_000),
+                result("demo-import-graph", 1000 * scale, 10_000));
+        ProbeReport report = new ProbeReport(T0, "", 1, BytecodeMode.AS_IS, rs);
+        return (Engine) java.lang.reflect.Proxy.newProxyInstance(FleetPicturesTest.class.getClassLoader(), new Class<?>[] {Engine.class},
+                (proxy, m, args) -> switch (m.getName()) {
+                    case "probe" -> new Action<ProbeReport>() {
+                        public String id() {
+                            return "probe-" + name;
+                        }
+
+                        public CompletableFuture<ProbeReport> result() {
+                            return CompletableFuture.completedFuture(report);
+                        }
+
+                        public void cancel() {
+                        }
+                    };
+                    case "close" -> null;
+                    default -> throw new UnsupportedOperationException(m.getName());
+                });
+    }
+
+    private static ServerResult result(String server, double ms, long timeoutMs) {
+        boolean ok = ms < timeoutMs;
+        return new ServerResult(server, ServerConfig.Transport.STDIO, 1, ok ? Outcome.OK : Outcome.TIMEOUT, null,
+                ok ? "" : "no initialize answer within " + timeoutMs / 1000 + " s", ok ? "2025-06-18" : null, ok ? ms : null,
+                ok ? ms + 20 : null, ok ? 3 : -1, timeoutMs, new Timeline(1.0, 40.0, null, ok ? ms : null, ok ? ms + 20 : null, null),
+                List.of());
+    }
+}
