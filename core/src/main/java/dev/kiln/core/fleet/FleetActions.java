@@ -470,7 +470,7 @@ public final class FleetActions {
                 try {
                     return a.result().get(CHECK.toMillis(), TimeUnit.MILLISECONDS);
                 } catch (ExecutionException e) {
-                    Throwable c = e.getCause();
+                    Throwable c = e.getCause() == null ? e : e.getCause();
                     if (c instanceof CancellationException ce) {
                         throw ce;
                     }
