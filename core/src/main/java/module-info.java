@@ -34,6 +34,8 @@ module dev.kiln.core {
     exports dev.kiln.core.doctor;
     exports dev.kiln.core.engine;
     exports dev.kiln.core.fleet;
+    exports dev.kiln.core.health;
+    exports dev.kiln.core.alert;
 
     opens dev.kiln.core.demo to com.fasterxml.jackson.databind;
 }
