@@ -398,6 +398,19 @@ public final class ProjectionDaemon implements AutoCloseable {
                 api.droppedSseClients(), projector.stateSyncs(), projector.stateFileError(), pacing);
     }
 
+    /**
+     * The health answer with its verdict ({@link HealthWire}): the same body for {@code /api/v1/health}, the
+     * {@code kiln_health} gauges and the console, judged once per ask.
+     */
+    private com.fasterxml.jackson.databind.node.ObjectNode healthBody() {
+        WatchStatus ws = watcher.status();
+        java.util.List<String> failed = projector.snapshot().failures().stream().map(f -> f.path())
+                .limit(dev.kiln.core.health.HealthEvidence.NAMED_FAILURES).toList();
+        return HealthWire.judge(HealthWire.evidence(Wire.healthFacts(Wire.health(loop.metrics(), revision(), ws,
+                clock.instant(), heartbeat, projector.stateFileError()), hostFacts.get()), failed, ws),
+                java.net.URI.create("http://127.0.0.1/"));
+    }
+
     /** What {@code /metrics} reads at scrape time: volatile values only, never the loop's lock. */
     private final class MetricsSource implements FleetMetrics.Source {
         private final Supplier<ArchiveCacheStats> archives;
@@ -440,6 +453,16 @@ public final class ProjectionDaemon implements AutoCloseable {
         }
 
         @Override
+        public DaemonHealth health() {
+            try {
+                return Wire.readHealth(java.net.URI.create("http://127.0.0.1/"), Wire.JSON.writeValueAsString(healthBody()),
+                        java.util.Optional.empty());
+            } catch (java.io.IOException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+
+        @Override
         public ArchiveCacheStats archiveStats() {
             ArchiveCacheStats s = archives.get();
             return s == null ? ArchiveCacheStats.empty() : s;
@@ -459,9 +482,7 @@ public final class ProjectionDaemon implements AutoCloseable {
 
         @Override
         public JsonNode health() {
-            return Wire.healthFacts(Wire.health(loop.metrics(), revision(), watcher.status(), clock.instant(), heartbeat,
-                    projector.stateFileError()),
-                    hostFacts.get());
+            return healthBody();
         }
 
         @Override
