@@ -129,7 +129,11 @@ public final class ProjectionDaemon implements AutoCloseable {
             this.pacing = b.pacing;
             this.loop = new ProjectionLoop(b.ticker, clock, b.pacing, b.reconcile, this::project, fleet::onTick);
             ProjectionLoop l = loop;
-            w = ChangeWatcher.builder(layout).clock(clock).events(own).backoff(b.backoffInitial, b.backoffMax)
+            ChangeWatcher.Builder wb = ChangeWatcher.builder(layout).clock(clock).events(own).backoff(b.backoffInitial, b.backoffMax);
+            if (b.watchLimit > 0) {
+                wb.watchLimit(b.watchLimit);
+            }
+            w = wb
                     .listener(new ChangeWatcher.Listener() {
                         @Override
                         public void onChange(ChangeDomain domain, Path path) {
@@ -628,6 +632,14 @@ public final class ProjectionDaemon implements AutoCloseable {
             this.holderKind = Objects.requireNonNull(kind, "kind");
             return this;
         }
+
+        /** The inotify watch limit the watch plans within (tests: a partial watch without changing the system's). */
+        Builder watchLimit(long limit) {
+            this.watchLimit = limit;
+            return this;
+        }
+
+        private long watchLimit;
 
         /** 0 picks any free port. */
         public Builder port(int p) {
