@@ -1,6 +1,5 @@
 package dev.kiln.core.serve;
 
-import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -24,8 +23,15 @@ import java.util.Optional;
  */
 final class HealthWire {
     /** One reason on the wire. */
-    record ReasonWire(@JsonProperty("code") String code, @JsonProperty("state") String state,
-            @JsonProperty("message") String message) {
+    record ReasonWire(String code, String state, String message) {
+        /** Written and read by hand: the API's mapper reaches no non-public type by reflection. */
+        ObjectNode toJson() {
+            return Wire.JSON.createObjectNode().put("code", code).put("state", state).put("message", message);
+        }
+
+        static ReasonWire of(JsonNode n) {
+            return new ReasonWire(n.path("code").asText(), n.path("state").asText(), n.path("message").asText());
+        }
     }
 
     private HealthWire() {
@@ -57,8 +63,7 @@ final class HealthWire {
     static ObjectNode verdict(ObjectNode o, HealthVerdict v) {
         o.put("verdict", v.state().wireName());
         ArrayNode a = o.putArray("reasons");
-        v.reasons().forEach(r -> a.add(Wire.JSON.valueToTree(
-                new ReasonWire(r.code(), r.state().wireName(), r.message()))));
+        v.reasons().forEach(r -> a.add(new ReasonWire(r.code(), r.state().wireName(), r.message()).toJson()));
         return o;
     }
 
@@ -69,7 +74,7 @@ final class HealthWire {
         }
         List<HealthReason> reasons = new ArrayList<>();
         for (JsonNode r : n.path("reasons")) {
-            ReasonWire w = Wire.JSON.convertValue(r, ReasonWire.class);
+            ReasonWire w = ReasonWire.of(r);
             reasons.add(new HealthReason(w.code(), HealthState.ofWireName(w.state()), w.message()));
         }
         HealthState said = HealthState.ofWireName(n.path("verdict").asText());
