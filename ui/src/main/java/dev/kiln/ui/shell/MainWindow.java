@@ -83,6 +83,17 @@ public final class MainWindow implements AutoCloseable {
         });
         apply(model.themeProperty().get());
         show(model.pageProperty().get());
+        // a rule that fires notifies once per firing (the health model calls this only when it starts firing)
+        projection.health().setFiredListener(f -> model.notify(new Notices.Notice(Notices.Kind.FAILED,
+                "Alert " + f.alert().rule().name() + " firing", f.alert().rule().summary())));
+    }
+
+    /** Reads the alert rules of {@code file} ({@code alerts.json}) off the FX thread; a file that does not read notifies. */
+    public void useAlertRules(java.nio.file.Path file) {
+        background.run(() -> dev.kiln.core.alert.AlertRules.load(file), l -> {
+            projection.health().setRules(l);
+            l.problem().ifPresent(p -> model.notify(new Notices.Notice(Notices.Kind.FAILED, "Alert rules not read", p)));
+        }, e -> { });
     }
 
     /**
