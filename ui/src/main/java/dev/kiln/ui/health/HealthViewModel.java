@@ -71,6 +71,8 @@ public final class HealthViewModel {
     private final ReadOnlyObjectWrapper<HealthVerdict> verdict = new ReadOnlyObjectWrapper<>();
     private final Map<Card, ReadOnlyObjectWrapper<CardState>> cards = new EnumMap<>(Card.class);
     private final ObservableList<AlertRow> rows = FXCollections.observableArrayList();
+    /** One read-only view, kept: a wrapper listens to {@code rows} weakly and would stop passing changes once collected. */
+    private final ObservableList<AlertRow> readOnlyRows = FXCollections.unmodifiableObservableList(rows);
     private final ReadOnlyIntegerWrapper firing = new ReadOnlyIntegerWrapper();
     private final ReadOnlyStringWrapper rulesNote = new ReadOnlyStringWrapper("");
     private List<Alert> active = List.of();
@@ -257,7 +259,7 @@ public final class HealthViewModel {
 
     /** Active rules, firing first. */
     public ObservableList<AlertRow> alerts() {
-        return FXCollections.unmodifiableObservableList(rows);
+        return readOnlyRows;
     }
 
     /** How many rules fire now. */
