@@ -18,8 +18,14 @@ public final class HealthCards {
         badge.getStyleClass().add("card-state");
         Label reason = new Label();
         reason.getStyleClass().add("card-reason");
-        reason.setWrapText(true);
+        reason.setWrapText(true); // up to two lines under the number, the whole reason in the tooltip
         reason.setMaxWidth(Double.MAX_VALUE);
+        reason.setMinWidth(0);
+        reason.setPrefWidth(0); // the reason never widens its card: the cards keep one width, the numbers stay whole
+        reason.setMaxHeight(30);
+        javafx.scene.control.Tooltip tip = new javafx.scene.control.Tooltip();
+        tip.setWrapText(true);
+        tip.setMaxWidth(480);
         if (id != null) {
             badge.setId(id + "-state");
             reason.setId(id + "-reason");
@@ -32,6 +38,8 @@ public final class HealthCards {
             card.getStyleClass().add(s.styleClass());
             badge.setText(s.icon() + " " + s.word());
             reason.setText(s.reason().isEmpty() ? " " : s.reason()); // a blank line keeps the cards one height
+            tip.setText(s.reason());
+            reason.setTooltip(s.reason().isEmpty() ? null : tip);
         };
         state.addListener((o, a, b) -> show.run());
         show.run();

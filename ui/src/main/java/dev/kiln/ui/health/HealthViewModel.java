@@ -139,15 +139,19 @@ public final class HealthViewModel {
         }
         asking = true;
         lastAsk = engine.clock().instant();
-        background.run(engine::healthEvidence, ev -> {
-            asking = false;
-            show(ev);
-            again();
-        }, err -> {
-            asking = false;
-            unreachable(String.valueOf(err.getMessage()));
-            again();
-        });
+        try {
+            background.run(engine::healthEvidence, ev -> {
+                asking = false;
+                show(ev);
+                again();
+            }, err -> {
+                asking = false;
+                unreachable(String.valueOf(err.getMessage()));
+                again();
+            });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            asking = false; // the window's session is ending (its executor closed): nothing more to judge
+        }
     }
 
     private void again() {
