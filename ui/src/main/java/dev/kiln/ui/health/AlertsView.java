@@ -29,7 +29,13 @@ public final class AlertsView extends VBox {
         note.textProperty().bind(vm.rulesNoteProperty());
         HBox head = new HBox(12, title, note);
         head.setAlignment(Pos.BASELINE_LEFT);
-        getChildren().addAll(head, list);
+        Label resolved = new Label();
+        resolved.setId("alerts-resolved");
+        resolved.getStyleClass().add("text-muted");
+        resolved.textProperty().bind(Bindings.concat("✔ ", vm.lastResolvedProperty()));
+        resolved.managedProperty().bind(vm.lastResolvedProperty().isNotEmpty());
+        resolved.visibleProperty().bind(resolved.managedProperty());
+        getChildren().addAll(head, list, resolved);
         vm.alerts().addListener((ListChangeListener<AlertRow>) c -> show(vm));
         show(vm);
     }

@@ -75,6 +75,7 @@ public final class HealthViewModel {
     private final ObservableList<AlertRow> readOnlyRows = FXCollections.unmodifiableObservableList(rows);
     private final ReadOnlyIntegerWrapper firing = new ReadOnlyIntegerWrapper();
     private final ReadOnlyStringWrapper rulesNote = new ReadOnlyStringWrapper("");
+    private final ReadOnlyStringWrapper lastResolved = new ReadOnlyStringWrapper("");
     private List<Alert> active = List.of();
     private Consumer<AlertFired> onFired = a -> { };
     private boolean asking;
@@ -94,6 +95,9 @@ public final class HealthViewModel {
         this.alerts = new Alerts(rules, engine.clock(), e -> {
             if (e instanceof AlertFired f) {
                 fired.add(f);
+            } else if (e instanceof dev.kiln.core.alert.AlertResolved r) {
+                lastResolved.set(r.rule().name() + " resolved at " + SINCE.format(r.at()) + " (firing since "
+                        + SINCE.format(r.firedAt()) + ")");
             }
         });
     }
@@ -269,6 +273,11 @@ public final class HealthViewModel {
     /** How many rules fire now. */
     public ReadOnlyIntegerProperty firingProperty() {
         return firing.getReadOnlyProperty();
+    }
+
+    /** The last rule that stopped firing, and when; empty before the first. */
+    public ReadOnlyStringProperty lastResolvedProperty() {
+        return lastResolved.getReadOnlyProperty();
     }
 
     /** Where the rules come from, or why alerts.json was not used. */

@@ -75,5 +75,6 @@ abstract class HealthViewModelTest extends EngineTestBase {
         assertThat(vm.cardProperty(HealthViewModel.Card.HEALTH).get().word()).isEqualTo("DEGRADED");
         assertThat(vm.alerts()).extracting(AlertRow::name).containsExactly("KilnSeedStale");
         assertThat(fired).as("resolving notifies nothing more").hasSize(2);
+        assertThat(vm.lastResolvedProperty().get()).startsWith("KilnContractFailures resolved at ");
     }
 }
