@@ -458,11 +458,15 @@ public final class ProjectionDaemon implements AutoCloseable {
 
         @Override
         public DaemonHealth health() {
+            if (watcher == null) {
+                return null; // still starting: no gauge of the verdict yet
+            }
             try {
                 return Wire.readHealth(java.net.URI.create("http://127.0.0.1/"), Wire.JSON.writeValueAsString(healthBody()),
                         java.util.Optional.empty());
-            } catch (java.io.IOException e) {
-                throw new IllegalStateException(e);
+            } catch (java.io.IOException | RuntimeException e) {
+                LOG.debug("health not judged for /metrics: {}", e.toString()); // a scrape never fails for it
+                return null;
             }
         }
 
