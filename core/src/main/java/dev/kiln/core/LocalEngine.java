@@ -224,4 +224,31 @@ final class LocalEngine implements Engine {
         kiln.close(); // closes the actions too
     }
 
+
+    @Override
+    public dev.kiln.core.health.HealthEvidence healthEvidence() {
+        dev.kiln.core.projection.TickResult t = kiln.projector().lastTick();
+        WorkspaceOwnership.Mode mode = kiln.ownership().state().mode();
+        boolean heartbeats = mode == WorkspaceOwnership.Mode.OWN || mode == WorkspaceOwnership.Mode.FOLLOW;
+        Duration heartbeat = kiln.settings().heartbeat();
+        // a projection ticking on demand has no heartbeat to be late for: its age is not judged
+        Optional<Duration> age = t == null ? Optional.empty()
+                : Optional.of(heartbeats ? Duration.between(t.at(), kiln.clock().instant()) : Duration.ZERO);
+        var b = dev.kiln.core.health.HealthEvidence.builder()
+                .projection(t == null ? 0 : t.leaves(), t == null ? 0 : t.failures(),
+                        snapshot().failures().stream().map(f -> f.path()).toList(), "")
+                .age(age.map(a -> a.isNegative() ? Duration.ZERO : a), heartbeat)
+                .seeds(actions.seeds(), actions.warmHistory())
+                .stateFileError(Optional.ofNullable(kiln.projector().stateFileError()).orElse(""));
+        kiln.watchStatus().ifPresent(w -> b.watch(w.live(), w.partial(), w.partial() ? w.note() : w.reason()));
+        List<SavedRun> runs = actions.probeRuns();
+        if (!runs.isEmpty()) {
+            try {
+                b.probe(Optional.of(dev.kiln.core.health.HealthEvidence.Probe.ofSavedRun(actions.probeRun(runs.get(0).id()))));
+            } catch (RuntimeException e) {
+                // a run that does not read says nothing of the servers; the Startup page shows why
+            }
+        }
+        return b.build();
+    }
 }

@@ -272,6 +272,9 @@ public final class KilnConsole extends Application {
         model.setDaemonOpener(d -> attachDaemon(stage, background, d));
         MainWindow window = new MainWindow(model, background, engine);
         window.setFleet(fleetFor(stage, background));
+        if (settingsFile != null) {
+            window.useAlertRules(dev.kiln.core.alert.AlertRules.file(settingsFile.toAbsolutePath().getParent()));
+        }
         stage.getProperties().put(MODEL, model);
         closeSession(stage); // a window shows one workspace at a time
         Runnable close = () -> {

@@ -13,7 +13,7 @@ import picocli.CommandLine.Parameters;
 @Command(name = "kiln", mixinStandardHelpOptions = true, versionProvider = KilnCommand.Version.class,
         description = {"Operations console for fast-starting, observable sandboxed tool runtimes.",
             "With no sub-command, opens the console on WORKSPACE (default: the built-in demo workspace)."},
-        subcommands = {DemoCommand.class, ProjectCommand.class, DoctorCommand.class, HealCommand.class, ServeCommand.class, StatusCommand.class, AttachCommand.class, ArchiveCommand.class,
+        subcommands = {DemoCommand.class, ProjectCommand.class, DoctorCommand.class, HealCommand.class, ServeCommand.class, StatusCommand.class, AttachCommand.class, AlertsCommand.class, ArchiveCommand.class,
             WarmCommand.class, SeedCommand.class, ProbeCommand.class, BytecodeCommand.class, BenchCommand.class,
             FleetCommand.class,
             ScreenshotCommand.class,

@@ -6,6 +6,8 @@ import dev.kiln.app.common.CliException;
 import dev.kiln.app.common.Json;
 import dev.kiln.app.common.JsonOption;
 import dev.kiln.core.fleet.DaemonEntry;
+import dev.kiln.core.health.HealthReason;
+import dev.kiln.core.health.HealthVerdict;
 import dev.kiln.core.serve.DaemonHealth;
 import dev.kiln.core.serve.ServeClient;
 import dev.kiln.core.workspace.Durations;
@@ -18,14 +20,16 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code kiln status URL}: a daemon's health for scripts; exit 0 healthy, 1 degraded, 2 unreachable or refused. */
+/** {@code kiln status URL}: a daemon's health verdict for scripts; exit 0 healthy, 1 degraded, 2 failing or unreachable. */
 @Command(name = "status", mixinStandardHelpOptions = true,
-        header = "Print a kiln serve's health: exit 0 healthy, 1 degraded, 2 unreachable or refused.",
-        description = {"Ask the kiln serve at URL (as it printed it at start) for its health: API version, revision,",
-            "age of its last projection, watch live or degraded, contracts and failures.",
-            "Exit 0 when healthy; 1 when degraded (watch degraded, projection stuck or failing, not projected yet);",
-            "2 when it cannot be asked (down, not a kiln serve, another API version, token refused, certificate",
-            "not the pinned one).",
+        header = "Print a kiln serve's health verdict: exit 0 healthy, 1 degraded, 2 failing or unreachable.",
+        description = {"Ask the kiln serve at URL (as it printed it at start) for its health: its verdict (healthy,",
+            "degraded or failing) with every reason, API version, revision, age of its last projection, watch,",
+            "contracts and failures, seeds and the latest probe. docs/HEALTH.md has the table of reasons.",
+            "Exit 0 when healthy; 1 when degraded (watch degraded or partial, stale seed, probe near its timeout,",
+            "not projected yet); 2 when failing (contract failures, a failed warm, a server over its timeout, a",
+            "stuck projection) or when it cannot be asked within --timeout (down, stopped, not a kiln serve, another",
+            "API version, token refused, certificate not the pinned one): a daemon that cannot be asked is failing.",
             "NAME is a daemon of your daemon list (daemons.json in the config directory); --all asks every one of them."})
 final class StatusCommand implements Callable<Integer> {
 
@@ -34,7 +38,7 @@ final class StatusCommand implements Callable<Integer> {
     String url;
 
     @Option(names = "--all", description = "Every daemon of the daemon list, as a table (or a JSON array): exit 0 when"
-            + " all are healthy, 1 when one is degraded, 2 when one cannot be asked.")
+            + " all are healthy, 1 when one is degraded, 2 when one is failing or cannot be asked.")
     boolean all;
 
     @Option(names = "--timeout", paramLabel = "DURATION", description = "How long each daemon may take to answer, in"
@@ -64,22 +68,29 @@ final class StatusCommand implements Callable<Integer> {
         try {
             h = client.health();
         } catch (IOException e) {
+            HealthVerdict v = HealthVerdict.unreachable(e.getMessage());
             if (json.enabled()) {
                 ObjectNode o = Json.object();
                 o.put("url", url);
                 o.put("status", "unreachable");
                 o.put("reachable", false);
                 o.put("error", e.getMessage());
+                verdict(o, v);
                 System.out.println(Json.compact(o));
+            } else {
+                System.out.println(url + ": " + v.state().wireName());
+                printReasons(v);
             }
             System.err.println("kiln: " + e.getMessage());
-            return 2;
+            return v.state().exitCode();
         }
         List<String> problems = h.problems();
+        HealthVerdict v = h.verdict();
         if (json.enabled()) {
             System.out.println(Json.compact(toJson(h, problems)));
         } else {
-            System.out.println(h.url() + ": " + (problems.isEmpty() ? "healthy" : "degraded"));
+            System.out.println(h.url() + ": " + v.state().wireName());
+            printReasons(v);
             System.out.println("  api:        v" + h.apiVersion() + h.tlsFingerprint().map(f -> ", TLS pinned").orElse(""));
             System.out.println("  revision:   " + h.revision() + " (" + h.projections() + " projections)");
             System.out.println("  projected:  " + h.lastProjectionAge().map(a -> seconds(a.toMillis()) + " ago")
@@ -88,15 +99,32 @@ final class StatusCommand implements Callable<Integer> {
             System.out.println("  contracts:  " + h.contracts() + " (" + h.failures() + " failures)");
             h.seeds().ifPresent(sd -> System.out.println("  seeds:      " + sd.targets() + " targets, " + sd.stale() + " stale"));
             h.lastProbe().ifPresent(pr -> System.out.println("  last probe: " + pr.at() + ": " + pr.verdict()));
-            problems.forEach(p -> System.out.println("  problem:    " + p));
         }
-        return problems.isEmpty() ? 0 : 1;
+        return v.state().exitCode();
+    }
+
+    /** Every reason, worst first: {@code  failing:   contract_failures: 2 contracts failed: …}. */
+    private static void printReasons(HealthVerdict v) {
+        for (HealthReason r : v.reasons()) {
+            System.out.println(String.format(java.util.Locale.ROOT, "  %-11s %s: %s", r.state().wireName() + ":", r.code(),
+                    r.message()));
+        }
+    }
+
+    /** {@code verdict} and {@code reasons}, as the daemon's health answer has them. */
+    private static void verdict(ObjectNode o, HealthVerdict v) {
+        o.put("verdict", v.state().wireName());
+        ArrayNode a = o.putArray("reasons");
+        v.reasons().forEach(r -> a.addObject().put("code", r.code()).put("state", r.state().wireName())
+                .put("message", r.message()));
     }
 
     private static ObjectNode toJson(DaemonHealth h, List<String> problems) {
         ObjectNode o = Json.object();
+        HealthVerdict v = h.verdict();
         o.put("url", h.url().toString());
-        o.put("status", problems.isEmpty() ? "healthy" : "degraded");
+        o.put("status", v.state().wireName());
+        verdict(o, v);
         o.put("reachable", true);
         o.put("api_version", h.apiVersion());
         o.put("revision", h.revision());
@@ -159,11 +187,12 @@ final class StatusCommand implements Callable<Integer> {
             Object r = asks.get(i).join();
             if (r instanceof DaemonHealth h) {
                 List<String> problems = h.problems();
-                exit = Math.max(exit, problems.isEmpty() ? 0 : 1);
+                HealthVerdict v = h.verdict();
+                exit = Math.max(exit, v.state().exitCode());
                 ObjectNode o = toJson(h, problems);
                 o.put("name", d.name());
                 arr.add(o);
-                table.add(new String[] {d.name(), problems.isEmpty() ? "healthy" : "degraded", "r" + h.revision(),
+                table.add(new String[] {d.name(), v.state().wireName(), "r" + h.revision(),
                     h.lastProjectionAge().map(a -> seconds(a.toMillis()) + " ago").orElse("not yet"),
                     h.watchLive() ? "live" : "degraded", h.contracts() + (h.failures() == 0 ? "" : " (" + h.failures() + " failed)"),
                     h.seeds().map(sd -> sd.stale() + "/" + sd.targets() + " stale").orElse("-"),
@@ -176,6 +205,7 @@ final class StatusCommand implements Callable<Integer> {
                 o.put("status", "unreachable");
                 o.put("reachable", false);
                 o.put("error", String.valueOf(r));
+                verdict(o, HealthVerdict.unreachable(String.valueOf(r)));
                 arr.add(o);
                 table.add(new String[] {d.name(), "unreachable", "-", "-", "-", "-", "-", "-"});
                 System.err.println("kiln: " + d.name() + ": " + r);

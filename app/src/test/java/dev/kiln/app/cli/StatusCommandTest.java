@@ -42,6 +42,7 @@ class StatusCommandTest {
     void status_tlsDaemonWithPinnedCertificate_healthyExit0_wrongPinOrNoPinExit2_goneExit2() throws Exception {
         Path ws = dir.resolve("ws");
         assertThat(CliRun.kiln("demo", ws.toString(), "--contracts", "20").exit()).isZero();
+        HealthStatusTest.healthyDemo(ws);
         Path pw = Files.writeString(dir.resolve("tls-password"), "a-long-pass\n");
         Path ks = keystore(dir.resolve("kiln.p12"), "a-long-pass");
         Path otherKs = keystore(dir.resolve("other.p12"), "a-long-pass");
@@ -121,6 +122,7 @@ class StatusCommandTest {
     void status_watchDegraded_exit1NamingWhy() throws Exception {
         Path ws = dir.resolve("ws");
         assertThat(CliRun.kiln("demo", ws.toString(), "--contracts", "5").exit()).isZero();
+        HealthStatusTest.healthyDemo(ws);
         try (ProjectionDaemon d = ProjectionDaemon.builder(WorkspaceLayout.of(ws)).port(0).start()) {
             String url = d.url().toString();
             Await.await("kiln status healthy", Duration.ofSeconds(60), () -> CliRun.kiln("status", url).exit() == 0);
@@ -135,7 +137,7 @@ class StatusCommandTest {
                 last[0] = CliRun.kiln("status", url);
                 return last[0].exit() == 1;
             });
-            assertThat(last[0].out()).contains("degraded").contains("problem:    watch degraded");
+            assertThat(last[0].out()).contains("degraded").contains("watch_degraded: watch degraded");
         }
     }
 

@@ -159,6 +159,16 @@ public interface Engine extends AutoCloseable {
     /** Drops every held archive. */
     void invalidateArchives();
 
+    // --- health (the verdict's evidence) -------------------------------------------------------------------------
+
+    /**
+     * What this engine's health verdict is judged from ({@code HealthRules.judge}): the last projection, the watch,
+     * the seeds and the latest probe, as its host sees them; a remote engine asks the daemon's health answer.
+     *
+     * @throws EngineException when a remote daemon cannot be asked (its verdict is then {@code unreachable})
+     */
+    dev.kiln.core.health.HealthEvidence healthEvidence();
+
     /** Ends this engine: its projector or its connection. */
     @Override
     void close();

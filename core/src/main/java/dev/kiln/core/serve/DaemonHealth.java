@@ -1,5 +1,8 @@
 package dev.kiln.core.serve;
 
+import dev.kiln.core.health.HealthEvidence;
+import dev.kiln.core.health.HealthRules;
+import dev.kiln.core.health.HealthVerdict;
 import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
@@ -28,11 +31,29 @@ import java.util.Optional;
  * @param lastProbe the verdict of its workspace's latest saved startup probe; empty when never probed (or not said)
  * @param stateFileError why its {@code observer/state.json} cannot be written now (the file, the OS's reason), so that
  *     the file trails the revision it serves from memory; empty when the file is up to date
+ * @param failedContracts the first few contract paths that failed (at most {@link HealthEvidence#NAMED_FAILURES})
+ * @param watchPartial whether its watch stat-walks directories over the inotify limit ({@code watchReason} the note)
+ * @param reported the verdict the daemon judged ({@code verdict}, {@code reasons}); empty from an older daemon
  */
 public record DaemonHealth(URI url, int apiVersion, long revision, long projections, Optional<Instant> lastProjectionAt,
         Optional<Duration> lastProjectionAge, String lastError, Duration heartbeat, boolean watchLive,
         String watchReason, long contracts, long failures, Optional<String> tlsFingerprint, Optional<Seeds> seeds,
-        Optional<Probe> lastProbe, String stateFileError) {
+        Optional<Probe> lastProbe, String stateFileError, List<String> failedContracts, boolean watchPartial,
+        Optional<HealthVerdict> reported) {
+
+    public DaemonHealth {
+        failedContracts = List.copyOf(failedContracts);
+    }
+
+    /** A health report without the verdict's evidence (as an older daemon's). */
+    public DaemonHealth(URI url, int apiVersion, long revision, long projections, Optional<Instant> lastProjectionAt,
+            Optional<Duration> lastProjectionAge, String lastError, Duration heartbeat, boolean watchLive,
+            String watchReason, long contracts, long failures, Optional<String> tlsFingerprint, Optional<Seeds> seeds,
+            Optional<Probe> lastProbe, String stateFileError) {
+        this(url, apiVersion, revision, projections, lastProjectionAt, lastProjectionAge, lastError, heartbeat, watchLive,
+                watchReason, contracts, failures, tlsFingerprint, seeds, lastProbe, stateFileError, List.of(), false,
+                Optional.empty());
+    }
 
     /** A health report that says nothing of the state file (as an older daemon's). */
     public DaemonHealth(URI url, int apiVersion, long revision, long projections, Optional<Instant> lastProjectionAt,
@@ -48,8 +69,19 @@ public record DaemonHealth(URI url, int apiVersion, long revision, long projecti
      *
      * @param targets targets (and seeds on disk without a target)
      * @param stale of those, the ones whose seed is not current: warmed for another lockfile, or never warmed
+     * @param staleTargets their names (empty from an older daemon)
+     * @param failedTargets of those, the ones whose latest warm failed
      */
-    public record Seeds(int targets, int stale) {
+    public record Seeds(int targets, int stale, List<String> staleTargets, List<String> failedTargets) {
+        public Seeds {
+            staleTargets = List.copyOf(staleTargets);
+            failedTargets = List.copyOf(failedTargets);
+        }
+
+        /** Counts only (as an older daemon says them). */
+        public Seeds(int targets, int stale) {
+            this(targets, stale, List.of(), List.of());
+        }
     }
 
     /**
@@ -94,7 +126,7 @@ public record DaemonHealth(URI url, int apiVersion, long revision, long projecti
     }
 
     /** A projection older than this many heartbeats means the loop is stuck. */
-    static final int STALE_HEARTBEATS = 3;
+    static final int STALE_HEARTBEATS = HealthRules.STALE_HEARTBEATS;
 
     /** Why it is degraded; empty when it is healthy. Failing contracts are the data's problem, not the daemon's. */
     public List<String> problems() {
@@ -120,5 +152,24 @@ public record DaemonHealth(URI url, int apiVersion, long revision, long projecti
 
     public boolean healthy() {
         return problems().isEmpty();
+    }
+
+    /** What the verdict is judged from, as this answer says it (the daemon measured the age). */
+    public HealthEvidence evidence() {
+        HealthEvidence.Builder b = HealthEvidence.builder()
+                .projection(contracts, failures, failedContracts, lastError)
+                .age(lastProjectionAge, heartbeat.isZero() || heartbeat.isNegative() ? Duration.ofSeconds(15) : heartbeat)
+                .watch(watchLive, watchPartial, watchReason)
+                .stateFileError(stateFileError)
+                .probe(lastProbe.map(p -> new HealthEvidence.Probe(p.servers(), p.overTimeout(), p.failed(), p.slowest(),
+                        p.slowestStart(), p.slowestTimeout())));
+        seeds.ifPresent(s -> b.seeds(s.targets(), s.staleTargets().isEmpty() && s.stale() > 0
+                ? java.util.Collections.nCopies(s.stale(), "?") : s.staleTargets(), s.failedTargets()));
+        return b.build();
+    }
+
+    /** The daemon's verdict; for an older daemon that judges none, the one {@link HealthRules} gives its evidence. */
+    public HealthVerdict verdict() {
+        return reported.orElseGet(() -> HealthRules.judge(evidence()));
     }
 }

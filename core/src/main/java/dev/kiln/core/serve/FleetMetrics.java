@@ -91,6 +91,11 @@ final class FleetMetrics {
         boolean stateFileFailing();
 
         ArchiveCacheStats archiveStats();
+
+        /** The health answer, read back as a client reads it, verdict included; null while it cannot be said. */
+        default @org.jspecify.annotations.Nullable DaemonHealth health() {
+            return null;
+        }
     }
 
     private static final ExpositionFormatWriter TEXT = PrometheusTextFormatWriter.create();
@@ -187,6 +192,8 @@ final class FleetMetrics {
                         + " and the log say why); the served revision is then in memory only")
                 .callback(cb -> cb.call(source.stateFileFailing() ? 1 : 0)).register(registry);
 
+        health(source);
+
         archiveCounter("kiln_archive_cache_hits_total", "Archive requests served from the cache", source,
                 s -> s.hits());
         archiveCounter("kiln_archive_cache_misses_total", "Archive requests that found no usable archive", source,
@@ -228,6 +235,52 @@ final class FleetMetrics {
                 .help("Servers whose initialize took longer than their startup timeout in the latest probe run").register(registry);
         lastProbe = Gauge.builder().name("kiln_probe_last_run_timestamp_seconds")
                 .help("When the latest saved probe run started (Unix time)").register(registry);
+    }
+
+    /**
+     * The verdict ({@code kiln_health{state}}: 1 for the verdict's state, 0 for the others), its reasons
+     * ({@code kiln_health_reason{code}}: every code of the table, 1 while it applies) and the projection's age, in
+     * seconds and in heartbeats (what the stale rule compares). Each is read from the health answer, as a client reads it.
+     */
+    private void health(Source source) {
+        Supplier<DaemonHealth> now = source::health; // cheap: the host's facts are cached, the rest is in memory
+        GaugeWithCallback.builder().name("kiln_health")
+                .help("1 for the daemon's health verdict (healthy, degraded, failing; GET /api/v1/health says why), 0 for the others")
+                .labelNames("state").callback(cb -> {
+                    DaemonHealth h = now.get();
+                    if (h != null) {
+                        for (dev.kiln.core.health.HealthState s : dev.kiln.core.health.HealthState.values()) {
+                            cb.call(h.verdict().state() == s ? 1 : 0, s.wireName());
+                        }
+                    }
+                }).register(registry);
+        GaugeWithCallback.builder().name("kiln_health_reason")
+                .help("1 while a reason of the health verdict applies, by its code (docs/HEALTH.md has the table)")
+                .labelNames("code").callback(cb -> {
+                    DaemonHealth h = now.get();
+                    if (h != null) {
+                        for (dev.kiln.core.health.HealthRules.Row r : dev.kiln.core.health.HealthRules.table()) {
+                            cb.call(h.verdict().has(r.code()) ? 1 : 0, r.code());
+                        }
+                    }
+                }).register(registry);
+        GaugeWithCallback.builder().name("kiln_projection_age_seconds")
+                .help("Age of the last projection, by the daemon's clock (a live projection is never older than a few heartbeats)")
+                .callback(cb -> {
+                    DaemonHealth h = now.get();
+                    if (h != null) {
+                        h.lastProjectionAge().ifPresent(a -> cb.call(a.toMillis() / 1e3));
+                    }
+                }).register(registry);
+        GaugeWithCallback.builder().name("kiln_projection_age_heartbeats")
+                .help("Age of the last projection in heartbeats (over 3: the loop is stuck)")
+                .callback(cb -> {
+                    DaemonHealth h = now.get();
+                    if (h != null && !h.heartbeat().isZero()) {
+                        h.lastProjectionAge().ifPresent(a ->
+                                cb.call(dev.kiln.core.health.HealthEvidence.ageInHeartbeats(a, h.heartbeat())));
+                    }
+                }).register(registry);
     }
 
     private void archiveCounter(String name, String help, Source source, java.util.function.ToLongFunction<ArchiveCacheStats> f) {

@@ -1,6 +1,7 @@
 package dev.kiln.core.serve;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.kiln.core.health.HealthEvidence;
 import dev.kiln.core.seed.SeedCaches;
 import dev.kiln.core.seed.SeedInfo;
 import dev.kiln.core.startup.ProbeRuns;
@@ -58,9 +59,11 @@ final class HostFacts {
 
     private Optional<DaemonHealth.Seeds> seeds() {
         try {
-            List<SeedInfo> all = SeedCaches.of(layout.root()).seeds();
-            int stale = (int) all.stream().filter(s -> !s.current()).count();
-            return Optional.of(new DaemonHealth.Seeds(all.size(), stale));
+            SeedCaches caches = SeedCaches.of(layout.root());
+            List<SeedInfo> all = caches.seeds();
+            // the verdict's evidence: which are stale, and which of those failed their latest warm
+            HealthEvidence e = HealthEvidence.builder().seeds(all, caches.history()).build();
+            return Optional.of(new DaemonHealth.Seeds(all.size(), e.staleSeeds().size(), e.staleSeeds(), e.failedSeeds()));
         } catch (RuntimeException e) {
             LOG.debug("Health: seeds of {} not read: {}", layout.root(), e.getMessage());
             return Optional.empty();

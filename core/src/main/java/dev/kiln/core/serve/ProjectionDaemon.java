@@ -129,7 +129,11 @@ public final class ProjectionDaemon implements AutoCloseable {
             this.pacing = b.pacing;
             this.loop = new ProjectionLoop(b.ticker, clock, b.pacing, b.reconcile, this::project, fleet::onTick);
             ProjectionLoop l = loop;
-            w = ChangeWatcher.builder(layout).clock(clock).events(own).backoff(b.backoffInitial, b.backoffMax)
+            ChangeWatcher.Builder wb = ChangeWatcher.builder(layout).clock(clock).events(own).backoff(b.backoffInitial, b.backoffMax);
+            if (b.watchLimit > 0) {
+                wb.watchLimit(b.watchLimit);
+            }
+            w = wb
                     .listener(new ChangeWatcher.Listener() {
                         @Override
                         public void onChange(ChangeDomain domain, Path path) {
@@ -398,6 +402,19 @@ public final class ProjectionDaemon implements AutoCloseable {
                 api.droppedSseClients(), projector.stateSyncs(), projector.stateFileError(), pacing);
     }
 
+    /**
+     * The health answer with its verdict ({@link HealthWire}): the same body for {@code /api/v1/health}, the
+     * {@code kiln_health} gauges and the console, judged once per ask.
+     */
+    private com.fasterxml.jackson.databind.node.ObjectNode healthBody() {
+        WatchStatus ws = watcher.status();
+        java.util.List<String> failed = projector.snapshot().failures().stream().map(f -> f.path())
+                .limit(dev.kiln.core.health.HealthEvidence.NAMED_FAILURES).toList();
+        return HealthWire.judge(HealthWire.evidence(Wire.healthFacts(Wire.health(loop.metrics(), revision(), ws,
+                clock.instant(), heartbeat, projector.stateFileError()), hostFacts.get()), failed, ws),
+                java.net.URI.create("http://127.0.0.1/"));
+    }
+
     /** What {@code /metrics} reads at scrape time: volatile values only, never the loop's lock. */
     private final class MetricsSource implements FleetMetrics.Source {
         private final Supplier<ArchiveCacheStats> archives;
@@ -440,6 +457,20 @@ public final class ProjectionDaemon implements AutoCloseable {
         }
 
         @Override
+        public DaemonHealth health() {
+            if (watcher == null) {
+                return null; // still starting: no gauge of the verdict yet
+            }
+            try {
+                return Wire.readHealth(java.net.URI.create("http://127.0.0.1/"), Wire.JSON.writeValueAsString(healthBody()),
+                        java.util.Optional.empty());
+            } catch (java.io.IOException | RuntimeException e) {
+                LOG.debug("health not judged for /metrics: {}", e.toString()); // a scrape never fails for it
+                return null;
+            }
+        }
+
+        @Override
         public ArchiveCacheStats archiveStats() {
             ArchiveCacheStats s = archives.get();
             return s == null ? ArchiveCacheStats.empty() : s;
@@ -459,9 +490,7 @@ public final class ProjectionDaemon implements AutoCloseable {
 
         @Override
         public JsonNode health() {
-            return Wire.healthFacts(Wire.health(loop.metrics(), revision(), watcher.status(), clock.instant(), heartbeat,
-                    projector.stateFileError()),
-                    hostFacts.get());
+            return healthBody();
         }
 
         @Override
@@ -607,6 +636,14 @@ public final class ProjectionDaemon implements AutoCloseable {
             this.holderKind = Objects.requireNonNull(kind, "kind");
             return this;
         }
+
+        /** The inotify watch limit the watch plans within (tests: a partial watch without changing the system's). */
+        Builder watchLimit(long limit) {
+            this.watchLimit = limit;
+            return this;
+        }
+
+        private long watchLimit;
 
         /** 0 picks any free port. */
         public Builder port(int p) {

@@ -1108,4 +1108,16 @@ public final class RemoteEngine implements Engine {
     public String toString() {
         return "RemoteEngine[" + url + (connected ? ", connected" : "") + ", revision " + revision() + "]";
     }
+
+    @Override
+    public dev.kiln.core.health.HealthEvidence healthEvidence() {
+        try {
+            return client.health().evidence();
+        } catch (IOException e) {
+            throw new EngineException(EngineException.Kind.UNREACHABLE, e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new EngineException(EngineException.Kind.UNREACHABLE, "interrupted while asking " + url + " its health", e);
+        }
+    }
 }

@@ -373,8 +373,9 @@ final class Wire {
                             ? java.util.Optional.of(java.time.Duration.ofMillis(n.path("last_projection_age_ms").asLong()))
                             : java.util.Optional.empty(),
                     n.path("last_error").asText(""), java.time.Duration.ofMillis(n.path("heartbeat_ms").asLong()),
-                    w.path("live").asBoolean(false), w.path("reason").asText(""), n.path("contracts").asLong(),
-                    n.path("failures").asLong(), pin, readSeeds(n), readProbe(n), n.path("state_file_error").asText(""));
+                    w.path("live").asBoolean(false), HealthWire.watchReason(w), n.path("contracts").asLong(),
+                    n.path("failures").asLong(), pin, readSeeds(n), readProbe(n), n.path("state_file_error").asText(""),
+                    HealthWire.failedContracts(n), w.path("partial").asBoolean(false), HealthWire.readVerdict(n));
         } catch (RuntimeException e) {
             throw new IOException("the answer is not a health report (" + e.getMessage() + "): " + abbreviate(body), e);
         }
@@ -386,7 +387,7 @@ final class Wire {
      * known (a reader of an older daemon finds neither).
      */
     static ObjectNode healthFacts(ObjectNode o, HostFacts.Facts f) {
-        f.seeds().ifPresent(s -> o.putObject("seeds").put("targets", s.targets()).put("stale", s.stale()));
+        f.seeds().ifPresent(s -> HealthWire.seedNames(o.putObject("seeds").put("targets", s.targets()).put("stale", s.stale()), s));
         f.lastProbe().ifPresent(p -> {
             ObjectNode n = o.putObject("last_probe");
             n.put("at", p.at().toString());
@@ -402,7 +403,8 @@ final class Wire {
 
     private static java.util.Optional<DaemonHealth.Seeds> readSeeds(JsonNode n) {
         JsonNode s = n.path("seeds");
-        return s.isObject() ? java.util.Optional.of(new DaemonHealth.Seeds(s.path("targets").asInt(), s.path("stale").asInt()))
+        return s.isObject() ? java.util.Optional.of(new DaemonHealth.Seeds(s.path("targets").asInt(), s.path("stale").asInt(),
+                HealthWire.strings(s.path("stale_targets")), HealthWire.strings(s.path("failed_targets"))))
                 : java.util.Optional.empty();
     }
 

@@ -1,6 +1,9 @@
 package dev.kiln.ui.projection;
 
 import dev.kiln.core.projection.TickResult;
+import dev.kiln.ui.health.AlertsView;
+import dev.kiln.ui.health.HealthCards;
+import dev.kiln.ui.health.HealthViewModel;
 import dev.kiln.ui.util.Cards;
 import dev.kiln.ui.util.SteadyLabel;
 import java.time.ZoneId;
@@ -40,13 +43,19 @@ public final class ProjectionView extends VBox {
         HBox header = new HBox(10, heading, grow, now);
         header.setAlignment(Pos.CENTER_LEFT);
 
+        dev.kiln.ui.health.HealthViewModel health = vm.health();
         HBox cards = new HBox(12,
-                Cards.card("Last projected", vm.ageProperty(), "projection-age"),
+                HealthCards.decorate(Cards.card("Health", Bindings.createStringBinding(() -> health.verdictProperty().get() == null
+                        ? "–" : health.verdictProperty().get().state().wireName(), health.verdictProperty()), "projection-health"),
+                        health.cardProperty(HealthViewModel.Card.HEALTH), "card-health"),
+                HealthCards.decorate(Cards.card("Last projected", vm.ageProperty(), "projection-age"),
+                        health.cardProperty(HealthViewModel.Card.AGE), "card-age"),
                 Cards.card("Revision", Bindings.createStringBinding(() -> text(vm, r -> Long.toString(r.revision())), vm.lastProperty()), "projection-revision"),
                 Cards.card("Contracts", Bindings.createStringBinding(() -> text(vm, r -> Integer.toString(r.leaves())), vm.lastProperty()), null),
                 Cards.card("Last tick", Bindings.createStringBinding(() -> text(vm, r -> String.format("%.1f ms", r.durationMillis())), vm.lastProperty()), null),
                 Cards.card("Parsed / reused", Bindings.createStringBinding(() -> text(vm, r -> r.stats().parsed() + " / " + r.stats().reused()), vm.lastProperty()), null),
-                Cards.card("Failures", Bindings.createStringBinding(() -> text(vm, r -> Integer.toString(r.failures())), vm.lastProperty()), null));
+                HealthCards.decorate(Cards.card("Failures", Bindings.createStringBinding(() -> text(vm, r -> Integer.toString(r.failures())), vm.lastProperty()), null),
+                        health.cardProperty(HealthViewModel.Card.FAILURES), "card-failures"));
         cards.getChildren().forEach(c -> HBox.setHgrow(c, Priority.ALWAYS));
 
         // the watch's and the wake reasons' lines change with ticks: they do so without laying out the page
@@ -110,7 +119,7 @@ public final class ProjectionView extends VBox {
         VBox.setVgrow(table, Priority.ALWAYS);
         table.setMinHeight(100);
 
-        getChildren().addAll(header, degraded, cards, watchLine, api, reasonsLine, manual, error, new StalenessPanel(vm.staleness()),
+        getChildren().addAll(header, degraded, cards, new AlertsView(health), watchLine, api, reasonsLine, manual, error, new StalenessPanel(vm.staleness()),
                 new ProjectionCharts(vm), table);
     }
 

@@ -57,6 +57,14 @@ public final class ProjectionViewModel {
         this.engine = engine;
         this.background = background;
         this.staleness = new StalenessViewModel(engine, background);
+        this.health = new dev.kiln.ui.health.HealthViewModel(engine, background, dev.kiln.core.alert.AlertRules.defaults());
+    }
+
+    private final dev.kiln.ui.health.HealthViewModel health;
+
+    /** The verdict and the alert rules behind the cards' state and the Alerts panel. */
+    public dev.kiln.ui.health.HealthViewModel health() {
+        return health;
     }
 
     /** "Why is this stale?": the staleness doctor on this workspace. */
@@ -76,11 +84,13 @@ public final class ProjectionViewModel {
                 watch.set(why.get()); // an engine that publishes no ownership change (attached) still says how it projects
             }
             engine.apiUrl().ifPresent(apiUrl::set);
+            health.refresh();
         }, e -> error.set("Projection failed: " + e.getMessage()));
     }
 
     /** Takes one frame's events: finished ticks, and who writes the workspace and how it is watched. */
     public void accept(List<? extends KilnEvent> batch) {
+        health.accept(batch);
         for (KilnEvent e : batch) {
             if (e instanceof TickFinished t) {
                 record(t.result());
@@ -128,6 +138,7 @@ public final class ProjectionViewModel {
      * calls it once a second while it shows; ticks and watch changes call it too.
      */
     public void refreshClock() {
+        health.refreshClock();
         java.time.Instant now = engine.clock().instant();
         TickResult r = last.get();
         age.set(r == null ? "not yet" : ageText(java.time.Duration.between(r.at(), now)));

@@ -83,6 +83,17 @@ public final class MainWindow implements AutoCloseable {
         });
         apply(model.themeProperty().get());
         show(model.pageProperty().get());
+        // a rule that fires notifies once per firing (the health model calls this only when it starts firing)
+        projection.health().setFiredListener(f -> model.notify(new Notices.Notice(Notices.Kind.ALERT,
+                "Alert " + f.alert().rule().name() + " firing", f.alert().rule().summary())));
+    }
+
+    /** Reads the alert rules of {@code file} ({@code alerts.json}) off the FX thread; a file that does not read notifies. */
+    public void useAlertRules(java.nio.file.Path file) {
+        background.run(() -> dev.kiln.core.alert.AlertRules.load(file), l -> {
+            projection.health().setRules(l);
+            l.problem().ifPresent(p -> model.notify(new Notices.Notice(Notices.Kind.FAILED, "Alert rules not read", p)));
+        }, e -> { });
     }
 
     /**
@@ -114,11 +125,11 @@ public final class MainWindow implements AutoCloseable {
         try {
             org.controlsfx.control.Notifications note = org.controlsfx.control.Notifications.create()
                     .owner(root.getScene().getWindow()).title(n.title()).text(n.text())
-                    .position(javafx.geometry.Pos.BOTTOM_RIGHT).hideAfter(javafx.util.Duration.seconds(n.kind() == Notices.Kind.FAILED ? 10 : 5));
+                    .position(javafx.geometry.Pos.BOTTOM_RIGHT).hideAfter(javafx.util.Duration.seconds(n.kind() != Notices.Kind.DONE ? 10 : 5));
             if (model.themeProperty().get() == Theme.DARK) {
                 note = note.darkStyle();
             }
-            if (n.kind() == Notices.Kind.FAILED) {
+            if (n.kind() != Notices.Kind.DONE) {
                 note.showError();
             } else {
                 note.showInformation();

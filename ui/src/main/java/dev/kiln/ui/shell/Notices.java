@@ -20,7 +20,9 @@ import java.util.Map;
 public final class Notices {
 
     /** What a notification says. */
-    public enum Kind { DONE, FAILED }
+    public enum Kind { DONE, FAILED,
+        /** An alert rule started firing (once per firing; the Alerts panel lists it while it fires). */
+        ALERT }
 
     /** One notification. */
     public record Notice(Kind kind, String title, String text) {

@@ -35,7 +35,8 @@ class ProjectionPageTest {
     @Start
     void start(Stage stage) throws Exception {
         workspace = Files.createTempDirectory("kiln-ui-projection");
-        new DemoWorkspace().write(workspace, 60, 3, false);
+        // without its malformed contract: the alert that would fire again when tasks/ is back is not this test's notice
+        Files.delete(workspace.resolve(new DemoWorkspace().write(workspace, 60, 3, false).malformed()));
         model = KilnConsole.show(stage, WorkspaceLayout.of(workspace), BACKGROUND, true, Theme.DARK, 1280, 800);
         model.navigate(Page.PROJECTION);
     }
