@@ -34,6 +34,7 @@ module dev.kiln.core {
     exports dev.kiln.core.doctor;
     exports dev.kiln.core.engine;
     exports dev.kiln.core.fleet;
+    exports dev.kiln.core.record;
 
     opens dev.kiln.core.demo to com.fasterxml.jackson.databind;
 }
