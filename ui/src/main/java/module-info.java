@@ -18,4 +18,5 @@ module dev.kiln.ui {
     exports dev.kiln.ui.seeds;
     exports dev.kiln.ui.startup;
     exports dev.kiln.ui.fleet;
+    exports dev.kiln.ui.record;
 }

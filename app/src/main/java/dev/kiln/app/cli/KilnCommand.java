@@ -15,7 +15,7 @@ import picocli.CommandLine.Parameters;
             "With no sub-command, opens the console on WORKSPACE (default: the built-in demo workspace)."},
         subcommands = {DemoCommand.class, ProjectCommand.class, DoctorCommand.class, HealCommand.class, ServeCommand.class, StatusCommand.class, AttachCommand.class, ArchiveCommand.class,
             WarmCommand.class, SeedCommand.class, ProbeCommand.class, BytecodeCommand.class, BenchCommand.class,
-            ScreenshotCommand.class,
+            ScreenshotCommand.class, RecordCommand.class,
             CommandLine.HelpCommand.class})
 public final class KilnCommand implements Callable<Integer> {
 

@@ -244,9 +244,8 @@ public final class ReplayEngine implements Engine {
         if (lastWatch != null) {
             bus.publish(lastWatch);
         }
-        if (lastTick != null) {
-            bus.publish(lastTick);
-        }
+        // the pages refresh on a tick: before the recording's first, one that stands for the state recorded
+        bus.publish(lastTick != null ? lastTick : stateTick());
         announce(true, new ArrayList<>(recent));
     }
 
@@ -402,6 +401,13 @@ public final class ReplayEngine implements Engine {
         announcedAt = ticker.read();
         bus.publish(new ReplayMoved(instant(position), instant(position), instant(startMicros), instant(endMicros), playing,
                 speed, jumped, recent));
+    }
+
+    private TickFinished stateTick() {
+        ContractSnapshot s = decoder.snapshot();
+        Instant at = instant(position);
+        return new TickFinished(at, new dev.kiln.core.projection.TickResult(dev.kiln.core.projection.WakeReason.STARTUP, at,
+                decoder.revision(), true, s.contracts().size(), s.failures().size(), s.stats(), 0, List.of(), null));
     }
 
     private static Instant instant(long micros) {
