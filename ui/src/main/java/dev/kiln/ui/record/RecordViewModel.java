@@ -119,6 +119,12 @@ public final class RecordViewModel {
         recording.set(false);
     }
 
+    /** Frames recorded so far in the running recording (0 when none runs). */
+    public long framesRecorded() {
+        Recorder r = recorder;
+        return r == null ? 0 : r.frames();
+    }
+
     /** Updates the size and duration while recording (the view calls it every second). */
     public void refresh() {
         Recorder r = recorder;
