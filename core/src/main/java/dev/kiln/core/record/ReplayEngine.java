@@ -70,7 +70,7 @@ public final class ReplayEngine implements Engine {
     private static final ObjectMapper JSON = new ObjectMapper();
     /** Why every action is refused. */
     public static final String READ_ONLY = "read-only: this is a recording being replayed, not a live workspace";
-    private static final int RECENT = 200;
+    private static final int RECENT = 100;
     private static final long STEP_NANOS = 40_000_000L;
 
     /** The state at a group's keyframe, kept once built. */
@@ -97,7 +97,7 @@ public final class ReplayEngine implements Engine {
 
         @Override
         protected boolean removeEldestEntry(Map.Entry<Integer, List<Recording.Frame>> eldest) {
-            return size() > 3;
+            return size() > 8;
         }
     };
 
@@ -107,6 +107,9 @@ public final class ReplayEngine implements Engine {
     private int group = -1; // guarded by this
     private List<Recording.Frame> frames = List.of(); // guarded by this
     private int next; // guarded by this: the next frame of `frames` to apply
+    /** What the pages read, from memory: replaced after every move (never built on a caller's thread). */
+    private volatile ContractSnapshot current;
+    private volatile @Nullable WatchStatus currentWatch;
     private volatile long position;
     private volatile boolean playing;
     private volatile double speed = 1;
@@ -120,6 +123,7 @@ public final class ReplayEngine implements Engine {
         this.ticker = ticker;
         this.layout = WorkspaceLayout.of(Path.of(recording.workspaceRoot()));
         this.decoder = new FrameDecoder(layout.tasksDir());
+        this.current = decoder.snapshot();
         this.startMicros = recording.groups().isEmpty() ? 0 : recording.groups().get(0).firstMicros();
         this.endMicros = recording.groups().isEmpty() ? 0 : recording.groups().get(recording.groups().size() - 1).lastMicros();
         this.position = startMicros;
@@ -212,6 +216,7 @@ public final class ReplayEngine implements Engine {
             target = endMicros;
         }
         position = target;
+        settle();
         if (target >= endMicros) {
             playing = false;
             if (task != null) {
@@ -241,6 +246,7 @@ public final class ReplayEngine implements Engine {
             LOG.error("Seeking in {} failed: {}", recording.file(), e.getMessage());
         }
         position = target;
+        settle();
         if (lastWatch != null) {
             bus.publish(lastWatch);
         }
@@ -341,22 +347,36 @@ public final class ReplayEngine implements Engine {
         forward(target, publish, null);
     }
 
-    /** Applies every frame up to {@code target}, across groups; publishes events when asked, else keeps the recent. */
+    /**
+     * Applies every frame up to {@code target}, across groups; publishes events when asked. A silent move (a seek)
+     * applies the state's frames only and reads just the events it needs afterwards (the last tick and watch, the
+     * recent ones for {@code recent}): reading every tick of ten minutes was most of a seek's time.
+     */
     private void forward(long target, boolean publish, @Nullable ArrayDeque<KilnEvent> recent) throws IOException {
         if (group < 0) {
             restore(0);
         }
+        ArrayDeque<Recording.Frame> skipped = new ArrayDeque<>();
+        Recording.Frame tickFrame = null;
+        Recording.Frame watchFrame = null;
         while (true) {
             while (next < frames.size() && frames.get(next).micros() <= target) {
                 Recording.Frame f = frames.get(next++);
-                Optional<KilnEvent> e;
-                try {
-                    e = decoder.apply(f.event(), f.data());
-                } catch (IOException ex) {
-                    LOG.warn("A {} frame of {} at {} could not be read; skipped: {}", f.event(), recording.file(), f.at(),
-                            ex.getMessage());
+                if (!publish && !FrameDecoder.isState(f.event())) {
+                    if (f.event().equals("tick")) {
+                        tickFrame = f;
+                    } else if (f.event().equals("watch")) {
+                        watchFrame = f;
+                    }
+                    if (!f.context()) {
+                        skipped.addLast(f);
+                        if (skipped.size() > RECENT) {
+                            skipped.removeFirst();
+                        }
+                    }
                     continue;
                 }
+                Optional<KilnEvent> e = decode(f);
                 if (e.isEmpty()) {
                     continue;
                 }
@@ -369,22 +389,51 @@ public final class ReplayEngine implements Engine {
                 if (f.context()) {
                     continue; // a repeat of the state at a keyframe: it happened before
                 }
-                if (publish) {
-                    bus.publish(ev);
-                } else if (recent != null) {
-                    recent.addLast(ev);
-                    if (recent.size() > RECENT) {
-                        recent.removeFirst();
-                    }
+                if (ev instanceof TickFinished) {
+                    settle(); // a page reading the snapshot on this tick finds the state the tick made
                 }
+                bus.publish(ev);
             }
             if (next < frames.size() || group + 1 >= recording.groups().size()
                     || recording.groups().get(group + 1).firstMicros() > target) {
-                return;
+                break;
             }
             group++; // into the next group: its keyframe is the state reached already, applied as context
             frames = groupFrames(group);
             next = 0;
+        }
+        if (!publish) {
+            for (Recording.Frame f : new Recording.Frame[] {watchFrame, tickFrame}) {
+                if (f != null) {
+                    decode(f).ifPresent(ev -> {
+                        if (ev instanceof TickFinished t) {
+                            lastTick = t;
+                        } else if (ev instanceof WatchChanged w) {
+                            lastWatch = w;
+                        }
+                    });
+                }
+            }
+            if (recent != null) {
+                for (Recording.Frame f : skipped) {
+                    if (f != tickFrame && f != watchFrame) {
+                        decode(f).ifPresent(recent::addLast);
+                    } else if (f == tickFrame && lastTick != null) {
+                        recent.addLast(lastTick);
+                    } else if (f == watchFrame && lastWatch != null) {
+                        recent.addLast(lastWatch);
+                    }
+                }
+            }
+        }
+    }
+
+    private Optional<KilnEvent> decode(Recording.Frame f) {
+        try {
+            return decoder.apply(f.event(), f.data());
+        } catch (IOException ex) {
+            LOG.warn("A {} frame of {} at {} could not be read; skipped: {}", f.event(), recording.file(), f.at(), ex.getMessage());
+            return Optional.empty();
         }
     }
 
@@ -397,7 +446,14 @@ public final class ReplayEngine implements Engine {
         return fs;
     }
 
+    /** Makes the decoder's state what the pages read. */
+    private void settle() {
+        current = decoder.snapshot();
+        currentWatch = decoder.watch().orElse(null);
+    }
+
     private void announce(boolean jumped, List<KilnEvent> recent) {
+        settle();
         announcedAt = ticker.read();
         bus.publish(new ReplayMoved(instant(position), instant(position), instant(startMicros), instant(endMicros), playing,
                 speed, jumped, recent));
@@ -470,9 +526,10 @@ public final class ReplayEngine implements Engine {
                 + READ_ONLY);
     }
 
+    /** The state at the position, from memory (built by the move that reached it): safe on a UI thread. */
     @Override
-    public synchronized ContractSnapshot snapshot() {
-        return decoder.snapshot();
+    public ContractSnapshot snapshot() {
+        return current;
     }
 
     @Override
@@ -481,8 +538,8 @@ public final class ReplayEngine implements Engine {
     }
 
     @Override
-    public synchronized Optional<WatchStatus> watchStatus() {
-        return decoder.watch();
+    public Optional<WatchStatus> watchStatus() {
+        return Optional.ofNullable(currentWatch);
     }
 
     @Override

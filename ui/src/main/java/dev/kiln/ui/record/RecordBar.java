@@ -137,8 +137,8 @@ public final class RecordBar {
                 vm.play();
             }
         });
-        vm.playingProperty().addListener((o, was, now) -> play.setText(now ? "⏸ Pause" : "▶ Play"));
-        Button step = new Button("⏭ Next change");
+        vm.playingProperty().addListener((o, was, now) -> play.setText(now ? "‖ Pause" : "▶ Play"));
+        Button step = new Button("Next change »");
         step.setId("replay-step");
         step.setMinWidth(Region.USE_PREF_SIZE);
         step.setTooltip(new Tooltip("Play up to the next change: a tick that changed the revision, a warm, a probe, an archive"));
@@ -210,12 +210,17 @@ public final class RecordBar {
         return problem;
     }
 
-    /** Every button of every shown page disabled, saying why (the engine refuses them anyway). */
+    /**
+     * Every button of every shown page disabled, saying why (the engine refuses them anyway). A disabled control shows
+     * no tooltip of its own, so the reason is on the bar's badge too.
+     */
     private void readOnly(Pane pages) {
         String why = vm.readOnlyReason();
         for (Node page : pages.getChildren()) {
             for (Node n : page.lookupAll(".button")) {
-                if (n instanceof ButtonBase b && !b.disableProperty().isBound()) {
+                if (n instanceof ButtonBase b) {
+                    // a replay's window is read-only for its whole life: the page's own enabling rule no longer applies
+                    b.disableProperty().unbind();
                     b.setDisable(true);
                     b.setTooltip(new Tooltip(why));
                 }
