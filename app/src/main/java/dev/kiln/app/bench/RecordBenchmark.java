@@ -180,7 +180,7 @@ public final class RecordBenchmark implements Callable<Integer> {
                 / parse[parse.length / 2], 2));
         out.put("record_wall_seconds", round(recordSeconds, 1));
         if (replaySeconds > 0) {
-            out.putAll(dev.kiln.ui.ReplayLoad.run(file, 60, replaySeconds));
+            out.putAll(UiBenchmark.replay(file, 60, replaySeconds)); // the one benchmark class that may load JavaFX
             out.put("target_max_fx_stall_ms", 16.0);
         }
         out.put("load_average", loadAverage());
