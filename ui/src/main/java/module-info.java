@@ -19,4 +19,5 @@ module dev.kiln.ui {
     exports dev.kiln.ui.startup;
     exports dev.kiln.ui.fleet;
     exports dev.kiln.ui.health;
+    exports dev.kiln.ui.record;
 }

@@ -106,6 +106,18 @@ final class LocalEngine implements Engine {
         }
     }
 
+    /** The projector's own frames (the daemon's SSE machinery in process); the daemon's stream while following one. */
+    @Override
+    public AutoCloseable frames(java.util.function.BiConsumer<String, String> sink) {
+        if (kiln.follows().isPresent()) {
+            dev.kiln.core.serve.ServeClient c = dev.kiln.core.serve.ServeClient.of(kiln.layout()).orElseThrow(() ->
+                    new EngineException(EngineException.Kind.UNREACHABLE, "The kiln serve that owns " + kiln.layout().root()
+                            + " went away; record again once this console owns the workspace"));
+            return dev.kiln.core.serve.FrameFeed.remote(c, sink, why -> { });
+        }
+        return dev.kiln.core.serve.FrameFeed.local(kiln.projector(), kiln.events(), sink);
+    }
+
     @Override
     public Optional<WatchStatus> watchStatus() {
         return kiln.watchStatus();

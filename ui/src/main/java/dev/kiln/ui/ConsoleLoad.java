@@ -128,7 +128,7 @@ public final class ConsoleLoad {
     }
 
     /** Times the pulses of the next {@code seconds}, sampling the FX thread's stack in late ones if {@code sample}. */
-    private static Pulses time(int seconds, boolean sample) throws InterruptedException {
+    static Pulses time(int seconds, boolean sample) throws InterruptedException {
         Pulses p = new Pulses(seconds * PULSE_HZ * 2, sample);
         onFx(() -> {
             p.start();
@@ -143,7 +143,7 @@ public final class ConsoleLoad {
     }
 
     /** {@code max_fx_stall_ms}, p99, p50 and {@code pulses_over_16ms} of {@code gaps}, each name ending in {@code suffix}. */
-    private static void stalls(long[] gaps, String suffix, Map<String, Object> out) {
+    static void stalls(long[] gaps, String suffix, Map<String, Object> out) {
         Arrays.sort(gaps);
         int n = gaps.length;
         out.put("max_fx_stall_ms" + suffix, n == 0 ? Double.NaN : ms(gaps[n - 1]));
@@ -198,7 +198,7 @@ public final class ConsoleLoad {
     }
 
     /** Times the gap between successive pulses; a sampler, if asked for, records the FX thread's stack while one is overdue. */
-    private static final class Pulses {
+    static final class Pulses {
         private final long[] gaps;
         private final AtomicInteger count = new AtomicInteger();
         private final AtomicLong last = new AtomicLong();
@@ -320,12 +320,12 @@ public final class ConsoleLoad {
         }
     }
 
-    private interface FxCall<T> {
+    interface FxCall<T> {
         T call() throws Exception;
     }
 
     /** Runs {@code call} on the FX thread and waits for it (60 s). */
-    private static <T> T onFx(FxCall<T> call) throws InterruptedException {
+    static <T> T onFx(FxCall<T> call) throws InterruptedException {
         CountDownLatch done = new CountDownLatch(1);
         AtomicReference<Object> result = new AtomicReference<>();
         Platform.runLater(() -> {
@@ -350,7 +350,7 @@ public final class ConsoleLoad {
     }
 
     /** Polls {@code condition} on the FX thread every 2 ms until it holds; fails after {@code seconds}. */
-    private static void awaitFx(FxCall<Boolean> condition, int seconds, String what) throws InterruptedException {
+    static void awaitFx(FxCall<Boolean> condition, int seconds, String what) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         while (!onFx(condition)) {
             if (System.nanoTime() > deadline) {

@@ -135,19 +135,19 @@ public final class KilnConsole extends Application {
         MainViewModel model = session.model();
         if (file != null) {
             // Saved when the window closes: the theme only if the user chose one, so a desktop change is still followed.
-            stage.addEventHandler(javafx.stage.WindowEvent.WINDOW_HIDDEN, e -> {
+            java.util.function.Supplier<dev.kiln.ui.shell.ConsoleSettings> current = () -> {
                 dev.kiln.ui.shell.ConsoleSettings now = session.memory()
                         .withBounds(new dev.kiln.ui.shell.ConsoleSettings.Bounds(stage.getX(), stage.getY(), stage.getWidth(), stage.getHeight()));
-                dev.kiln.ui.shell.Theme chosen = session.model().themeProperty().get();
+                MainViewModel shown = stage.getProperties().get(MODEL) instanceof MainViewModel m ? m : session.model();
+                dev.kiln.ui.shell.Theme chosen = shown.themeProperty().get();
                 if (remembered.theme().isPresent() || chosen != theme) {
                     now = now.withTheme(chosen);
                 }
-                try {
-                    now.write(file);
-                } catch (IOException ex) {
-                    System.err.println("kiln: could not remember the console's settings in " + file + ": " + ex.getMessage());
-                }
-            });
+                return now;
+            };
+            SettingsKeeper keeper = new SettingsKeeper(file, remembered);
+            stage.addEventHandler(javafx.stage.WindowEvent.WINDOW_HIDDEN, e -> keeper.save(current.get()));
+            keeper.keep(current); // and on SIGTERM, which hides no window: the last settings seen, from a shutdown hook
         }
         navigate(model, startPage);
         DaemonEntry attach = startDaemon;
@@ -161,6 +161,53 @@ public final class KilnConsole extends Application {
         String legacyShot = System.getProperty("kiln.screenshot", "");
         if (!legacyShot.isEmpty()) {
             screenshotAndExit(stage, Path.of(legacyShot), Double.parseDouble(System.getProperty("kiln.screenshot.delay", "3")));
+        }
+    }
+
+    /**
+     * The console's settings kept for a stop that closes no window (SIGTERM, a logout): every 2 s the FX thread takes
+     * what it would save, and a JVM shutdown hook writes the latest one if it was not written yet. Writes are
+     * serialized here and atomic ({@link dev.kiln.ui.shell.ConsoleSettings#write}: temp file + rename).
+     */
+    static final class SettingsKeeper {
+        private final Path file;
+        private final java.util.concurrent.atomic.AtomicReference<dev.kiln.ui.shell.ConsoleSettings> latest;
+        private dev.kiln.ui.shell.ConsoleSettings written; // guarded by this
+
+        SettingsKeeper(Path file, dev.kiln.ui.shell.ConsoleSettings remembered) {
+            this.file = file;
+            this.latest = new java.util.concurrent.atomic.AtomicReference<>(remembered);
+            this.written = remembered;
+        }
+
+        /** Samples {@code current} on the FX thread every 2 s; writes the latest sample at JVM shutdown. */
+        void keep(java.util.function.Supplier<dev.kiln.ui.shell.ConsoleSettings> current) {
+            latest.set(current.get());
+            java.util.concurrent.ScheduledExecutorService s = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "kiln-settings-keeper");
+                t.setDaemon(true);
+                return t;
+            });
+            // runLater, not an animation: an idle console keeps no pulse running for this
+            s.scheduleWithFixedDelay(() -> javafx.application.Platform.runLater(() -> latest.set(current.get())), 2, 2,
+                    java.util.concurrent.TimeUnit.SECONDS);
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                s.shutdownNow();
+                save(latest.get());
+            }, "kiln-settings-on-exit"));
+        }
+
+        synchronized void save(dev.kiln.ui.shell.ConsoleSettings now) {
+            latest.set(now);
+            if (now.equals(written)) {
+                return;
+            }
+            try {
+                now.write(file);
+                written = now;
+            } catch (IOException ex) {
+                System.err.println("kiln: could not remember the console's settings in " + file + ": " + ex.getMessage());
+            }
         }
     }
 
@@ -276,6 +323,8 @@ public final class KilnConsole extends Application {
             window.useAlertRules(dev.kiln.core.alert.AlertRules.file(settingsFile.toAbsolutePath().getParent()));
         }
         stage.getProperties().put(MODEL, model);
+        stage.getProperties().put(dev.kiln.ui.record.RecordBar.OPENER, (java.util.function.Consumer<Path>) file ->
+                openRecording(stage, background, model, file));
         closeSession(stage); // a window shows one workspace at a time
         Runnable close = () -> {
             window.close();
@@ -291,6 +340,23 @@ public final class KilnConsole extends Application {
         }
         window.startProjection(live);
         return model;
+    }
+
+    /**
+     * Replays {@code file} in {@code stage} (read-only, the same pages over a {@link dev.kiln.core.record.ReplayEngine}),
+     * ending the session shown; a file that is no recording is a notification in the session shown, which stays.
+     */
+    public static void openRecording(Stage stage, dev.kiln.ui.util.Background background, MainViewModel shown, Path file) {
+        background.run(() -> dev.kiln.core.record.ReplayEngine.open(file, dev.kiln.core.telemetry.Ticker.systemTicker()),
+                replay -> {
+                    javafx.scene.Scene scene = stage.getScene();
+                    double w = scene == null ? 1180 : scene.getWidth();
+                    double h = scene == null ? 740 : scene.getHeight();
+                    MainViewModel m = new MainViewModel(replay.layout(), "Recording " + file.getFileName(), replay.location());
+                    show(stage, replay, m, background, false, shown.themeProperty().get(), w, h);
+                },
+                e -> shown.notify(new dev.kiln.ui.shell.Notices.Notice(dev.kiln.ui.shell.Notices.Kind.FAILED,
+                        "Cannot open the recording", String.valueOf(e.getMessage()))));
     }
 
     /** The window and taskbar icon, every size: six PNG decodes the first frame need not wait for. */

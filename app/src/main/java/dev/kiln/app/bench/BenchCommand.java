@@ -24,7 +24,7 @@ import picocli.CommandLine.Option;
         description = "Run a shipped benchmark; each prints JSON measured against a baseline in the same run.",
         subcommands = {BenchCommand.Projection.class, BenchCommand.Archive.class, BenchCommand.Seed.class,
             BenchCommand.Probe.class, BenchCommand.Watch.class, BenchCommand.Scale.class, StartupBenchmark.class, BenchCommand.Doctor.class, BenchCommand.Metrics.class, BenchCommand.Remote.class, UiBenchmark.class,
-            FleetBenchmark.class, CommandLine.HelpCommand.class})
+            FleetBenchmark.class, RecordBenchmark.class, CommandLine.HelpCommand.class})
 public final class BenchCommand implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;

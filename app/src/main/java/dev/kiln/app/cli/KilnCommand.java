@@ -16,7 +16,7 @@ import picocli.CommandLine.Parameters;
         subcommands = {DemoCommand.class, ProjectCommand.class, DoctorCommand.class, HealCommand.class, ServeCommand.class, StatusCommand.class, AttachCommand.class, AlertsCommand.class, ArchiveCommand.class,
             WarmCommand.class, SeedCommand.class, ProbeCommand.class, BytecodeCommand.class, BenchCommand.class,
             FleetCommand.class,
-            ScreenshotCommand.class,
+            ScreenshotCommand.class, RecordCommand.class,
             CommandLine.HelpCommand.class})
 public final class KilnCommand implements Callable<Integer> {
 

@@ -52,6 +52,15 @@ final class ServeCommand implements Callable<Integer> {
             description = "A DNS name clients use for this host (repeatable); requests naming another Host are refused.")
     java.util.List<String> hostNames = new java.util.ArrayList<>();
 
+    // ---- the rolling recording (#30) ----
+    @Option(names = "--record-dir", paramLabel = "DIR",
+            description = "Keep a rolling recording of the daemon's events in DIR (rotated files; open one in the console).")
+    java.nio.file.Path recordDir;
+
+    @Option(names = "--record-max-size", paramLabel = "BYTES",
+            description = "The most --record-dir keeps, all its files together; the oldest go first (default: ${DEFAULT-VALUE}).")
+    String recordMaxSize = "1GB";
+
     @Option(names = "--interval", paramLabel = "DUR", description = "Minimum spacing of projections, and the degraded period (default: kiln.json, else 1s).")
     String interval;
 
@@ -94,8 +103,17 @@ final class ServeCommand implements Callable<Integer> {
             builder.tls(tlsKeystore, tlsPasswordFile);
         }
         ProjectionDaemon daemon = builder.start();
+        AutoCloseable recording = recordDir == null ? null
+                : RecordCommand.rolling(layout, recordDir, RecordCommand.bytes(recordMaxSize), settings.startupTimeout());
         CountDownLatch stopped = new CountDownLatch(1);
         Thread hook = new Thread(() -> {
+            if (recording != null) {
+                try {
+                    recording.close(); // its last block written whole before the daemon goes
+                } catch (Exception e) {
+                    System.err.println("kiln: closing the recording in " + recordDir + ": " + e.getMessage());
+                }
+            }
             System.err.println("kiln: stopping (finishing the current projection, closing the watch)…");
             daemon.close();
             actions.close(); // cancels a warm or probe still running: their process trees end with the daemon

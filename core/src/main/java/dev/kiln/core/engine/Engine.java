@@ -169,6 +169,19 @@ public interface Engine extends AutoCloseable {
      */
     dev.kiln.core.health.HealthEvidence healthEvidence();
 
+    // --- recording (dev.kiln.core.record) -----------------------------------------------------------------------
+
+    /**
+     * This engine's events as the API's SSE frames ({@code event} name, {@code data} JSON), for a recording: a
+     * {@code snapshot} first, then {@code delta}s and core events, on a thread of the feed's own. Close the answer to
+     * stop.
+     *
+     * @throws EngineException {@code REJECTED} when this engine has no frames to give (a replayed recording)
+     */
+    default AutoCloseable frames(java.util.function.BiConsumer<String, String> sink) {
+        throw new EngineException(EngineException.Kind.REJECTED, location() + " gives no event frames to record");
+    }
+
     /** Ends this engine: its projector or its connection. */
     @Override
     void close();

@@ -273,6 +273,12 @@ public final class RemoteEngine implements Engine {
         return s != null ? s.snapshot() : ContractSnapshot.of(layout.tasksDir(), List.of(), List.of(), SnapshotStats.empty());
     }
 
+    /** The daemon's frames on a connection of their own (see {@link FrameFeed#remote}), for a recording. */
+    @Override
+    public AutoCloseable frames(java.util.function.BiConsumer<String, String> sink) {
+        return FrameFeed.remote(client, sink, why -> LOG.info("Recording the events of {}: {}", url, why));
+    }
+
     /** The revision of the state held now; 0 before the first. From memory. */
     public long revision() {
         State s = state;
@@ -742,7 +748,7 @@ public final class RemoteEngine implements Engine {
     }
 
     /** Depth first with the names of a directory sorted: segment by segment. */
-    private static final Comparator<ContractFile> ENUMERATION = (a, b) -> {
+    static final Comparator<ContractFile> ENUMERATION = (a, b) -> {
         String[] x = a.file().split("/");
         String[] y = b.file().split("/");
         for (int i = 0; i < Math.min(x.length, y.length); i++) {
@@ -754,7 +760,7 @@ public final class RemoteEngine implements Engine {
         return Integer.compare(x.length, y.length);
     };
 
-    private static ContractFile contract(JsonNode leaf) {
+    static ContractFile contract(JsonNode leaf) {
         JsonNode e = leaf.path("engine");
         Contract.Engine engine = e.isObject() ? new Contract.Engine(e.path("pid").asLong(), text(e, "command"),
                 instant(e, "started_at"), Map.of()) : null;
@@ -779,7 +785,7 @@ public final class RemoteEngine implements Engine {
         }
     }
 
-    private static List<SnapshotFailure> failures(JsonNode arr) {
+    static List<SnapshotFailure> failures(JsonNode arr) {
         List<SnapshotFailure> out = new ArrayList<>();
         for (JsonNode f : arr) {
             SnapshotFailure.Kind kind;
@@ -793,13 +799,13 @@ public final class RemoteEngine implements Engine {
         return List.copyOf(out);
     }
 
-    private static SnapshotStats stats(JsonNode c) {
+    static SnapshotStats stats(JsonNode c) {
         return new SnapshotStats(c.path("enumerated").asInt(), c.path("parsed").asInt(), c.path("reused").asInt(),
                 c.path("failed").asInt(), c.path("pruned").asInt(), Math.round(c.path("build_ms").asDouble() * 1e6));
     }
 
     /** {@code meta.watch} as a status (what the state carries: mode, reason, since, partial note). */
-    private static @Nullable WatchStatus watch(JsonNode w, @Nullable WatchStatus known) {
+    static @Nullable WatchStatus watch(JsonNode w, @Nullable WatchStatus known) {
         if (!w.isObject()) {
             return known;
         }

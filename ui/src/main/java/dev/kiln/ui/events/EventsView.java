@@ -64,10 +64,48 @@ public final class EventsView extends VBox {
         TableColumn<EventRow, String> what = new TableColumn<>("What happened");
         what.setCellValueFactory(f -> new ReadOnlyStringWrapper(f.getValue().summary()));
         what.setPrefWidth(700);
-        table.getColumns().addAll(java.util.List.of(at, kind, what));
+        TableColumn<EventRow, Severity> severity = new TableColumn<>("Severity");
+        severity.setPrefWidth(84);
+        severity.setMinWidth(84);
+        severity.setMaxWidth(96);
+        severity.setCellValueFactory(f -> new javafx.beans.property.ReadOnlyObjectWrapper<>(f.getValue().severity()));
+        severity.setCellFactory(c -> new javafx.scene.control.TableCell<>() { // the word, coloured by the theme's variables
+            @Override
+            protected void updateItem(Severity s, boolean empty) {
+                super.updateItem(s, empty);
+                getStyleClass().removeAll("kiln-severity-info", "kiln-severity-warning", "kiln-severity-error");
+                if (empty || s == null) {
+                    setText(null);
+                } else {
+                    setText((s == Severity.ERROR ? "✖ " : s == Severity.WARNING ? "⚠ " : "") + s.word());
+                    getStyleClass().add(s.styleClass());
+                }
+            }
+        });
+        TableColumn<EventRow, String> lines = new TableColumn<>("Output");
+        lines.setPrefWidth(90);
+        lines.setMinWidth(80);
+        lines.setMaxWidth(110);
+        lines.setCellValueFactory(f -> new ReadOnlyStringWrapper(f.getValue().output().isEmpty() ? ""
+                : "▸ " + f.getValue().output().size() + (f.getValue().output().size() == 1 ? " line" : " lines")));
+        table.getColumns().addAll(java.util.List.of(at, severity, kind, what, lines));
         table.setPlaceholder(new Label("No events yet. Ticks, cache hits, warms and probe steps appear here as they happen."));
         VBox.setVgrow(table, Priority.ALWAYS);
 
-        getChildren().addAll(header, table);
+        // A warm's output is folded under its row: selecting the row expands it here.
+        javafx.scene.control.TextArea output = new javafx.scene.control.TextArea();
+        output.setId("events-output");
+        output.setEditable(false);
+        output.setPrefRowCount(8);
+        output.getStyleClass().add("kiln-mono");
+        output.setVisible(false);
+        output.setManaged(false);
+        table.getSelectionModel().selectedItemProperty().addListener((o, was, row) -> {
+            boolean has = row != null && !row.output().isEmpty();
+            output.setText(has ? String.join("\n", row.output()) : "");
+            output.setVisible(has);
+            output.setManaged(has);
+        });
+        getChildren().addAll(header, table, output);
     }
 }

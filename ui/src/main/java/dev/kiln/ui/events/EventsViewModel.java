@@ -46,23 +46,93 @@ public final class EventsViewModel {
         if (paused.get() || batch.isEmpty()) {
             return;
         }
-        List<EventRow> fresh = new ArrayList<>(batch.size());
-        for (int i = batch.size() - 1; i >= 0; i--) {
-            KilnEvent e = batch.get(i);
-            String kind = kindOf(e);
-            if (knownKinds.add(kind)) {
-                kinds.setAll(knownKinds);
+        List<EventRow> fresh = new ArrayList<>(batch.size()); // oldest first here; shown newest first
+        for (KilnEvent e : batch) {
+            if (e instanceof dev.kiln.core.record.ReplayMoved m) {
+                if (m.jumped()) { // a replay moved: what led to the new moment, not what was shown before
+                    rows.clear();
+                    fresh.clear();
+                    open.clear();
+                    fresh.addAll(rowsOf(m.recent()));
+                }
+                continue;
             }
-            fresh.add(new EventRow(e.at(), kind, e.summary()));
+            fold(e, fresh);
         }
+        java.util.Collections.reverse(fresh);
         rows.addAll(0, fresh.size() > CAPACITY ? fresh.subList(0, CAPACITY) : fresh);
         if (rows.size() > CAPACITY) {
             rows.remove(CAPACITY, rows.size());
         }
     }
 
+    /** The warm rows still running, by target: their output lines fold under them. */
+    private final java.util.Map<String, EventRow> open = new java.util.HashMap<>();
+
+    private List<EventRow> rowsOf(List<KilnEvent> events) {
+        List<EventRow> out = new ArrayList<>();
+        for (KilnEvent e : events) {
+            fold(e, out);
+        }
+        return out;
+    }
+
+    /**
+     * Adds {@code e} to {@code fresh} (oldest first) as a row, or folds it into the row it belongs to: a warm's
+     * output lines go under its start, and its finish becomes that row's summary and severity.
+     */
+    private void fold(KilnEvent e, List<EventRow> fresh) {
+        String kind = kindOf(e);
+        Severity severity = Severity.of(e);
+        if (e instanceof dev.kiln.core.seed.SeedEvent.WarmOutput o) {
+            EventRow row = open.get(o.target());
+            if (row == null) { // its start was before this console looked (an attach): a row of its own
+                row = new EventRow(e.at(), "warm output", "output of the warm of " + o.target(), Severity.INFO, List.of());
+                fresh.add(row);
+            }
+            replace(row, row.withOutput((o.stderr() ? "stderr: " : "") + o.line()), fresh, o.target());
+            return;
+        }
+        if (e instanceof dev.kiln.core.seed.SeedEvent.WarmFinished f && open.containsKey(f.result().target())) {
+            EventRow row = open.remove(f.result().target());
+            EventRow ended = row.endedBy(e.summary(), severity);
+            int i = fresh.indexOf(row);
+            if (i >= 0) {
+                fresh.set(i, ended);
+            } else {
+                int j = rows.indexOf(row);
+                if (j >= 0) {
+                    rows.set(j, ended);
+                }
+            }
+            return;
+        }
+        if (knownKinds.add(kind)) {
+            kinds.setAll(knownKinds);
+        }
+        EventRow row = new EventRow(e.at(), kind, e.summary(), severity, List.of());
+        fresh.add(row);
+        if (e instanceof dev.kiln.core.seed.SeedEvent.WarmStarted w) {
+            open.put(w.target(), row);
+        }
+    }
+
+    private void replace(EventRow old, EventRow now, List<EventRow> fresh, String target) {
+        open.put(target, now);
+        int i = fresh.indexOf(old);
+        if (i >= 0) {
+            fresh.set(i, now);
+            return;
+        }
+        int j = rows.indexOf(old);
+        if (j >= 0) {
+            rows.set(j, now);
+        }
+    }
+
     public void clear() {
         rows.clear();
+        open.clear();
     }
 
     /** {@code TickFinished} → {@code tick finished}. */

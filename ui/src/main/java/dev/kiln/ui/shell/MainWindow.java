@@ -50,6 +50,8 @@ public final class MainWindow implements AutoCloseable {
     private final Map<Page, Node> pages = new EnumMap<>(Page.class);
     private final StackPane content = new StackPane();
     private final BorderPane root = new BorderPane();
+    /** Record and replay (#30): Record / Open recording… over a live engine, the replay bar over a recording. */
+    private final dev.kiln.ui.record.RecordBar recordBar;
     private static final javafx.css.PseudoClass DARK = javafx.css.PseudoClass.getPseudoClass("dark");
 
     /** The window over {@code engine}, in this process or a daemon's: the pages cannot tell which. */
@@ -68,6 +70,8 @@ public final class MainWindow implements AutoCloseable {
         root.setLeft(sidebar());
         root.setCenter(content);
         root.setBottom(statusBar());
+        this.recordBar = new dev.kiln.ui.record.RecordBar(engine, background, content);
+        root.setTop(recordBar.node());
         root.getStyleClass().add("kiln-root");
         content.getStyleClass().add("kiln-content");
         content.setPadding(new Insets(20, 24, 16, 24));
@@ -107,6 +111,7 @@ public final class MainWindow implements AutoCloseable {
     /** One frame's events, to every page model that shows them. */
     private void dispatch(java.util.List<KilnEvent> batch) {
         events.accept(batch);
+        recordBar.accept(batch);
         projection.accept(batch);
         caches.accept(batch);
         seeds.accept(batch);
@@ -166,6 +171,7 @@ public final class MainWindow implements AutoCloseable {
 
     @Override
     public void close() {
+        recordBar.close();
         pump.close();
         if (ownsFleet) {
             fleet.close();

@@ -1,0 +1,73 @@
+package dev.kiln.ui;
+
+import dev.kiln.core.record.ReplayEngine;
+import dev.kiln.ui.shell.MainViewModel;
+import dev.kiln.ui.shell.Page;
+import dev.kiln.ui.shell.Theme;
+import dev.kiln.ui.util.FxBackground;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import javafx.application.Platform;
+import javafx.scene.control.TableView;
+import javafx.stage.Stage;
+
+/**
+ * {@code kiln bench record}'s console part: a recording replayed in the console headless (Monocle) at a speed, on
+ * the Contracts page (its rows rebuilt at every replayed tick), timing the gaps between FX pulses as
+ * {@link ConsoleLoad} does. Loaded only when that benchmark runs.
+ */
+public final class ReplayLoad {
+    private ReplayLoad() {
+    }
+
+    /**
+     * Replays {@code recording} at {@code speed} for {@code seconds} of wall time and returns {@code max_fx_stall_ms},
+     * {@code p99_fx_stall_ms}, {@code p50_fx_stall_ms}, {@code pulses_over_16ms}, {@code pulses} and how much recorded
+     * time was covered ({@code replayed_recorded_seconds}).
+     */
+    public static Map<String, Object> run(Path recording, double speed, int seconds) throws Exception {
+        KilnConsole.useHeadlessPlatform();
+        System.setProperty("javafx.animation.pulse", Integer.toString(ConsoleLoad.PULSE_HZ));
+        CountDownLatch up = new CountDownLatch(1);
+        Platform.startup(up::countDown);
+        Platform.setImplicitExit(false);
+        up.await();
+        Map<String, Object> out = new LinkedHashMap<>();
+        ReplayEngine engine = ReplayEngine.open(recording, System::nanoTime);
+        try (FxBackground background = new FxBackground()) {
+            Stage stage = ConsoleLoad.onFx(() -> {
+                Stage s = new Stage();
+                MainViewModel m = KilnConsole.show(s, engine, new MainViewModel(engine.layout()), background, false, Theme.DARK,
+                        1280, 800);
+                m.navigate(Page.CONTRACTS);
+                return s;
+            });
+            @SuppressWarnings("unchecked")
+            TableView<Object> table = ConsoleLoad.onFx(() -> (TableView<Object>) stage.getScene().lookup("#contracts-table"));
+            ConsoleLoad.awaitFx(() -> table != null && !table.getItems().isEmpty(), 120, "the recording's contracts");
+            Thread.sleep(2000);
+            java.time.Instant from = engine.position();
+            engine.play(speed);
+            ConsoleLoad.Pulses pulses = ConsoleLoad.time(seconds, false);
+            engine.pause();
+            java.time.Instant to = engine.position();
+            ConsoleLoad.onFx(() -> {
+                stage.hide();
+                return null;
+            });
+            long[] gaps = pulses.gaps();
+            out.put("replay_speed", speed);
+            out.put("replay_wall_seconds", seconds);
+            out.put("replayed_recorded_seconds", java.time.Duration.between(from, to).toSeconds());
+            out.put("pulse_hz", ConsoleLoad.PULSE_HZ);
+            out.put("pulses", gaps.length);
+            ConsoleLoad.stalls(gaps, "", out);
+        } finally {
+            engine.close();
+            Platform.exit();
+        }
+        return out;
+    }
+}

@@ -1,0 +1,91 @@
+package dev.kiln.ui.record;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kiln.core.demo.DemoWorkspace;
+import dev.kiln.core.engine.Engine;
+import dev.kiln.core.record.ReplayEngine;
+import dev.kiln.core.telemetry.KilnEvent;
+import dev.kiln.core.telemetry.Ticker;
+import dev.kiln.testkit.Await;
+import dev.kiln.ui.EngineTestBase;
+import dev.kiln.ui.contracts.ContractRow;
+import dev.kiln.ui.contracts.ContractsViewModel;
+import dev.kiln.ui.util.Background;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A session recorded with the console's Record button replays, in the Contracts page's model, to the rows the live
+ * page showed at each moment; against the engine the subclass supplies (local, or attached to a daemon).
+ */
+abstract class ReplayRowsTest extends EngineTestBase {
+    @TempDir
+    Path tmp;
+
+    /** What a row shows that does not depend on the engine's own history (how it parsed, what it highlighted). */
+    static List<String> shown(List<ContractRow> rows) {
+        return rows.stream().map(r -> String.join("|", r.file(), r.declaredId(), r.canonicalId(), r.state(), r.status(),
+                r.title(), r.deadline(), r.problem())).collect(Collectors.toList());
+    }
+
+    @Test
+    void replay_ofARecordedSessionWithEdits_showsTheRowsTheLiveConsoleShowed() throws Exception {
+        Path ws = tmp.resolve("ws");
+        new DemoWorkspace().write(ws, 60, 5, false);
+        Engine live = engine(ws);
+        ContractsViewModel page = new ContractsViewModel(live, Background.inline());
+        page.refresh();
+        RecordViewModel rec = new RecordViewModel(live, Background.inline());
+        Path file = tmp.resolve("session.kilnrec");
+        rec.startRecording(file);
+        assertThat(rec.problemProperty().get()).isEmpty();
+        assertThat(rec.recordingProperty().get()).isTrue();
+        Await.await("the state recorded", () -> rec.framesRecorded() >= 1);
+        List<Path> contracts;
+        try (Stream<Path> s = Files.walk(ws.resolve("tasks"))) {
+            contracts = s.filter(p -> p.getFileName().toString().equals("contract.json")).sorted().collect(Collectors.toList());
+        }
+        List<Instant> moments = new ArrayList<>();
+        List<List<String>> seen = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            Path f = contracts.get(3 + i * 11);
+            Files.writeString(f, Files.readString(f).replaceFirst("\"title\" : \"[^\"]*\"", "\"title\" : \"replayed edit " + i + "\""));
+            long before = rec.framesRecorded();
+            page.refresh(); // the page's own Project now: a tick on the engine's host
+            Await.await("the edit's delta and tick recorded", () -> rec.framesRecorded() >= before + 2);
+            Thread.sleep(5); // the moment after the frames' arrival
+            moments.add(Instant.now());
+            seen.add(shown(page.rows()));
+        }
+        rec.stopRecording();
+        assertThat(rec.recordingTextProperty().get()).startsWith("Recorded ").contains("session.kilnrec");
+        assertThat(seen.get(3).toString()).contains("replayed edit 3");
+
+        try (ReplayEngine replay = ReplayEngine.open(file, Ticker.systemTicker())) {
+            List<KilnEvent> events = recording(replay);
+            ContractsViewModel replayed = new ContractsViewModel(replay, Background.inline());
+            RecordViewModel bar = new RecordViewModel(replay, Background.inline());
+            assertThat(bar.replaying()).isTrue();
+            assertThat(bar.readOnlyReason()).contains("read-only");
+            replay.start(false);
+            for (int i = moments.size() - 1; i >= 0; i--) {
+                replay.seek(moments.get(i));
+                pump(events, batch -> {
+                    replayed.accept(batch);
+                    bar.accept(batch);
+                });
+                assertThat(shown(replayed.rows())).as("moment %d", i).isEqualTo(seen.get(i));
+            }
+            assertThat(bar.positionTextProperty().get()).contains("UTC");
+            assertThat(bar.positionProperty().get()).isBetween(0.0, 1.0);
+        }
+    }
+}
