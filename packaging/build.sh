@@ -179,7 +179,8 @@ step "jpackage app-image (shipped, archive $archive)"
 appdir="$out/image/kiln/lib/app"
 
 # Training run: the console on a fresh demo workspace under Xvfb, exiting as soon as its first frame is
-# shown, so the archive holds what a start needs and nothing the user's session loads later.
+# shown, so the archive holds what a start needs and nothing the user's session loads later; before it, in the
+# same JVM (kiln.trainCli), the command lines scripts call most (--help, --version, project, status).
 offscreen=()
 if [ "$os" = linux ]; then
   command -v xvfb-run >/dev/null || die "xvfb-run is missing (the training run opens the console off-screen): apt-get install --no-install-recommends xvfb xauth"
@@ -192,7 +193,7 @@ mkdir -p "$train/home"
 "${train_env[@]}" "$java" -m dev.kiln.app/dev.kiln.app.Main demo "$train/ws" >/dev/null
 step "training run for $archive"
 "${train_env[@]}" timeout 120 "${offscreen[@]}" "$java" "$train_flag$appdir/$archive" \
-  -Dkiln.firstFrameFile="$train/first-frame" -Dkiln.exitAfterFirstFrame=true \
+  -Dkiln.firstFrameFile="$train/first-frame" -Dkiln.exitAfterFirstFrame=true -Dkiln.trainCli="$train/ws" \
   -m dev.kiln.app/dev.kiln.app.Main "$train/ws" >"$train/train.log" 2>&1 \
   || { cat "$train/train.log" >&2; die "the training run failed"; }
 [ -s "$train/first-frame" ] || { cat "$train/train.log" >&2; die "the training run showed no frame"; }
