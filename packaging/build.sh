@@ -192,7 +192,9 @@ train_env=(env HOME="$train/home" XDG_DATA_HOME="$train/data" XDG_STATE_HOME="$t
 mkdir -p "$train/home"
 "${train_env[@]}" "$java" -m dev.kiln.app/dev.kiln.app.Main demo "$train/ws" >/dev/null
 step "training run for $archive"
-"${train_env[@]}" timeout 120 "${offscreen[@]}" "$java" "$train_flag$appdir/$archive" \
+# 600 s: with the CLI paths before the console and JDK 25's cache assembly after it, a loaded 2-core machine
+# took over two minutes.
+"${train_env[@]}" timeout 600 "${offscreen[@]}" "$java" "$train_flag$appdir/$archive" \
   -Dkiln.firstFrameFile="$train/first-frame" -Dkiln.exitAfterFirstFrame=true -Dkiln.trainCli="$train/ws" \
   -m dev.kiln.app/dev.kiln.app.Main "$train/ws" >"$train/train.log" 2>&1 \
   || { cat "$train/train.log" >&2; die "the training run failed"; }
