@@ -19,7 +19,8 @@ public enum CopyMode {
         this.label = label;
     }
 
-    /** The lower_snake name used in JSON and on the wire. */
+    /** The lower_snake name used in JSON and on the wire (the {@code seed_copied} event's {@code report.mode}). */
+    @com.fasterxml.jackson.annotation.JsonValue
     public String label() {
         return label;
     }

@@ -92,4 +92,13 @@ class SeedCopyModeTest {
         assertThat(c.mode()).isEqualTo(CopyMode.STREAM);
         assertThat(SeedFixtures.digest(dir.resolve("job"))).isEqualTo(SeedFixtures.digest(seed));
     }
+
+    /** The mode travels in the seed_copied event as its lower_snake label, and reads back. */
+    @Test
+    void copyMode_onTheWire_isItsLabel() throws Exception {
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+
+        assertThat(json.writeValueAsString(CopyMode.KERNEL)).isEqualTo("\"kernel\"");
+        assertThat(json.readValue("\"stream\"", CopyMode.class)).isEqualTo(CopyMode.STREAM);
+    }
 }
