@@ -179,7 +179,8 @@ step "jpackage app-image (shipped, archive $archive)"
 appdir="$out/image/kiln/lib/app"
 
 # Training run: the console on a fresh demo workspace under Xvfb, exiting as soon as its first frame is
-# shown, so the archive holds what a start needs and nothing the user's session loads later.
+# shown, so the archive holds what a start needs and nothing the user's session loads later; before it, in the
+# same JVM (kiln.trainCli), the command lines scripts call most (--help, --version, project, status).
 offscreen=()
 if [ "$os" = linux ]; then
   command -v xvfb-run >/dev/null || die "xvfb-run is missing (the training run opens the console off-screen): apt-get install --no-install-recommends xvfb xauth"
@@ -191,8 +192,10 @@ train_env=(env HOME="$train/home" XDG_DATA_HOME="$train/data" XDG_STATE_HOME="$t
 mkdir -p "$train/home"
 "${train_env[@]}" "$java" -m dev.kiln.app/dev.kiln.app.Main demo "$train/ws" >/dev/null
 step "training run for $archive"
-"${train_env[@]}" timeout 120 "${offscreen[@]}" "$java" "$train_flag$appdir/$archive" \
-  -Dkiln.firstFrameFile="$train/first-frame" -Dkiln.exitAfterFirstFrame=true \
+# 600 s: with the CLI paths before the console and JDK 25's cache assembly after it, a loaded 2-core machine
+# took over two minutes.
+"${train_env[@]}" timeout 600 "${offscreen[@]}" "$java" "$train_flag$appdir/$archive" \
+  -Dkiln.firstFrameFile="$train/first-frame" -Dkiln.exitAfterFirstFrame=true -Dkiln.trainCli="$train/ws" \
   -m dev.kiln.app/dev.kiln.app.Main "$train/ws" >"$train/train.log" 2>&1 \
   || { cat "$train/train.log" >&2; die "the training run failed"; }
 [ -s "$train/first-frame" ] || { cat "$train/train.log" >&2; die "the training run showed no frame"; }

@@ -19,8 +19,26 @@ public final class Main {
                     + "); the log file is not written, warnings still go to stderr");
             System.setProperty(LogSetup.FILE_PROPERTY, "false");
         }
+        if (args.length == 1 && ("--version".equals(args[0]) || "-V".equals(args[0]))) {
+            // What scripts call most: answered before picocli builds its model of every command and before logback
+            // configures itself, with the same line picocli prints.
+            for (String v : KilnCommand.versionLines()) {
+                System.out.println(v);
+            }
+            System.out.flush();
+            System.exit(0);
+        }
         String line = String.join(" ", args);
         long pid = ProcessHandle.current().pid();
+        String trainCli = System.getProperty("kiln.trainCli");
+        if (trainCli != null && dev.kiln.app.cli.Console.opensConsoleOnly(args)) {
+            // packaging/build.sh's training run: the CLI paths scripts call, in this JVM before the console opens,
+            // so the AOT cache holds their classes too (one training run makes one cache).
+            run("--help");
+            run("--version");
+            run("project", trainCli);
+            run("status", "http://127.0.0.1:9/");
+        }
         if (dev.kiln.app.cli.Console.opensConsoleOnly(args)) {
             // The GUI's start path: no picocli, and logback configures itself (its classes, ≈ 0.1 s) on another
             // core while the window opens. Loggers asked for meanwhile are SLF4J's substitutes, which replay into

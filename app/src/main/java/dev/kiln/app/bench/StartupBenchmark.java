@@ -107,7 +107,8 @@ public final class StartupBenchmark implements Callable<Integer> {
                     cpu.get(l.getKey())[i] = t[1];
                 }
             }
-            report(times, cpu, target, display.description());
+            Map<String, Object> cli = cliTimes(target, scratch);
+            report(times, cpu, target, display.description(), cli);
             return 0;
         } finally {
             FileTrees.delete(scratch);
@@ -165,7 +166,71 @@ public final class StartupBenchmark implements Callable<Integer> {
         }
     }
 
-    private void report(Map<String, double[]> times, Map<String, double[]> cpu, Path target, String display) throws IOException {
+    /**
+     * The installed command line (the image's PATH launcher, as {@code /usr/bin/kiln} runs it): {@code --version},
+     * {@code status URL} against a daemon in this process, and {@code project} on 500 contracts, beside the image's
+     * own {@code java -version} (the JVM's floor), alternated per round so drift hits all alike.
+     */
+    private Map<String, Object> cliTimes(Path target, Path scratch) throws Exception {
+        Path app = target.resolve("image/kiln");
+        Path cliScript = app.resolve("lib/kiln-cli.sh");
+        String kiln = Files.isExecutable(cliScript) ? cliScript.toString() : app.resolve("bin/kiln").toString();
+        String java = app.resolve("lib/runtime/bin/java").toString();
+        Path ws500 = scratch.resolve("ws500");
+        new DemoWorkspace().write(ws500, 500, 7, false);
+        Map<String, Object> out = new LinkedHashMap<>();
+        try (dev.kiln.core.serve.ProjectionDaemon d = dev.kiln.core.serve.ProjectionDaemon
+                .builder(dev.kiln.core.workspace.WorkspaceLayout.of(scratch.resolve("ws"))).port(0).start()) {
+            Map<String, List<String>> commands = new LinkedHashMap<>();
+            commands.put("java_version", List.of(java, "-version"));
+            commands.put("cli_version", List.of(kiln, "--version"));
+            commands.put("cli_status", List.of(kiln, "status", d.url().toString()));
+            commands.put("cli_project_500", List.of(kiln, "project", ws500.toString()));
+            Map<String, double[]> ms = new LinkedHashMap<>();
+            for (Map.Entry<String, List<String>> c : commands.entrySet()) {
+                timeCommand(c.getValue(), scratch); // untimed: page cache
+                ms.put(c.getKey(), new double[Math.max(runs, 5)]);
+            }
+            for (int i = 0; i < Math.max(runs, 5); i++) {
+                for (Map.Entry<String, List<String>> c : commands.entrySet()) {
+                    ms.get(c.getKey())[i] = timeCommand(c.getValue(), scratch);
+                }
+            }
+            ms.forEach((k, v) -> out.put(k + "_ms_median", median(v)));
+            out.put("cli_version_over_java_version", round(median(ms.get("cli_version")) / median(ms.get("java_version"))));
+            out.put("cli_launcher", kiln);
+            out.put("target_cli_version_ms", 200);
+            out.put("target_cli_project_500_ms", 500);
+            ms.forEach((k, v) -> out.put(k + "_ms", v));
+        }
+        return out;
+    }
+
+    /** Millis from start to exit of one command, which must exit 0 (status: 0 healthy or 1 degraded). */
+    private static double timeCommand(List<String> command, Path scratch) throws IOException, InterruptedException {
+        Path home = scratch.resolve("home");
+        Files.createDirectories(home);
+        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(scratch.resolve("cli.log").toFile());
+        pb.environment().put("HOME", home.toString());
+        pb.environment().put("XDG_STATE_HOME", home.resolve("state").toString());
+        pb.environment().put("XDG_DATA_HOME", home.resolve("data").toString());
+        pb.environment().remove("JAVA_TOOL_OPTIONS");
+        long t0 = System.nanoTime();
+        Process p = pb.start();
+        if (!p.waitFor(120, TimeUnit.SECONDS)) {
+            p.destroyForcibly().waitFor();
+            throw new IllegalStateException(String.join(" ", command) + " did not finish within 120 s");
+        }
+        double ms = (System.nanoTime() - t0) / 1e6;
+        if (p.exitValue() > 1) {
+            throw new IllegalStateException(String.join(" ", command) + " exited " + p.exitValue() + ":\n"
+                    + Files.readString(scratch.resolve("cli.log")));
+        }
+        return round(ms);
+    }
+
+    private void report(Map<String, double[]> times, Map<String, double[]> cpu, Path target, String display,
+            Map<String, Object> cli) throws IOException {
         Properties build = new Properties();
         Path props = target.resolve("build.properties");
         if (Files.exists(props)) {
@@ -193,6 +258,7 @@ public final class StartupBenchmark implements Callable<Integer> {
         cpu.forEach((k, v) -> out.put("first_frame_cpu_ms_median_" + k, median(v)));
         out.put("cpu_ratio_archived_to_image", round(median(cpu.get("archived")) / median(cpu.get("image"))));
         times.forEach((k, v) -> out.put("first_frame_ms_" + k, v));
+        out.putAll(cli);
         out.put("load_average_1m", loadAverage());
         out.put("runtime_bytes", bytes(target.resolve("image/kiln/lib/runtime")));
         out.put("image_bytes", bytes(target.resolve("image/kiln")));
@@ -213,6 +279,9 @@ public final class StartupBenchmark implements Callable<Integer> {
             w.printf("  CPU to first frame (medians): ./kiln %.0f ms, image %.0f ms, archived %.0f ms; load average %s%n",
                     median(cpu.get("module_path")), median(cpu.get("image")), median(cpu.get("archived")), out.get("load_average_1m"));
             w.printf("  runtime %s bytes, .deb %s bytes, installed %s bytes%n", out.get("runtime_bytes"), out.get("deb_bytes"), out.get("deb_installed_bytes"));
+            w.printf("command line, medians: --version %s ms, status URL %s ms, project (500) %s ms; the image's java -version %s ms%n",
+                    out.get("cli_version_ms_median"), out.get("cli_status_ms_median"), out.get("cli_project_500_ms_median"),
+                    out.get("java_version_ms_median"));
         }
         w.flush();
     }

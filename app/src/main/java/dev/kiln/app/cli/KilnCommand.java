@@ -46,12 +46,17 @@ public final class KilnCommand implements Callable<Integer> {
         return 0;
     }
 
+    /** What {@code kiln --version} prints, one element a line (Main answers it without picocli). */
+    public static String[] versionLines() {
+        String v = KilnCommand.class.getPackage().getImplementationVersion();
+        return new String[] {"kiln " + (v == null ? "0.1.0" : v) + " (Java " + Runtime.version() + ")"};
+    }
+
     /** The version from the jar manifest, or the build's when run from classes. */
     static final class Version implements CommandLine.IVersionProvider {
         @Override
         public String[] getVersion() {
-            String v = KilnCommand.class.getPackage().getImplementationVersion();
-            return new String[] {"kiln " + (v == null ? "0.1.0" : v) + " (Java " + Runtime.version() + ")"};
+            return versionLines();
         }
     }
 }

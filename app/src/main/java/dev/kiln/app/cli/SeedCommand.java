@@ -56,11 +56,12 @@ final class SeedCommand implements Runnable {
                 ObjectNode o = Json.object().put("target", target).put("copied", r.copied())
                         .put("files", r.files()).put("bytes", r.bytes()).put("links", r.links())
                         .put("ms", r.duration().toMillis()).put("problem", r.problem().orElse(null))
-                        .put("refused", r.refused());
+                        .put("refused", r.refused()).put("copy_mode", r.mode().label());
                 System.out.println(Json.compact(o));
             } else if (r.copied()) {
-                System.out.printf("copied seed %s into %s: %d files, %d bytes, %d links in %d ms%n", target,
-                        scratch.toAbsolutePath(), r.files(), r.bytes(), r.links(), r.duration().toMillis());
+                System.out.printf("copied seed %s into %s: %d files, %d bytes, %d links in %d ms (%s copy)%n", target,
+                        scratch.toAbsolutePath(), r.files(), r.bytes(), r.links(), r.duration().toMillis(),
+                        r.mode().label());
             }
             r.problem().ifPresent(p -> System.err.println("kiln: seed " + target + " not fully copied: " + p));
             // Best-effort means exit 0 when the seed is missing or partly copied; overlapping paths are the

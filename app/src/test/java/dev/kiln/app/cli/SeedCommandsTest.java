@@ -121,6 +121,7 @@ class SeedCommandsTest {
 
         assertThat(copy.code()).isZero();
         assertThat(copy.lines().get(0).get("copied").asBoolean()).isTrue();
+        assertThat(copy.lines().get(0).get("copy_mode").asText()).isEqualTo("kernel");
         assertThat(job.resolve("CACHEDIR.TAG")).exists();
         assertThat(ls.lines()).singleElement().satisfies(n -> {
             assertThat(n.get("target").asText()).isEqualTo("demo");

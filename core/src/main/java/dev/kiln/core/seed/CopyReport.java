@@ -15,7 +15,9 @@ import java.util.Optional;
  * @param problem what went wrong, when something did
  * @param refused whether the copy was refused before it began because the scratch cache and the seed overlap
  *     (compared by real path): a caller's mistake, not a best-effort shortfall, so the CLI exits non-zero
+ * @param mode how file contents were moved: {@link CopyMode#KERNEL} unless the kernel path was refused (then
+ *     {@link CopyMode#STREAM} for that file and every later one)
  */
 public record CopyReport(boolean copied, long files, long bytes, long links, Duration duration, Optional<String> problem,
-        boolean refused) {
+        boolean refused, CopyMode mode) {
 }

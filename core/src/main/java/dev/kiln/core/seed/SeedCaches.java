@@ -170,6 +170,14 @@ public final class SeedCaches {
         return SeedCopier.copy(seed, scratchCache, clock);
     }
 
+    /**
+     * {@link #copyInto(Path, Path, Clock)} starting in {@code mode}: {@link CopyMode#STREAM} copies through a buffer
+     * even where the kernel could (what {@code kiln bench seed} measures the kernel path against).
+     */
+    public static CopyReport copyInto(Path seed, Path scratchCache, Clock clock, CopyMode mode) {
+        return SeedCopier.copy(seed, scratchCache, clock, mode, SeedCopier.KERNEL);
+    }
+
     /** Configures {@link SeedCaches}. */
     public static final class Builder {
         private final Path workspace;

@@ -17,6 +17,7 @@ import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -35,49 +36,75 @@ import java.util.Set;
  *
  * <p>uv's cache links each wheel entry to its unpacked archive with a <em>relative</em> symbolic link inside the
  * cache; those are recreated as the same relative links, which then resolve inside the copy. A link that would
- * leave the seed is not recreated (and reported): the copy must never point into the seed or elsewhere.
+ * leave the seed is not recreated (and reported): the copy must never point into the seed or elsewhere. Special
+ * files (FIFOs, sockets, devices) are never copied nor opened.
  *
- * <p>Why it is shaped like this: a uv cache is thousands of small files, so the cost is system calls per file.
- * One {@code lstat} per entry (from the walk) gives type, size and mode; each file is then one create with its
- * mode, one read and one write through a reused buffer (or {@code sendfile} for large files), two closes.
- * Permissions are kept (wheels carry executable scripts); timestamps and owners are not, since uv keeps
- * freshness inside its cache entries, not in file times (the offline-install test proves the copy is
- * sufficient). Measured against {@code cp -a} by {@code kiln bench seed}: under strace this is 8 system calls per
- * file to GNU cp 9.1's ~16 (cp adds xattr, ACL, utimensat and fadvise calls), and the time is the kernel's file
- * creation. One thread on purpose: copying disjoint subtrees on two threads measured no faster (creation waits on
- * the filesystem's journal, which a second thread does not overlap) and its fastest rounds were slower.
+ * <p>Why it is shaped like this: a uv cache is thousands of small files, so the cost is system calls and path
+ * lookups per file. Both trees are walked through directory descriptors ({@code openat}/{@code fstatat} relative
+ * to the open directory, never a full path resolved again per entry), one {@code fstatat} per entry gives type,
+ * size and mode, and each file is one create with its mode, one open, the contents moved in the kernel
+ * ({@link CopyMode#KERNEL}: {@code FileChannel.transferTo}, which is {@code copy_file_range} on JDK 21+ and
+ * {@code sendfile} on 17) and two closes. The size is the walk's: a seed is published by an atomic rename and
+ * never written in place, so its files do not grow under a copy. When the kernel path is refused (a channel that
+ * is not a file's, a filesystem that answers {@code EOPNOTSUPP}/{@code EXDEV}/{@code EINVAL}), that file and every
+ * later one go through one reused buffer ({@link CopyMode#STREAM}) and the report says so. Permissions are kept
+ * (wheels carry executable scripts); timestamps and owners are not, since uv keeps freshness inside its cache
+ * entries, not in file times (the offline-install test proves the copy is sufficient). Measured against
+ * {@code cp -a} by {@code kiln bench seed}. One thread on purpose: copying disjoint subtrees on two threads
+ * measured no faster (creation waits on the filesystem's journal, which a second thread does not overlap).
+ *
+ * <p>Not thread-safe: one copier per copy, confined to the calling thread.
  */
 final class SeedCopier {
     private static final LinkOption[] NOFOLLOW = {LinkOption.NOFOLLOW_LINKS};
     private static final Set<OpenOption> CREATE = Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
             LinkOption.NOFOLLOW_LINKS);
+    private static final Set<OpenOption> READ = Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
 
-    /** Files up to this size go through one reused buffer; larger ones through {@code sendfile}. */
-    private static final int SMALL = 64 * 1024;
+    /** The stream fallback's buffer. */
+    private static final int BUFFER = 64 * 1024;
+
+    /** Moves {@code count} bytes from {@code position} of {@code in} to {@code out}'s position; a seam for the refusal tests. */
+    @FunctionalInterface
+    interface Transfer {
+        long transfer(FileChannel in, long position, long count, FileChannel out) throws IOException;
+    }
+
+    static final Transfer KERNEL = (in, position, count, out) -> in.transferTo(position, count, out);
 
     private final Path root;
     private final Path dst;
     /** The scratch cache's identity: a seed directory with it is the destination itself (a link loop, a race). */
     private final Object dstKey;
-    private final ByteBuffer buffer = ByteBuffer.allocateDirect(SMALL);
+    private final Transfer transfer;
+    private ByteBuffer buffer;
     private final List<String> problems = new ArrayList<>();
+    private CopyMode mode;
     private long files;
     private long bytes;
     private long links;
 
-    private SeedCopier(Path root, Path dst, Object dstKey) {
+    private SeedCopier(Path root, Path dst, Object dstKey, CopyMode preferred, Transfer transfer) {
         this.root = root;
         this.dst = dst;
         this.dstKey = dstKey;
+        this.mode = preferred;
+        this.transfer = transfer;
     }
 
     static CopyReport copy(Path seed, Path scratch, Clock clock) {
+        return copy(seed, scratch, clock, CopyMode.KERNEL, KERNEL);
+    }
+
+    /** A copy that starts in {@code preferred} mode, moving kernel-mode contents with {@code transfer}. */
+    static CopyReport copy(Path seed, Path scratch, Clock clock, CopyMode preferred, Transfer transfer) {
         Instant begin = clock.instant();
         Path root = seed.toAbsolutePath().normalize();
         Path dst = scratch.toAbsolutePath().normalize();
         if (!Files.isDirectory(root)) {
             return new CopyReport(false, 0, 0, 0, Duration.between(begin, clock.instant()),
-                    Optional.of("no seed at " + root + " (warm the target first); the job proceeds without it"), false);
+                    Optional.of("no seed at " + root + " (warm the target first); the job proceeds without it"), false,
+                    preferred);
         }
         SeedCopier c;
         Object dstKey;
@@ -87,37 +114,40 @@ final class SeedCopier {
             Path realDst = realPath(dst);
             if (realDst.startsWith(realRoot) || realRoot.startsWith(realDst)) {
                 return refused(begin, clock, "the scratch cache " + dst + " (really " + realDst + ") and the seed "
-                        + root + " (really " + realRoot + ") overlap; copy refused: give a SCRATCH outside the seed");
+                        + root + " (really " + realRoot + ") overlap; copy refused: give a SCRATCH outside the seed",
+                        preferred);
             }
             Files.createDirectories(realDst);
             dstKey = Files.readAttributes(realDst, BasicFileAttributes.class, NOFOLLOW).fileKey();
-            c = new SeedCopier(realRoot, realDst, dstKey);
+            c = new SeedCopier(realRoot, realDst, dstKey, preferred, transfer);
         } catch (IOException | RuntimeException e) {
             return new CopyReport(false, 0, 0, 0, Duration.between(begin, clock.instant()),
                     Optional.of("cannot prepare the scratch cache " + dst + ": " + e + "; the job proceeds without the seed"),
-                    false);
+                    false, preferred);
         }
-        try (DirectoryStream<Path> top = Files.newDirectoryStream(c.dst)) {
-            if (!(top instanceof SecureDirectoryStream<Path> sds)) {
+        try (DirectoryStream<Path> top = Files.newDirectoryStream(c.dst);
+                DirectoryStream<Path> seedTop = Files.newDirectoryStream(c.root)) {
+            if (!(top instanceof SecureDirectoryStream<Path> sds) || !(seedTop instanceof SecureDirectoryStream<Path> from)) {
                 throw new IOException("this platform cannot open directories relative to each other; copy refused");
             }
             Object opened = sds.getFileAttributeView(BasicFileAttributeView.class).readAttributes().fileKey();
             if (!opened.equals(dstKey)) {
                 // The scratch path was swapped between the check and the open: what was checked is not what is open.
-                return refused(begin, clock, "the scratch cache " + dst + " changed while the copy began; copy refused");
+                return refused(begin, clock, "the scratch cache " + dst + " changed while the copy began; copy refused",
+                        preferred);
             }
-            c.copyDir(c.root, sds, Path.of(""), true);
+            c.copyDir(from, sds, Path.of(""), true);
         } catch (IOException | RuntimeException e) {
             c.problems.add("copy failed: " + e);
         }
         Optional<String> problem = c.problems.isEmpty() ? Optional.empty()
                 : Optional.of(String.join("; ", c.problems) + "; the job proceeds with what was copied");
         return new CopyReport(c.problems.isEmpty(), c.files, c.bytes, c.links, Duration.between(begin, clock.instant()),
-                problem, false);
+                problem, false, c.mode);
     }
 
-    private static CopyReport refused(Instant begin, Clock clock, String why) {
-        return new CopyReport(false, 0, 0, 0, Duration.between(begin, clock.instant()), Optional.of(why), true);
+    private static CopyReport refused(Instant begin, Clock clock, String why, CopyMode mode) {
+        return new CopyReport(false, 0, 0, 0, Duration.between(begin, clock.instant()), Optional.of(why), true, mode);
     }
 
     /** The real path of {@code p}, which need not exist yet: its nearest existing ancestor's, plus the rest. */
@@ -133,32 +163,33 @@ final class SeedCopier {
     }
 
     /**
-     * Copies the seed directory {@code from} into the open destination directory {@code to}. Every destination
-     * entry is created or opened relative to {@code to}'s descriptor and never through a link: the job owns the
-     * scratch dir, so anything found there that is not a plain directory or file is removed and made anew.
+     * Copies the open seed directory {@code from} into the open destination directory {@code to}. Every entry on
+     * both sides is read, created or opened relative to its directory's descriptor and never through a link: the
+     * job owns the scratch dir, so anything found there that is not a plain directory or file is removed and made
+     * anew.
      */
-    private void copyDir(Path from, SecureDirectoryStream<Path> to, Path rel, boolean top) throws IOException {
-        try (DirectoryStream<Path> entries = Files.newDirectoryStream(from)) {
-            for (Path entry : entries) {
-                String name = entry.getFileName().toString();
-                if (top && SeedStore.isKilnFile(name)) {
-                    continue; // the seed's bookkeeping stays with the seed
+    private void copyDir(SecureDirectoryStream<Path> from, SecureDirectoryStream<Path> to, Path rel, boolean top)
+            throws IOException {
+        for (Path entry : from) {
+            String name = entry.getFileName().toString();
+            if (top && SeedStore.isKilnFile(name)) {
+                continue; // the seed's bookkeeping stays with the seed
+            }
+            Path n = Path.of(name);
+            PosixFileAttributes a = from.getFileAttributeView(n, PosixFileAttributeView.class, NOFOLLOW).readAttributes();
+            if (a.isDirectory()) {
+                if (dstKey.equals(a.fileKey())) {
+                    problems.add(rel.resolve(name) + " is the scratch cache itself; not copied into itself");
+                    continue;
                 }
-                PosixFileAttributes a = Files.readAttributes(entry, PosixFileAttributes.class, NOFOLLOW);
-                Path n = Path.of(name);
-                if (a.isDirectory()) {
-                    if (dstKey.equals(a.fileKey())) {
-                        problems.add(rel.resolve(name) + " is the scratch cache itself; not copied into itself");
-                        continue;
-                    }
-                    try (SecureDirectoryStream<Path> sub = openDir(to, rel.resolve(name), n)) {
-                        copyDir(entry, sub, rel.resolve(name), false);
-                    }
-                } else if (a.isSymbolicLink()) {
-                    copyLink(entry, to, rel.resolve(name), n);
-                } else if (a.isRegularFile()) {
-                    copyFile(entry, to, n, a);
+                try (SecureDirectoryStream<Path> src = from.newDirectoryStream(n, NOFOLLOW);
+                        SecureDirectoryStream<Path> sub = openDir(to, rel.resolve(name), n)) {
+                    copyDir(src, sub, rel.resolve(name), false);
                 }
+            } else if (a.isSymbolicLink()) {
+                copyLink(entry, to, rel.resolve(name), n);
+            } else if (a.isRegularFile()) {
+                copyFile(from, to, n, a);
             }
         }
     }
@@ -214,49 +245,72 @@ final class SeedCopier {
         }
     }
 
-    private void copyFile(Path from, SecureDirectoryStream<Path> to, Path name, PosixFileAttributes a) throws IOException {
+    private void copyFile(SecureDirectoryStream<Path> from, SecureDirectoryStream<Path> to, Path name,
+            PosixFileAttributes a) throws IOException {
         Set<PosixFilePermission> perms = a.permissions();
-        FileAttribute<Set<PosixFilePermission>> mode = PosixFilePermissions.asFileAttribute(
+        FileAttribute<Set<PosixFilePermission>> fileMode = PosixFilePermissions.asFileAttribute(
                 perms.isEmpty() ? EnumSet.noneOf(PosixFilePermission.class) : EnumSet.copyOf(perms));
         SeekableByteChannel out;
         try {
-            out = to.newByteChannel(name, CREATE, mode);
+            out = to.newByteChannel(name, CREATE, fileMode);
         } catch (FileAlreadyExistsException e) {
             // The job's cache already had this entry (a file, or a link to anywhere): the seed's content wins. A
             // hard link or a symlink there would share its target with someone else, so the old name is removed
             // and a fresh file made; O_EXCL never follows a link.
             removeEntry(to, name);
-            out = to.newByteChannel(name, CREATE, mode);
+            out = to.newByteChannel(name, CREATE, fileMode);
         }
-        try (SeekableByteChannel o = out; FileChannel in = FileChannel.open(from, StandardOpenOption.READ)) {
+        try (SeekableByteChannel o = out; SeekableByteChannel i = from.newByteChannel(name, READ)) {
             long size = a.size();
             long done = 0;
-            if (size <= SMALL) {
-                // Most of a uv cache is small files: a plain read and write costs less than setting up sendfile.
-                buffer.clear();
-                while (buffer.hasRemaining() && in.read(buffer) > 0) {
-                    // until EOF or full
-                }
-                buffer.flip();
-                done = buffer.remaining();
-                while (buffer.hasRemaining()) {
-                    o.write(buffer);
-                }
-                long n;
-                while (done == SMALL && (n = in.transferTo(done, Long.MAX_VALUE, o)) > 0) {
-                    done += n; // it grew since the walk saw it
+            if (mode == CopyMode.KERNEL && i instanceof FileChannel in && o instanceof FileChannel fo) {
+                try {
+                    while (done < size) {
+                        long n = transfer.transfer(in, done, size - done, fo);
+                        if (n <= 0) {
+                            break; // the seed file shrank under us; copy what there is
+                        }
+                        done += n;
+                    }
+                } catch (IOException refused) {
+                    // The kernel path said no (EOPNOTSUPP, EXDEV, EINVAL from a filesystem that cannot): this and
+                    // every later file go through the buffer, from where the kernel stopped.
+                    mode = CopyMode.STREAM;
+                    fo.position(done);
+                    done = stream(i, o, done, size);
                 }
             } else {
-                while (done < size) {
-                    long n = in.transferTo(done, size - done, o);
-                    if (n <= 0) {
-                        break; // the seed file shrank under us; copy what there is
-                    }
-                    done += n;
-                }
+                mode = CopyMode.STREAM;
+                done = stream(i, o, 0, size);
             }
             bytes += done;
         }
         files++;
+    }
+
+    /** Copies {@code in} from {@code done} up to {@code size} bytes through the reused buffer; the bytes copied in all. */
+    private long stream(SeekableByteChannel in, SeekableByteChannel out, long done, long size) throws IOException {
+        if (buffer == null) {
+            buffer = ByteBuffer.allocateDirect(BUFFER);
+        }
+        if (done > 0) {
+            in.position(done);
+        }
+        while (done < size) {
+            buffer.clear();
+            if (size - done < BUFFER) {
+                buffer.limit((int) (size - done));
+            }
+            int n = in.read(buffer);
+            if (n <= 0) {
+                break; // shrank under us
+            }
+            buffer.flip();
+            while (buffer.hasRemaining()) {
+                out.write(buffer);
+            }
+            done += n;
+        }
+        return done;
     }
 }

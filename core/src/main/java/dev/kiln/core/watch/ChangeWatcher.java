@@ -2,23 +2,14 @@ package dev.kiln.core.watch;
 
 import dev.kiln.core.telemetry.EventSink;
 import dev.kiln.core.workspace.WorkspaceLayout;
-import io.methvin.watcher.DirectoryChangeEvent;
-import io.methvin.watcher.DirectoryChangeListener;
-import io.methvin.watcher.DirectoryWatcher;
-import io.methvin.watcher.visitor.FileTreeVisitor;
 import java.io.IOException;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
@@ -32,11 +23,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Watches the projection's input roots ({@code tasks/}, {@code observer/drift/}, {@code targets/}, and the workspace
- * directory itself, non-recursively, for {@code kiln.json} and roots that appear) with io.methvin directory-watcher
- * (file hashing off), and tells a {@link Listener} what changed, in which domain.
+ * directory itself, non-recursively, for {@code kiln.json} and roots that appear) with the JDK's inotify watch
+ * service, one watch per directory registered by a parallel walk ({@link InotifyTree}), and tells a {@link Listener}
+ * what changed, in which domain.
  *
  * <p>Fails open. Any watcher failure — a watched root deleted, events lost (inotify OVERFLOW, which the library
- * reports as an exception), the inotify watch limit, any other exception — is logged once as an error with its
+ * reports as an error), the inotify watch limit, any other exception — is logged once as an error with its
  * cause, reported as {@link Listener#onDegraded}, and a retry loop re-establishes the watch with back-off (up to
  * {@code maxBackoff}); when it succeeds, {@link Listener#onLive} tells the caller to reconcile with a full
  * enumeration, because inotify has no replay. The root set is re-derived every {@code rederiveEvery} (and at
@@ -50,7 +42,7 @@ import org.slf4j.LoggerFactory;
  * half the budget.
  *
  * <p>Concurrency: establishing, failing and retrying all run on one supervisor thread, so they never interleave;
- * the library's event loop runs on its own thread per watch generation and only forwards events of the current
+ * the event loop runs on its own thread per watch generation and only forwards events of the current
  * generation. {@link #status()} may be read from any thread.
  */
 public final class ChangeWatcher implements AutoCloseable {
@@ -92,7 +84,7 @@ public final class ChangeWatcher implements AutoCloseable {
     private volatile int generation;
     private volatile WatchStatus status;
     private volatile boolean closed;
-    private DirectoryWatcher current;
+    private InotifyTree current;
     private volatile List<Path> roots = List.of();
     private Duration backoff;
     private ScheduledFuture<?> retry;
@@ -202,14 +194,30 @@ public final class ChangeWatcher implements AutoCloseable {
         if (!found.contains(layout.tasksDir())) {
             throw new WatchFailure(layout.tasksDir() + " does not exist; create it (or a demo: kiln demo DIR)", null);
         }
-        List<Path> others = new ArrayList<>(found);
-        others.remove(layout.tasksDir());
-        int otherDirs = 1 + countDirectories(others); // the workspace directory itself, drift, targets
-        int taskDirs = countDirectories(List.of(layout.tasksDir()));
-        int dirs = otherDirs + taskDirs;
         long limit = refusedCap > 0 && (watchLimit <= 0 || refusedCap < watchLimit) ? refusedCap : watchLimit;
+        List<Path> paths = new ArrayList<>();
+        paths.add(layout.root());
+        paths.addAll(found);
+        InputTreeVisitor visitor = new InputTreeVisitor(found);
+        plan = null;
         WatchPlan partial = null;
-        if (limit > 0 && dirs > limit) {
+        int dirs;
+        int otherDirs = 0;
+        // One parallel walk registers everything within the limit: the tree is walked once. Only a tree larger
+        // than the limit is counted and planned (then walked again, within the plan).
+        InotifyTree w = open(limit > 0 ? (int) Math.min(Integer.MAX_VALUE, limit) : 0);
+        try {
+            for (Path p : paths) {
+                visitor.visit(p, w::register, f -> { }, true);
+            }
+            dirs = w.registered();
+        } catch (InotifyTree.OverBudget over) {
+            w.close();
+            List<Path> others = new ArrayList<>(found);
+            others.remove(layout.tasksDir());
+            otherDirs = 1 + countDirectories(others); // the workspace directory itself, drift, targets
+            int taskDirs = countDirectories(List.of(layout.tasksDir()));
+            dirs = otherDirs + taskDirs;
             if (limit - otherDirs < 1) {
                 throw new WatchFailure(limitReason(dirs), null);
             }
@@ -218,41 +226,24 @@ public final class ChangeWatcher implements AutoCloseable {
             } catch (IOException e) {
                 throw new WatchFailure("cannot list " + layout.tasksDir() + ": " + e.getMessage(), e);
             }
-        }
-        plan = partial;
-        List<Path> paths = new ArrayList<>();
-        paths.add(layout.root());
-        paths.addAll(found);
-        DirectoryWatcher w;
-        CompletableFuture<Void> running;
-        try {
-            w = DirectoryWatcher.builder()
-                    .paths(paths)
-                    .fileHashing(false)
-                    .fileTreeVisitor(new InputTreeVisitor(found))
-                    .listener(new GenerationListener(gen))
-                    .build();
-            running = w.watchAsync(r -> {
-                Thread t = new Thread(r, "kiln-watch-" + gen);
-                t.setDaemon(true);
-                t.start();
-            });
+            plan = partial;
+            w = open(0);
+            try {
+                for (Path p : paths) {
+                    visitor.visit(p, w::register, f -> { }, false);
+                }
+            } catch (IOException | RuntimeException e) {
+                throw registrationFailed(w, e, dirs);
+            }
         } catch (IOException | RuntimeException e) {
-            throw new WatchFailure(describe(e, dirs), e);
+            throw registrationFailed(w, e, w.registered());
         }
-        if (running.isCompletedExceptionally()) {
-            Throwable cause = running.handle((v, t) -> t).join();
-            Throwable root = cause instanceof CompletionException && cause.getCause() != null ? cause.getCause() : cause;
-            closeQuietly(w);
-            throw new WatchFailure(describe(root, dirs), root);
-        }
+        InotifyTree tree = w;
+        Thread loop = new Thread(() -> tree.run(new GenerationSink(gen), visitor), "kiln-watch-" + gen);
+        loop.setDaemon(true);
+        loop.start();
         current = w;
         roots = found;
-        running.whenComplete((v, t) -> {
-            if (!closed && gen == generation) {
-                fail(gen, t == null ? "the watch ended: its directories were removed" : describe(t, watched.get()), t);
-            }
-        });
         if (partial == null) {
             watched.set(dirs);
             status = new WatchStatus(true, "", clock.instant(), found, dirs, watchLimit);
@@ -268,6 +259,21 @@ public final class ChangeWatcher implements AutoCloseable {
         String note = partialNote(limit, dirs, watches, partial.polled);
         LOG.warn("Watching {} in part: {}", layout.root(), note);
         status = new WatchStatus(true, "", clock.instant(), found, watches, watchLimit, partial.polled, note);
+    }
+
+    private InotifyTree open(int budget) throws WatchFailure {
+        try {
+            return new InotifyTree(budget);
+        } catch (IOException | RuntimeException e) {
+            throw new WatchFailure(describe(e, 0), e);
+        }
+    }
+
+    /** A registration that failed part-way: what was tried is kept for {@link #noteRefusal}. */
+    private WatchFailure registrationFailed(InotifyTree w, Exception e, int dirs) {
+        watched.set(w.registered());
+        w.close();
+        return new WatchFailure(describe(e, dirs), e);
     }
 
     /** One stat walk of the unwatched part; its changes go to the listener like events. Supervisor thread. */
@@ -363,44 +369,53 @@ public final class ChangeWatcher implements AutoCloseable {
         }
     }
 
-    private final class GenerationListener implements DirectoryChangeListener {
+    private final class GenerationSink implements InotifyTree.Sink {
         private final int gen;
 
-        GenerationListener(int gen) {
+        GenerationSink(int gen) {
             this.gen = gen;
         }
 
         @Override
-        public void onEvent(DirectoryChangeEvent event) {
-            if (closed || gen != generation || event.path() == null) {
-                return;
-            }
-            Path path = event.path().toAbsolutePath().normalize();
-            DirectoryChangeEvent.EventType type = event.eventType();
-            if (type == DirectoryChangeEvent.EventType.OVERFLOW) {
+        public void onOverflow() {
+            if (!closed && gen == generation) {
                 fail(gen, EVENTS_LOST, null);
+            }
+        }
+
+        @Override
+        public void onEnded() {
+            if (!closed && gen == generation) {
+                fail(gen, "the watch ended: its directories were removed", null);
+            }
+        }
+
+        @Override
+        public void onEvent(InotifyTree.Kind type, Path raw, boolean directory) {
+            if (closed || gen != generation) {
                 return;
             }
+            Path path = raw.toAbsolutePath().normalize();
             WatchPlan pl = plan;
             boolean inRoot = roots.stream().anyMatch(path::startsWith)
                     && (pl == null || !path.startsWith(layout.tasksDir()) || pl.inFull(path));
-            if (inRoot && event.isDirectory() && type == DirectoryChangeEvent.EventType.CREATE) {
+            if (inRoot && directory && type == InotifyTree.Kind.CREATE) {
                 watched.incrementAndGet();
-            } else if (inRoot && event.isDirectory() && type == DirectoryChangeEvent.EventType.DELETE) {
+            } else if (inRoot && directory && type == InotifyTree.Kind.DELETE) {
                 watched.decrementAndGet();
             }
-            if (type == DirectoryChangeEvent.EventType.DELETE && roots.contains(path)) {
+            if (type == InotifyTree.Kind.DELETE && roots.contains(path)) {
                 fail(gen, layout.root().relativize(path) + "/ was deleted", null);
             }
             // A directory's MODIFY (chmod, link count) is kept: its readability decides what a walk sees below it.
-            if (rules.isRootCandidate(path) && type == DirectoryChangeEvent.EventType.CREATE) {
+            if (rules.isRootCandidate(path) && type == InotifyTree.Kind.CREATE) {
                 try {
                     supervisor.execute(ChangeWatcher.this::rederive);
                 } catch (java.util.concurrent.RejectedExecutionException e) {
                     return;
                 }
             }
-            rules.classify(path, event.isDirectory()).ifPresent(domain -> {
+            rules.classify(path, directory).ifPresent(domain -> {
                 try {
                     listener.onChange(domain, path);
                 } catch (RuntimeException e) {
@@ -410,9 +425,11 @@ public final class ChangeWatcher implements AutoCloseable {
         }
 
         @Override
-        public void onException(Exception e) {
-            // directory-watcher reports OVERFLOW (a null path) and failed registrations here: events may be lost
-            fail(gen, describe(e, watched.get()), e);
+        public void onError(Exception e) {
+            // a failed registration of a new directory (the limit, say) or a failed read: events may be lost
+            if (!closed && gen == generation) {
+                fail(gen, describe(e, watched.get()), e);
+            }
         }
     }
 
@@ -474,55 +491,24 @@ public final class ChangeWatcher implements AutoCloseable {
         if (f != null) {
             f.cancel(false);
         }
-        DirectoryWatcher w = current;
+        InotifyTree w = current;
         current = null;
         if (w != null) {
-            closeQuietly(w);
-        }
-    }
-
-    private static void closeQuietly(DirectoryWatcher w) {
-        try {
             w.close();
-        } catch (IOException | RuntimeException e) {
-            LOG.debug("closing a directory watcher failed", e);
         }
     }
 
     /** Walks {@code start}, skipping dot-directories and tolerating files that vanish mid-walk. */
-    static void walk(Path start, FileTreeVisitor.Callback onDirectory, FileTreeVisitor.Callback onFile) throws IOException {
-        Files.walkFileTree(start, new SimpleFileVisitor<>() {
-            @Override
-            public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) throws IOException {
-                if (!dir.equals(start) && PathRules.isIgnoredDirectory(dir)) {
-                    return FileVisitResult.SKIP_SUBTREE;
-                }
-                onDirectory.call(dir);
-                return FileVisitResult.CONTINUE;
-            }
-
-            @Override
-            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                onFile.call(file);
-                return FileVisitResult.CONTINUE;
-            }
-
-            @Override
-            public FileVisitResult visitFileFailed(Path file, IOException exc) throws IOException {
-                if (exc instanceof NoSuchFileException) {
-                    return FileVisitResult.CONTINUE;
-                }
-                throw exc;
-            }
-        });
+    static void walk(Path start, InotifyTree.Callback onDirectory, InotifyTree.Callback onFile) throws IOException {
+        InotifyTree.walk(start, onDirectory, onFile, false);
     }
 
     /**
-     * What the library walks and registers: the workspace directory itself without its children, and the input
+     * What the watch walks and registers: the workspace directory itself without its children, and the input
      * roots recursively (minus dot-directories). A directory that appears elsewhere (e.g. {@code seeds/}) is not
      * watched.
      */
-    private final class InputTreeVisitor implements FileTreeVisitor {
+    private final class InputTreeVisitor implements InotifyTree.Scope {
         private final List<Path> inputRoots;
 
         InputTreeVisitor(List<Path> inputRoots) {
@@ -530,7 +516,8 @@ public final class ChangeWatcher implements AutoCloseable {
         }
 
         @Override
-        public void recursiveVisitFiles(Path start, Callback onDirectory, Callback onFile) throws IOException {
+        public void visit(Path start, InotifyTree.Callback onDirectory, InotifyTree.Callback onFile, boolean parallel)
+                throws IOException {
             Path s = start.toAbsolutePath().normalize();
             if (s.equals(layout.root())) {
                 onDirectory.call(s);
@@ -538,8 +525,8 @@ public final class ChangeWatcher implements AutoCloseable {
             }
             boolean underRoot = inputRoots.stream().anyMatch(s::startsWith);
             if (!underRoot && rules.isRootCandidate(s)) {
-                // a root appearing: the library reports its CREATE through this callback; the re-derivation that
-                // event triggers then watches it recursively
+                // a root appearing: watched alone and reported; the re-derivation its CREATE triggers then
+                // watches it recursively
                 onDirectory.call(s);
                 return;
             }
@@ -552,13 +539,13 @@ public final class ChangeWatcher implements AutoCloseable {
                 if (planned != null) { // watched alone; its planned children as planned; the rest is polled
                     onDirectory.call(s);
                     for (Path c : planned) {
-                        recursiveVisitFiles(c, onDirectory, onFile);
+                        visit(c, onDirectory, onFile, false);
                     }
                 }
                 return;
             }
             if (Files.isDirectory(s)) {
-                walk(s, onDirectory, onFile);
+                InotifyTree.walk(s, onDirectory, onFile, parallel);
             }
         }
     }

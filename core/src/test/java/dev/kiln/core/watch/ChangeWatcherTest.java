@@ -117,6 +117,42 @@ class ChangeWatcherTest {
         assertThat(recorder.changes).allMatch(c -> c.domain() == ChangeDomain.CONTRACTS);
     }
 
+    /**
+     * The watch is registered by a parallel walk: every directory of a wide and deep tree must be watched (an edit
+     * at the bottom of each branch is seen), and a deep tree created at once after start is watched and reported
+     * down to its last file, though its directories appeared before the watch on them existed.
+     */
+    @Test
+    void onChange_deepAndWideTree_everyBranchWatchedAndADeepNewTreeReported() throws Exception {
+        List<Path> leaves = new java.util.ArrayList<>();
+        for (int branch = 0; branch < 24; branch++) {
+            Path d = layout.tasksDir().resolve("wide-" + branch);
+            for (int depth = 0; depth < 8; depth++) {
+                d = d.resolve("level-" + depth);
+            }
+            Files.createDirectories(d);
+            Files.writeString(d.resolve("contract.json"), "{}");
+            leaves.add(d.resolve("contract.json"));
+        }
+        start();
+        // workspace root + tasks + payments/refunds/retry (3) + 24 branches × 9 directories
+        assertThat(watcher.status().watchedDirectories()).isEqualTo(5 + 24 * 9);
+        for (Path leaf : leaves) {
+            Files.writeString(leaf, "{\"title\":\"edited\"}");
+        }
+        await("an edit at the bottom of every branch", () -> leaves.stream().allMatch(recorder::saw));
+
+        Path deep = layout.tasksDir().resolve("new/a/b/c/d/e/f/g/h/i/j");
+        Files.createDirectories(deep);
+        Path contract = deep.resolve("contract.json");
+        Files.writeString(contract, "{}");
+        await("the deep new contract", () -> recorder.saw(contract));
+        recorder.changes.clear();
+        Files.writeString(contract, "{\"title\":\"again\"}");
+        await("an edit in the new deep directory, now watched", () -> recorder.saw(contract));
+        assertThat(watcher.status().live()).isTrue();
+    }
+
     @Test
     void onChange_selfOutputsTmpLockAndDotfiles_ignored() throws Exception {
         start();
