@@ -233,17 +233,36 @@ public record ProbeReport(Instant startedAt, String cpus, int repeat, BytecodeMo
         putMs(t, "initialized", tl.initializedMs());
         putMs(t, "tools_listed", tl.toolsListedMs());
         putMs(t, "exit", tl.exitMs());
+        putMs(t, "fetch_end", tl.fetchEndMs());
         n.put("revision", r.protocolVersion() == null ? null
                 : Handshake.MODERN.equals(r.protocolVersion()) ? "server/discover" : "initialize");
-        Phase.Attribution a = Phase.attribute(tl);
+        Phase.Attribution a = attribution(r);
         ObjectNode ph = n.putObject("phases");
+        putMs(ph, "fetch_ms", a.fetchMs());
         putMs(ph, "before_first_output_ms", a.startMs());
         putMs(ph, "first_output_to_answer_ms", a.workMs());
         ph.put("bound", a.bound().label());
         ph.put("explanation", a.explain());
+        FetchPhase f = r.fetch();
+        if (f == null) {
+            n.putNull("fetch");
+        } else {
+            ObjectNode fj = n.putObject("fetch");
+            fj.put("launcher", f.launcher().name().toLowerCase(Locale.ROOT));
+            fj.put("runtime", f.launcher().runtime().label());
+            fj.put("fetches", f.launcher().fetches());
+            putMs(fj, "fetch_ms", f.fetchMs());
+            fj.put("downloaded", f.downloaded().label());
+            fj.put("evidence", f.evidence());
+        }
         ArrayNode tail = n.putArray("stderr_tail");
         r.stderrTail().forEach(tail::add);
         return n;
+    }
+
+    /** Where {@code r}'s time went, with the advice of its launcher's runtime. */
+    static Phase.Attribution attribution(ServerResult r) {
+        return Phase.attribute(r.timeline(), r.fetch() == null ? Launcher.OTHER : r.fetch().launcher());
     }
 
     private static void putMs(ObjectNode n, String field, Double ms) {
@@ -286,11 +305,19 @@ public record ProbeReport(Instant startedAt, String cpus, int repeat, BytecodeMo
      * after it (work before answering), saying plainly where precompiling cannot help.
      */
     public String whereTheTimeGoes() {
-        StringBuilder b = new StringBuilder("where the time goes (spawn → first output | first output → answer):\n");
+        StringBuilder b = new StringBuilder("where the time goes (fetch: spawn → the launcher's hand-off | start: → first"
+                + " output | work: first output → answer):\n");
+        b.append(String.format(Locale.ROOT, "  %-22s %9s | %9s | %-9s%n", "SERVER", "FETCH", "START", "WORK"));
         for (ServerSummary s : servers()) {
-            Phase.Attribution a = Phase.attribute(s.representative().timeline());
-            b.append(String.format(Locale.ROOT, "  %-22s %9s | %-9s %s%n", clip(s.name(), 22), ms(a.startMs()),
+            ServerResult r = s.representative();
+            Phase.Attribution a = attribution(r);
+            String fetch = a.fetchMs() != null ? ms(a.fetchMs())
+                    : r.fetch() != null && r.fetch().launcher().fetches() ? "unknown" : "-";
+            b.append(String.format(Locale.ROOT, "  %-22s %9s | %9s | %-9s %s%n", clip(s.name(), 22), fetch, ms(a.startMs()),
                     ms(a.workMs()), a.explain()));
+            if (r.fetch() != null && r.fetch().launcher().fetches()) {
+                b.append("  ").append(" ".repeat(22)).append(" fetch: ").append(r.fetch().explain()).append('\n');
+            }
         }
         return b.toString();
     }

@@ -358,7 +358,7 @@ public final class StartupViewModel {
             } else if (p instanceof ProbeEvent.Exited x) {
                 update(x.server(), l -> l.exited(x.offsetMs()));
             } else if (p instanceof ProbeEvent.Finished f) {
-                update(f.server(), l -> l.finished(f.result().outcome().label(), f.result().reason()));
+                update(f.server(), l -> l.finished(f.result().outcome().label(), f.result().reason()).fetched(f.result()));
             } else if (p instanceof ProbeEvent.RunStarted r && r.run() > 1) {
                 lanes.replaceAll(l -> Lane.waiting(l.server(), l.timeoutMs()));
             }
