@@ -105,7 +105,8 @@ abstract class StartupViewModelTest extends EngineTestBase {
                 dev.kiln.core.startup.ServerConfig.Transport.STDIO, 1, dev.kiln.core.startup.Outcome.OK, null, "",
                 "2026-07-28", answerMs, answerMs + 20, 3, 30_000,
                 new dev.kiln.core.startup.Timeline(1.0, answerMs, firstOutMs, answerMs, answerMs + 20, answerMs + 40),
-                List.of());
+                List.of(), new dev.kiln.core.startup.FetchPhase(dev.kiln.core.startup.Launcher.PYTHON, null,
+                        dev.kiln.core.startup.FetchPhase.Downloaded.NO, "python does not fetch packages"));
         return new dev.kiln.core.startup.ProbeReport(java.time.Instant.parse(at), "", 1,
                 dev.kiln.core.startup.BytecodeMode.AS_IS, List.of(r));
     }
