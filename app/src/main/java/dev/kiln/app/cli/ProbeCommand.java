@@ -83,6 +83,12 @@ final class ProbeCommand implements Callable<Integer> {
     @Option(names = "--csv", description = "With --sweep: print the matrix as CSV, one line per cell.")
     boolean csv;
 
+    @Option(names = "--seeded", arity = "0..1", fallbackValue = "cache", paramLabel = "FORM",
+            description = {"Run each npx/uvx server cold (as configured), then against its runtime seed (kiln warm --servers):",
+                "cache (default: NPM_CONFIG_CACHE + prefer-offline, UV_CACHE_DIR + UV_OFFLINE) or installed (node ENTRY,"
+                    + " the tool's interpreter); prints cold beside seeded."})
+    String seeded;
+
     @Option(names = "--no-save", description = "Do not save the run into the workspace's observer/probes/.")
     boolean noSave;
 
@@ -126,6 +132,9 @@ final class ProbeCommand implements Callable<Integer> {
                     System.err.println("  " + e.summary());
                 }
             });
+        }
+        if (seeded != null) {
+            return SeededProbe.run(b.build(), file, chosen, seeded, json.enabled());
         }
         ProbeReport report;
         try {
