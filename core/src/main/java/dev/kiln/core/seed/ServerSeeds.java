@@ -552,7 +552,8 @@ public final class ServerSeeds {
     }
 
     private String resolveNpm(ServerConfig server, Spec spec, Map<String, String> env) {
-        String out = query(server, List.of("npm", "view", spec.pkg + "@" + spec.version, "version", "--json"), env).strip();
+        String out = query(server, List.of("npm", "view", spec.pkg + "@" + spec.version, "version", "--json",
+                "--fetch-retries=1", "--fetch-retry-mintimeout=1000", "--fetch-retry-maxtimeout=3000"), env).strip();
         try {
             JsonNode v = JSON.readTree(out.isEmpty() ? "null" : out);
             String found = v.isArray() && v.size() > 0 ? v.get(v.size() - 1).asText() : v.isTextual() ? v.asText() : null;
