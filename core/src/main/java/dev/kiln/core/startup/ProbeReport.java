@@ -121,8 +121,16 @@ public record ProbeReport(Instant startedAt, String cpus, int repeat, BytecodeMo
      */
     public String clientConfigLines() {
         StringBuilder b = new StringBuilder();
-        b.append("# Codex ~/.codex/config.toml (from the slowest of ").append(repeat).append(" run(s)")
-                .append(cpus.isEmpty() ? "" : " pinned to CPU " + cpus).append(", ×1.5 + 1 s head-room)\n");
+        String condition = squeeze();
+        if (condition == null) {
+            // One unloaded run says little about a session start of many servers on a share of a CPU.
+            return "# no recommended timeout from this run: it was not squeezed (no --cpu-share, no pinned CPUs), and a\n"
+                    + "# server that answers in a second alone takes far longer when many start at once on half a CPU.\n"
+                    + "# For one: kiln probe --recommend (probes again at --cpu-share " + RECOMMEND_SHARE + "), kiln probe"
+                    + " --cpu-share 0.5, or kiln probe --sweep 4,2,1,0.5 (its smallest share).\n";
+        }
+        b.append("# Codex ~/.codex/config.toml (from the slowest of ").append(repeat).append(" run(s) ").append(condition)
+                .append(", ×1.5 + 1 s head-room)\n");
         int max = 0;
         for (ServerSummary s : servers()) {
             if (s.recommendedTimeoutSec() == null) {
@@ -147,6 +155,17 @@ public record ProbeReport(Instant startedAt, String cpus, int repeat, BytecodeMo
             b.append("# Claude Code: one timeout for all servers\nMCP_TIMEOUT=").append(max * 1000).append('\n');
         }
         return b.toString();
+    }
+
+    /** The share {@code kiln probe --recommend} squeezes a probe to when none was given. */
+    public static final double RECOMMEND_SHARE = 0.5;
+
+    /** The measured condition a recommendation comes from ({@code at a 0.5-CPU share}), or null when unsqueezed. */
+    public @Nullable String squeeze() {
+        if (cpuLimit != null) {
+            return String.format(Locale.ROOT, "at a %s-CPU share (%s)", Figures.round(cpuLimit.share(), 2), cpuLimit.mechanism());
+        }
+        return cpus.isEmpty() ? null : "pinned to CPU " + cpus;
     }
 
     private static String tomlKey(String name) {
@@ -186,6 +205,7 @@ public record ProbeReport(Instant startedAt, String cpus, int repeat, BytecodeMo
         summary.put("over_timeout", overTimeout());
         summary.put("failed", failed());
         summary.put("handshake", handshake.label());
+        summary.put("recommendation_condition", squeeze());
         if (cpuLimit == null) {
             summary.putNull("cpu_share");
         } else {

@@ -29,7 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
 @ProcessTest
 class ServerSeedsProcessTest {
     static final String SPEC = "@modelcontextprotocol/server-memory@2026.8.31";
-    /** Nothing listens on port 9 of loopback: any fetch fails at once. */
+    /** Nothing listens on port 9 of loopback: any connection through it fails at once. */
     static final String UNREACHABLE = "http://127.0.0.1:9/";
 
     @TempDir
@@ -94,7 +94,9 @@ class ServerSeedsProcessTest {
 
     private static ServerConfig offline(ServerConfig s) {
         Map<String, String> env = new TreeMap<>(s.env());
-        env.put("NPM_CONFIG_REGISTRY", UNREACHABLE);
+        // The same registry (npm keys its cache by it), behind a proxy that refuses every connection: no network.
+        env.put("NPM_CONFIG_PROXY", UNREACHABLE);
+        env.put("NPM_CONFIG_HTTPS_PROXY", UNREACHABLE);
         env.put("NPM_CONFIG_FETCH_RETRIES", "0");
         return new ServerConfig(s.name(), s.transport(), s.command(), s.args(), env, s.cwd(), s.url(), s.headers(),
                 s.startupTimeout(), s.enabled(), s.source());
