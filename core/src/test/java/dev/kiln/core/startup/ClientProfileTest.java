@@ -37,7 +37,7 @@ class ClientProfileTest {
     void verdicts_clineHardCoded_andUnsqueezedRecommendsNothing() {
         ProbeReport r = new ProbeReport(T, "", 1, BytecodeMode.AS_IS, List.of(ok("s", 1_800, 1_900, 30_000)));
 
-        assertThat(ClientProfile.CLINE.verdicts(r)).contains("LATE: 1800 ms of 1.5 s").doesNotContain("recommend:")
+        assertThat(ClientProfile.CLINE.verdicts(r)).contains("LATE: 1800 ms of 1.500 s").doesNotContain("recommend:")
                 .contains("kiln probe --recommend --client cline");
         assertThat(ClientProfile.CURSOR.verdicts(r)).contains("no documented default");
     }
