@@ -49,6 +49,15 @@ class ServerSeedsProcessTest {
         assertThat(seeds.warm(plan, Cancellation.create(), false).outcome()).isEqualTo(WarmOutcome.UNCHANGED);
         assertThat(Files.readString(seeds.list().get(0).resolve(SeedStore.MANIFEST_FILE))).doesNotContain("s3cret");
         assertThat(Files.readString(SeedCaches.of(tmp).journalFile())).contains("server:memory").doesNotContain("s3cret");
+        // A seed whose files no longer hash to what was warmed is never used: a dry run says it would be re-warmed.
+        Path blob = Files.walk(plan.dir().resolve("prefix/node_modules/@modelcontextprotocol/server-memory"))
+                .filter(p -> p.toString().endsWith(".js")).findFirst().orElseThrow();
+        String original = Files.readString(blob);
+        Files.writeString(blob, original + "\n// tampered");
+        assertThat(seeds.find(plan)).isEmpty();
+        assertThat(seeds.warm(plan, Cancellation.create(), true).message()).contains("would be re-warmed");
+        Files.writeString(blob, original);
+        assertThat(seeds.find(plan)).isPresent();
 
         ServerConfig cache = offline(seeds.seeded(server, seed, ServerSeeds.Form.CACHE));
         ServerConfig installed = offline(seeds.seeded(server, seed, ServerSeeds.Form.INSTALLED));

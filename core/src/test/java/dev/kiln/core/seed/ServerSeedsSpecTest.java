@@ -99,8 +99,6 @@ class ServerSeedsSpecTest {
 
         Files.writeString(dir.resolve("npm-cache/blob"), "c0ntent");
         assertThat(seeds.find(plan)).as("corrupted: its files no longer hash to what was warmed").isEmpty();
-        assertThat(seeds.warm(plan, Cancellation.create(), true).message())
-                .contains("does not match its hash and would be re-warmed");
     }
 
     @Test
