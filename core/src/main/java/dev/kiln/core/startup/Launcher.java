@@ -162,6 +162,7 @@ public enum Launcher {
 
     /** What removes a fetch phase: a seed. */
     public String fetchAdvice() {
-        return fetches ? "a warmed seed removes it (kiln warm --servers, then launch against the seed)" : "";
+        return fetches ? "a runtime seed removes the download (kiln warm --servers), its installed form the package"
+                + " manager itself" : "";
     }
 }

@@ -119,15 +119,16 @@ public enum Phase {
 
         private String explainPhases() {
             if (bound == Bound.FETCH) {
-                return String.format(Locale.ROOT, "%.0f of %.0f ms in %s before the server ran (resolve, download,"
-                        + " install): %s", fetchMs, fetchMs + startMs + workMs, launcher.label(), launcher.fetchAdvice());
+                return String.format(Locale.ROOT, "%.0f of %.0f ms in %s before the server ran (the package manager:"
+                        + " resolving, fetching, installing): %s", fetchMs, fetchMs + startMs + workMs, launcher.label(),
+                        launcher.fetchAdvice());
             }
             if (bound == Bound.UNKNOWN) {
                 return startMs == null ? "no output and no answer: nothing to attribute"
                         : String.format(Locale.ROOT, "%.0f ms before its first output; no answer to attribute the rest",
                                 startMs);
             }
-            double total = startMs + workMs;
+            double total = (fetchMs == null ? 0 : fetchMs) + startMs + workMs; // the whole time to the answer
             if (bound == Bound.IMPORTS) {
                 String advice = launcher.importAdvice();
                 return String.format(Locale.ROOT, "%.0f of %.0f ms before its first output (interpreter start and imports)%s",
