@@ -199,7 +199,7 @@ public final class RuntimesBenchmark implements Callable<Integer> {
         put(o, "node_compile_cache_before_ms", median(before));
         put(o, "node_compile_cache_after_ms", median(after));
         ratio(o, "node_compile_cache_after_over_before", median(after), median(before));
-        o.put("node_version", prefix.relativize(node).toString());
+        o.put("node_binary", prefix.relativize(node).toString());
     }
 
     private static ServerConfig withNode(ServerConfig s, Path node, List<String> args, Path cache) {
