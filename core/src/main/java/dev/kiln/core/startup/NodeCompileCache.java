@@ -88,7 +88,7 @@ public final class NodeCompileCache {
                         + " in the server's env so its client's child uses it");
     }
 
-    private static void requireNode(ServerConfig server) {
+    static void requireNode(ServerConfig server) {
         if (Launcher.of(server) != Launcher.NODE) {
             throw new BytecodeException("server " + server.name() + " is not launched as node …: "
                     + (Launcher.of(server).fetches() ? "warm its seed (kiln warm --servers) and launch its installed form"

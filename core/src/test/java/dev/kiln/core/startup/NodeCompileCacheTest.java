@@ -25,8 +25,8 @@ class NodeCompileCacheTest {
         ServerConfig npx = ServerConfig.stdio("m", Path.of("/tmp"), "npx", List.of("-y", "pkg@1.0.0"), Map.of());
         ServerConfig py = ServerConfig.stdio("p", Path.of("/tmp"), "python3", List.of("-m", "x"), Map.of());
 
-        assertThatThrownBy(() -> NodeCompileCache.audit(npx)).isInstanceOf(BytecodeException.class)
+        assertThatThrownBy(() -> NodeCompileCache.requireNode(npx)).isInstanceOf(BytecodeException.class)
                 .hasMessageContaining("server m").hasMessageContaining("kiln warm --servers");
-        assertThatThrownBy(() -> NodeCompileCache.audit(py)).hasMessageContaining("not launched as node");
+        assertThatThrownBy(() -> NodeCompileCache.requireNode(py)).hasMessageContaining("not launched as node");
     }
 }
