@@ -23,7 +23,7 @@ import picocli.CommandLine.Option;
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = "Run a shipped benchmark; each prints JSON measured against a baseline in the same run.",
         subcommands = {BenchCommand.Projection.class, BenchCommand.Archive.class, BenchCommand.Seed.class,
-            BenchCommand.Probe.class, BenchCommand.Watch.class, BenchCommand.Scale.class, StartupBenchmark.class, BenchCommand.Doctor.class, BenchCommand.Metrics.class, BenchCommand.Remote.class, UiBenchmark.class,
+            BenchCommand.Probe.class, BenchCommand.Watch.class, BenchCommand.Scale.class, StartupBenchmark.class, RuntimesBenchmark.class, BenchCommand.Doctor.class, BenchCommand.Metrics.class, BenchCommand.Remote.class, UiBenchmark.class,
             FleetBenchmark.class, RecordBenchmark.class, CommandLine.HelpCommand.class})
 public final class BenchCommand implements Runnable {
     @CommandLine.Spec

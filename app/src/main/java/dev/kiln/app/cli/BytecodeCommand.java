@@ -43,6 +43,32 @@ final class BytecodeCommand implements Runnable {
                 description = "Where SERVER is configured (default: ./servers.json when it exists).")
         Path config;
 
+        /** The named server when it is launched as {@code node …} (its compile cache, not Python bytecode), else null. */
+        ServerConfig nodeServer() {
+            Path file = config != null ? ServerArgs.configFile(config) : Path.of("servers.json").toAbsolutePath();
+            if (config == null && !Files.isRegularFile(file)) {
+                return null;
+            }
+            for (ServerConfig s : ServerArgs.read(file)) {
+                if (s.name().equals(target) && dev.kiln.core.startup.Launcher.of(s) == dev.kiln.core.startup.Launcher.NODE) {
+                    return s;
+                }
+            }
+            return null;
+        }
+
+        static int printNode(dev.kiln.core.startup.NodeCompileCache.Report r, boolean json) {
+            if (json) {
+                System.out.println(Json.compact(Json.object().put("server", r.server()).put("runtime", "node")
+                        .put("node_version", r.nodeVersion()).put("compile_cache_supported", r.supported())
+                        .put("compile_cache_dir", r.dir() == null ? null : r.dir().toString()).put("files", r.files())
+                        .put("bytes", r.bytes()).put("note", r.note())));
+            } else {
+                System.out.println(r.server() + " (node " + r.nodeVersion() + "): " + r.note());
+            }
+            return 0;
+        }
+
         PythonEnvironment locate(Bytecode bytecode) {
             Path asPath = Path.of(target);
             boolean configGiven = config != null;
@@ -71,6 +97,10 @@ final class BytecodeCommand implements Runnable {
 
         @Override
         public Integer call() throws Exception {
+            ServerConfig node = nodeServer();
+            if (node != null) {
+                return printNode(dev.kiln.core.startup.NodeCompileCache.audit(node), json.enabled());
+            }
             Bytecode bytecode = Bytecode.withSystemEnvironment();
             BytecodeReport r = bytecode.audit(locate(bytecode));
             if (json.enabled()) {
@@ -94,6 +124,13 @@ final class BytecodeCommand implements Runnable {
 
         @Override
         public Integer call() throws Exception {
+            ServerConfig node = nodeServer();
+            if (node != null) {
+                String d = node.env().get("NODE_COMPILE_CACHE");
+                Path dir = d != null ? Path.of(d) : Path.of(System.getProperty("user.home"), ".cache", "kiln",
+                        "node-compile-cache", node.name());
+                return printNode(dev.kiln.core.startup.NodeCompileCache.warm(node, dir), json.enabled());
+            }
             Bytecode bytecode = Bytecode.withSystemEnvironment();
             Bytecode.InvalidationMode m = Bytecode.InvalidationMode.parse(mode);
             PythonEnvironment env = locate(bytecode);

@@ -83,6 +83,21 @@ final class ProbeCommand implements Callable<Integer> {
     @Option(names = "--csv", description = "With --sweep: print the matrix as CSV, one line per cell.")
     boolean csv;
 
+    @Option(names = "--client", paramLabel = "NAME", description = {"Judge as this client does: codex, claude-code,"
+            + " claude-desktop, cursor, vscode, gemini, cline or openai-agents (what counts, its default timeout; without"
+            + " CONFIG, that client's config file)."})
+    String client;
+
+    @Option(names = "--recommend", description = {"Recommend startup timeouts from a squeezed run: probe at a"
+            + " 0.5-CPU share unless --cpu-share or --cpus is given (an unsqueezed run recommends nothing)."})
+    boolean recommend;
+
+    @Option(names = "--seeded", arity = "0..1", fallbackValue = "cache", paramLabel = "FORM",
+            description = {"Run each npx/uvx server cold (as configured), then against its runtime seed (kiln warm --servers):",
+                "cache (default: NPM_CONFIG_CACHE + prefer-offline, UV_CACHE_DIR + UV_OFFLINE) or installed (node ENTRY,"
+                    + " the tool's interpreter); prints cold beside seeded."})
+    String seeded;
+
     @Option(names = "--no-save", description = "Do not save the run into the workspace's observer/probes/.")
     boolean noSave;
 
@@ -103,6 +118,17 @@ final class ProbeCommand implements Callable<Integer> {
                     + " --cpus, --cold-bytecode and --no-write-bytecode");
         }
         HandshakeOrder order = handshake == null ? HandshakeOrder.DISCOVER_FIRST : HandshakeOrder.parse(handshake);
+        dev.kiln.core.startup.ClientProfile profile;
+        try {
+            profile = client == null ? null : dev.kiln.core.startup.ClientProfile.parse(client);
+        } catch (IllegalArgumentException e) {
+            throw new CliException(e.getMessage());
+        }
+        if (profile != null && config == null) {
+            config = profile.findConfig(Path.of(System.getProperty("user.home")), Path.of("").toAbsolutePath())
+                    .orElseThrow(() -> new CliException(profile.label() + " keeps its servers in " + (profile.configs().isEmpty()
+                            ? "code, not a file" : String.join(" or ", profile.configs())) + ": none found; name the config"));
+        }
         Path file = ServerArgs.configFile(config);
         List<ServerConfig> chosen = ServerArgs.select(ServerArgs.read(file), servers, file);
         if (sweep != null) {
@@ -112,12 +138,16 @@ final class ProbeCommand implements Callable<Integer> {
                 .bytecode(coldBytecode ? BytecodeMode.COLD : noWriteBytecode ? BytecodeMode.NO_WRITE : BytecodeMode.AS_IS);
         if (timeout != null) {
             b.timeout(Durations.parse(timeout));
+        } else if (profile != null && profile.defaultTimeout().isPresent()) {
+            b.timeout(profile.defaultTimeout().get());
         }
         if (cpus != null) {
             b.cpus(cpus);
         }
         if (cpuShare != null) {
             b.cpuShare(cpuShare);
+        } else if (recommend && cpus == null) {
+            b.cpuShare(ProbeReport.RECOMMEND_SHARE);
         }
         b.handshake(order);
         if (!json.enabled()) {
@@ -126,6 +156,9 @@ final class ProbeCommand implements Callable<Integer> {
                     System.err.println("  " + e.summary());
                 }
             });
+        }
+        if (seeded != null) {
+            return SeededProbe.run(b.build(), file, chosen, seeded, json.enabled());
         }
         ProbeReport report;
         try {
@@ -139,6 +172,10 @@ final class ProbeCommand implements Callable<Integer> {
             System.out.println(Json.compact(report.toJson()));
         } else {
             print(report, saved);
+            if (profile != null) {
+                System.out.println();
+                System.out.print(profile.verdicts(report));
+            }
             if (previous != null) {
                 printChanges(previous, report);
             }

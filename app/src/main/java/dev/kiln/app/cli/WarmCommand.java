@@ -47,8 +47,19 @@ final class WarmCommand implements Callable<Integer> {
     @Mixin
     JsonOption json;
 
+    @Option(names = "--servers", description = {"Warm a runtime seed per MCP server launched through npx/npm exec/uvx/uv"
+            + " tool run: DIR is then the servers config (servers.json, Codex config.toml, or its workspace) and TARGETs"
+            + " the server names (default: all); prints a paste-ready snippet per client format."})
+    boolean servers;
+
     @Override
     public Integer call() throws Exception {
+        if (servers) {
+            if (all) {
+                throw new CliException("--servers warms every server of the config unless names are given: drop --all");
+            }
+            return ServerWarm.run(workspace.given(), targets, dryRun, json.enabled());
+        }
         Path ws = workspace.require();
         boolean json = this.json.enabled();
         PrintStream out = System.out;

@@ -12,8 +12,10 @@ import java.util.function.Function;
  * checks, schema building — what bytecode cannot touch).
  */
 public enum Phase {
-    /** Spawn → its first byte on stdout or stderr. */
-    START("before first output", t -> t.spawnMs(), Phase::firstOutput),
+    /** Spawn → a fetching launcher ({@code npx}, {@code uvx}, …) handed off to the server: resolve, download, install. */
+    FETCH("fetch (package manager)", t -> t.fetchEndMs() == null ? null : t.spawnMs(), t -> t.fetchEndMs()),
+    /** Spawn (or the launcher's hand-off) → the server's first byte on stdout or stderr. */
+    START("before first output", t -> t.fetchEndMs() != null ? t.fetchEndMs() : t.spawnMs(), Phase::firstOutput),
     /** First output → the handshake's answer. */
     WORK("first output to answer", Phase::firstOutput, t -> t.initializedMs()),
     /** The answer → {@code tools/list} answered. */
@@ -78,6 +80,8 @@ public enum Phase {
 
     /** Where a server's time to its answer went. */
     public enum Bound {
+        /** Most of it in the launcher before the server ran: a package fetch; a seed removes it. */
+        FETCH,
         /** Most of it before the first output: interpreter start and imports; bytecode can help. */
         IMPORTS,
         /** Most of it after the first output: work before answering; bytecode cannot help that part. */
@@ -93,22 +97,42 @@ public enum Phase {
     /**
      * The attribution of one server's time to its answer.
      *
-     * @param startMs spawn → first output, or null
+     * @param startMs spawn (or the launcher's hand-off) → first output, or null
      * @param workMs first output → answer, or null
      * @param bound where most of it went
+     * @param fetchMs spawn → a fetching launcher's hand-off, or null (none, or not seen)
+     * @param launcher what started the server: its runtime decides the advice
      */
-    public record Attribution(Double startMs, Double workMs, Bound bound) {
+    public record Attribution(Double startMs, Double workMs, Bound bound, Double fetchMs, Launcher launcher) {
+        public Attribution(Double startMs, Double workMs, Bound bound) {
+            this(startMs, workMs, bound, null, Launcher.OTHER);
+        }
+
         /** One plain sentence for the report. */
         public String explain() {
+            String fetchNote = fetchMs == null ? launcher.fetches()
+                    ? "; time in " + launcher.label() + " before the server ran: unknown (no hand-off seen)" : ""
+                    : String.format(Locale.ROOT, "; %.0f ms of it in %s before the server ran: %s", fetchMs,
+                            launcher.label(), launcher.fetchAdvice());
+            return explainPhases() + (bound == Bound.FETCH ? "" : fetchNote);
+        }
+
+        private String explainPhases() {
+            if (bound == Bound.FETCH) {
+                return String.format(Locale.ROOT, "%.0f of %.0f ms in %s before the server ran (the package manager:"
+                        + " resolving, fetching, installing): %s", fetchMs, fetchMs + startMs + workMs, launcher.label(),
+                        launcher.fetchAdvice());
+            }
             if (bound == Bound.UNKNOWN) {
                 return startMs == null ? "no output and no answer: nothing to attribute"
                         : String.format(Locale.ROOT, "%.0f ms before its first output; no answer to attribute the rest",
                                 startMs);
             }
-            double total = startMs + workMs;
+            double total = (fetchMs == null ? 0 : fetchMs) + startMs + workMs; // the whole time to the answer
             if (bound == Bound.IMPORTS) {
-                return String.format(Locale.ROOT, "%.0f of %.0f ms before its first output (interpreter start and imports):"
-                        + " for a Python server, precompiled bytecode shortens this", startMs, total);
+                String advice = launcher.importAdvice();
+                return String.format(Locale.ROOT, "%.0f of %.0f ms before its first output (interpreter start and imports)%s",
+                        startMs, total, advice.isEmpty() ? "" : ": " + advice);
             }
             return String.format(Locale.ROOT, "%.0f of %.0f ms after its first output, before answering (network calls,"
                     + " credential checks, schema building): precompiling cannot help, its time is spent after its imports",
@@ -118,13 +142,22 @@ public enum Phase {
 
     /** Attributes {@code t}'s time to the answer to the phase before the first output and the one after it. */
     public static Attribution attribute(Timeline t) {
+        return attribute(t, Launcher.OTHER);
+    }
+
+    /** The same, with the advice of {@code launcher}'s runtime (none invented for one Kiln does not know). */
+    public static Attribution attribute(Timeline t, Launcher launcher) {
+        Segment fetch = FETCH.in(t);
         Segment start = START.in(t);
         Segment work = WORK.in(t);
+        Double fetchMs = fetch == null ? null : fetch.ms();
         if (start == null || work == null || t.initializedMs() == null) {
-            return new Attribution(start == null ? null : start.ms(), null, Bound.UNKNOWN);
+            return new Attribution(start == null ? null : start.ms(), null, Bound.UNKNOWN, fetchMs, launcher);
         }
-        double total = start.ms() + work.ms();
-        Bound b = total <= 0 || start.ms() / total >= IMPORT_BOUND_SHARE ? Bound.IMPORTS : Bound.WORK;
-        return new Attribution(start.ms(), work.ms(), b);
+        double f = fetchMs == null ? 0 : fetchMs;
+        double total = f + start.ms() + work.ms();
+        Bound b = f > 0 && f / total >= IMPORT_BOUND_SHARE ? Bound.FETCH
+                : total <= 0 || (f + start.ms()) / total >= IMPORT_BOUND_SHARE ? Bound.IMPORTS : Bound.WORK;
+        return new Attribution(start.ms(), work.ms(), b, fetchMs, launcher);
     }
 }

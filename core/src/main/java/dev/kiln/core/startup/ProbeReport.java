@@ -121,8 +121,16 @@ public record ProbeReport(Instant startedAt, String cpus, int repeat, BytecodeMo
      */
     public String clientConfigLines() {
         StringBuilder b = new StringBuilder();
-        b.append("# Codex ~/.codex/config.toml (from the slowest of ").append(repeat).append(" run(s)")
-                .append(cpus.isEmpty() ? "" : " pinned to CPU " + cpus).append(", ×1.5 + 1 s head-room)\n");
+        String condition = squeeze();
+        if (condition == null) {
+            // One unloaded run says little about a session start of many servers on a share of a CPU.
+            return "# no recommended timeout from this run: it was not squeezed (no --cpu-share, no pinned CPUs), and a\n"
+                    + "# server that answers in a second alone takes far longer when many start at once on half a CPU.\n"
+                    + "# For one: kiln probe --recommend (probes again at --cpu-share " + RECOMMEND_SHARE + "), kiln probe"
+                    + " --cpu-share 0.5, or kiln probe --sweep 4,2,1,0.5 (its smallest share).\n";
+        }
+        b.append("# Codex ~/.codex/config.toml (from the slowest of ").append(repeat).append(" run(s) ").append(condition)
+                .append(", ×1.5 + 1 s head-room)\n");
         int max = 0;
         for (ServerSummary s : servers()) {
             if (s.recommendedTimeoutSec() == null) {
@@ -147,6 +155,17 @@ public record ProbeReport(Instant startedAt, String cpus, int repeat, BytecodeMo
             b.append("# Claude Code: one timeout for all servers\nMCP_TIMEOUT=").append(max * 1000).append('\n');
         }
         return b.toString();
+    }
+
+    /** The share {@code kiln probe --recommend} squeezes a probe to when none was given. */
+    public static final double RECOMMEND_SHARE = 0.5;
+
+    /** The measured condition a recommendation comes from ({@code at a 0.5-CPU share}), or null when unsqueezed. */
+    public @Nullable String squeeze() {
+        if (cpuLimit != null) {
+            return String.format(Locale.ROOT, "at a %s-CPU share (%s)", Figures.round(cpuLimit.share(), 2), cpuLimit.mechanism());
+        }
+        return cpus.isEmpty() ? null : "pinned to CPU " + cpus;
     }
 
     private static String tomlKey(String name) {
@@ -186,6 +205,7 @@ public record ProbeReport(Instant startedAt, String cpus, int repeat, BytecodeMo
         summary.put("over_timeout", overTimeout());
         summary.put("failed", failed());
         summary.put("handshake", handshake.label());
+        summary.put("recommendation_condition", squeeze());
         if (cpuLimit == null) {
             summary.putNull("cpu_share");
         } else {
@@ -233,17 +253,36 @@ public record ProbeReport(Instant startedAt, String cpus, int repeat, BytecodeMo
         putMs(t, "initialized", tl.initializedMs());
         putMs(t, "tools_listed", tl.toolsListedMs());
         putMs(t, "exit", tl.exitMs());
+        putMs(t, "fetch_end", tl.fetchEndMs());
         n.put("revision", r.protocolVersion() == null ? null
                 : Handshake.MODERN.equals(r.protocolVersion()) ? "server/discover" : "initialize");
-        Phase.Attribution a = Phase.attribute(tl);
+        Phase.Attribution a = attribution(r);
         ObjectNode ph = n.putObject("phases");
+        putMs(ph, "fetch_ms", a.fetchMs());
         putMs(ph, "before_first_output_ms", a.startMs());
         putMs(ph, "first_output_to_answer_ms", a.workMs());
         ph.put("bound", a.bound().label());
         ph.put("explanation", a.explain());
+        FetchPhase f = r.fetch();
+        if (f == null) {
+            n.putNull("fetch");
+        } else {
+            ObjectNode fj = n.putObject("fetch");
+            fj.put("launcher", f.launcher().name().toLowerCase(Locale.ROOT));
+            fj.put("runtime", f.launcher().runtime().label());
+            fj.put("fetches", f.launcher().fetches());
+            putMs(fj, "fetch_ms", f.fetchMs());
+            fj.put("downloaded", f.downloaded().label());
+            fj.put("evidence", f.evidence());
+        }
         ArrayNode tail = n.putArray("stderr_tail");
         r.stderrTail().forEach(tail::add);
         return n;
+    }
+
+    /** Where {@code r}'s time went, with the advice of its launcher's runtime. */
+    static Phase.Attribution attribution(ServerResult r) {
+        return Phase.attribute(r.timeline(), r.fetch() == null ? Launcher.OTHER : r.fetch().launcher());
     }
 
     private static void putMs(ObjectNode n, String field, Double ms) {
@@ -286,11 +325,19 @@ public record ProbeReport(Instant startedAt, String cpus, int repeat, BytecodeMo
      * after it (work before answering), saying plainly where precompiling cannot help.
      */
     public String whereTheTimeGoes() {
-        StringBuilder b = new StringBuilder("where the time goes (spawn → first output | first output → answer):\n");
+        StringBuilder b = new StringBuilder("where the time goes (fetch: spawn → the launcher's hand-off | start: → first"
+                + " output | work: first output → answer):\n");
+        b.append(String.format(Locale.ROOT, "  %-22s %9s | %9s | %-9s%n", "SERVER", "FETCH", "START", "WORK"));
         for (ServerSummary s : servers()) {
-            Phase.Attribution a = Phase.attribute(s.representative().timeline());
-            b.append(String.format(Locale.ROOT, "  %-22s %9s | %-9s %s%n", clip(s.name(), 22), ms(a.startMs()),
+            ServerResult r = s.representative();
+            Phase.Attribution a = attribution(r);
+            String fetch = a.fetchMs() != null ? ms(a.fetchMs())
+                    : r.fetch() != null && r.fetch().launcher().fetches() ? "unknown" : "-";
+            b.append(String.format(Locale.ROOT, "  %-22s %9s | %9s | %-9s %s%n", clip(s.name(), 22), fetch, ms(a.startMs()),
                     ms(a.workMs()), a.explain()));
+            if (r.fetch() != null && r.fetch().launcher().fetches()) {
+                b.append("  ").append(" ".repeat(22)).append(" fetch: ").append(r.fetch().explain()).append('\n');
+            }
         }
         return b.toString();
     }

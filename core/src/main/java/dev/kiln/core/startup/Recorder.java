@@ -26,6 +26,8 @@ final class Recorder {
     final AtomicLong initialized = new AtomicLong(UNSET);
     final AtomicLong toolsListed = new AtomicLong(UNSET);
     final AtomicLong exit = new AtomicLong(UNSET);
+    /** A fetching launcher handed off to the server (see {@link FetchWatch}). */
+    final AtomicLong fetchEnd = new AtomicLong(UNSET);
 
     Recorder(String server, int run, long origin, Ticker ticker, Clock clock, EventSink events) {
         this.server = server;
@@ -60,6 +62,10 @@ final class Recorder {
         if (step.get() == UNSET && step.compareAndSet(UNSET, at)) {
             publish(new ProbeEvent.FirstOutput(clock.instant(), server, run, offset(step), stderr));
         }
+    }
+
+    void fetchEnded(long at) {
+        fetchEnd.compareAndSet(UNSET, at);
     }
 
     void initialized(String protocolVersion, long at) {
@@ -99,7 +105,7 @@ final class Recorder {
 
     Timeline timeline() {
         return new Timeline(offset(spawn), offset(firstStdout), offset(firstStderr), offset(initialized),
-                offset(toolsListed), offset(exit));
+                offset(toolsListed), offset(exit), offset(fetchEnd));
     }
 
     private void publish(ProbeEvent e) {

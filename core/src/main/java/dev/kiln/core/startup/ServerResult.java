@@ -19,10 +19,19 @@ import org.jspecify.annotations.Nullable;
  * @param timeoutMs the startup timeout it was held to
  * @param timeline the steps, relative to the probe's start
  * @param stderrTail the last lines it wrote to stderr
+ * @param fetch the fetching launcher's phase, or null when the server was not started through one
  */
 public record ServerResult(String name, ServerConfig.Transport transport, int run, Outcome outcome, @Nullable Integer exitCode,
         String reason, @Nullable String protocolVersion, @Nullable Double initializeMs, @Nullable Double toolsMs, int tools, long timeoutMs,
-        Timeline timeline, List<String> stderrTail) {
+        Timeline timeline, List<String> stderrTail, @Nullable FetchPhase fetch) {
+
+    /** A result without a fetch phase. */
+    public ServerResult(String name, ServerConfig.Transport transport, int run, Outcome outcome, @Nullable Integer exitCode,
+            String reason, @Nullable String protocolVersion, @Nullable Double initializeMs, @Nullable Double toolsMs, int tools,
+            long timeoutMs, Timeline timeline, List<String> stderrTail) {
+        this(name, transport, run, outcome, exitCode, reason, protocolVersion, initializeMs, toolsMs, tools, timeoutMs,
+                timeline, stderrTail, null);
+    }
 
     public ServerResult {
         stderrTail = List.copyOf(stderrTail);

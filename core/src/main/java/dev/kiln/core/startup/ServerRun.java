@@ -36,6 +36,8 @@ final class ServerRun {
     private String executable;
     private String prepareFailure;
     private Path pycache;
+    /** The fetching launcher's watch (see {@link Launcher#fetches}), or null. */
+    private FetchWatch fetch;
     /** Tags this server's processes (see {@link ProcessTree#endTagged}). */
     private final String token = java.util.UUID.randomUUID().toString();
 
@@ -131,6 +133,10 @@ final class ServerRun {
         if (config.cwd() != null) {
             pb.directory(config.cwd().toFile());
         }
+        Launcher launcher = Launcher.of(config);
+        if (launcher.fetches()) {
+            fetch = new FetchWatch(launcher, pb.environment());
+        }
         prepared = pb;
     }
 
@@ -163,11 +169,14 @@ final class ServerRun {
                 return result(recorder, Outcome.SPAWN_FAILED, null, "cannot start " + exe + ": " + e.getMessage(), null, List.of());
             }
             recorder.spawned(process.pid(), spawnAt);
+            if (fetch != null) {
+                fetch.spawned(process.pid(), recorder);
+            }
             pipes = ProcessTree.stdioPipes(process.pid()); // while it is alive: what its leftovers will still hold
             deadline = recorder.spawn.get() + timeout.toNanos();
             Process p = process;
             p.onExit().thenAccept(ph -> recorder.exited(ph.exitValue()));
-            channel = new StdioChannel(process, recorder, maxLineBytes);
+            channel = new StdioChannel(process, recorder, maxLineBytes, fetch);
             try {
                 Handshake.Result r = new Handshake(channel, recorder, deadline, timeout, order).run();
                 // Done: ask it to leave the polite way, as a client closing a session does.
@@ -217,9 +226,21 @@ final class ServerRun {
         ServerResult result = new ServerResult(config.name(), config.transport(), recorder.run, outcome, exitCode, reason,
                 r == null ? null : r.protocolVersion(), recorder.sinceSpawn(recorder.initialized),
                 r == null ? null : recorder.sinceSpawn(recorder.toolsListed), r == null ? -1 : r.tools(), timeout.toMillis(),
-                recorder.timeline(), stderrTail);
+                recorder.timeline(), stderrTail, fetchPhase(recorder));
         recorder.finished(result);
         return result;
+    }
+
+    private FetchPhase fetchPhase(Recorder recorder) {
+        if (config.transport() != ServerConfig.Transport.STDIO) {
+            return null;
+        }
+        Launcher launcher = Launcher.of(config);
+        if (fetch != null && recorder.spawn.get() != Recorder.UNSET) {
+            return fetch.finish();
+        }
+        return new FetchPhase(launcher, null, launcher.fetches() ? FetchPhase.Downloaded.UNKNOWN : FetchPhase.Downloaded.NO,
+                launcher.fetches() ? "it did not start" : launcher.label() + " does not fetch packages");
     }
 
     /** The executable for {@code command}: as given when it has a slash, else the first match on the server's PATH. */

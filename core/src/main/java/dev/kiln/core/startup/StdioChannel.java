@@ -57,7 +57,15 @@ final class StdioChannel implements Channel {
         }
     }
 
+    /** The fetching launcher's watch, or null: then every stderr byte is the server's. */
+    private final FetchWatch fetch;
+
     StdioChannel(Process process, Recorder recorder, int maxLineBytes) {
+        this(process, recorder, maxLineBytes, null);
+    }
+
+    StdioChannel(Process process, Recorder recorder, int maxLineBytes, FetchWatch fetch) {
+        this.fetch = fetch;
         this.process = process;
         this.stdin = process.getOutputStream();
         this.recorder = recorder;
@@ -170,6 +178,9 @@ final class StdioChannel implements Channel {
             int n;
             while ((n = in.read(buf)) > 0) {
                 long at = recorder.now();
+                if (fetch != null) {
+                    fetch.serverSpoke(at); // launchers never write stdout: this is the server
+                }
                 recorder.firstOutput(false, at);
                 int start = 0;
                 for (int i = 0; i < n; i++) {
@@ -230,9 +241,20 @@ final class StdioChannel implements Channel {
         try {
             int n;
             while ((n = in.read(buf)) > 0) {
-                recorder.firstOutput(true);
+                long at = recorder.now();
+                if (fetch == null) {
+                    recorder.firstOutput(true, at);
+                }
                 for (int i = 0; i < n; i++) {
                     if (buf[i] == '\n') {
+                        if (fetch != null) {
+                            // A launcher's own line is not the server's first output; the first line that is not, is.
+                            String text = line.toString(StandardCharsets.UTF_8).stripTrailing();
+                            if (!text.isEmpty() && !fetch.line(text, at)) {
+                                fetch.serverSpoke(at);
+                                recorder.firstOutput(true, at);
+                            }
+                        }
                         keep(line);
                     } else if (line.size() < STDERR_LINE_CHARS * 4) {
                         line.write(buf[i]);

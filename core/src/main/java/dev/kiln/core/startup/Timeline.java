@@ -13,17 +13,25 @@ import java.util.List;
  * @param initializedMs the {@code initialize} (or {@code server/discover}) answer arrived
  * @param toolsListedMs the last {@code tools/list} page arrived
  * @param exitMs the process was seen to end (HTTP: the session was closed)
+ * @param fetchEndMs a fetching launcher ({@link Launcher}) handed off to the server; null when there was none or it
+ *     was not seen (then the fetch phase is unknown, never guessed)
  */
 public record Timeline(Double spawnMs, Double firstStdoutMs, Double firstStderrMs, Double initializedMs,
-        Double toolsListedMs, Double exitMs) {
+        Double toolsListedMs, Double exitMs, Double fetchEndMs) {
+
+    /** A timeline without a fetch phase. */
+    public Timeline(Double spawnMs, Double firstStdoutMs, Double firstStderrMs, Double initializedMs, Double toolsListedMs,
+            Double exitMs) {
+        this(spawnMs, firstStdoutMs, firstStderrMs, initializedMs, toolsListedMs, exitMs, null);
+    }
 
     /**
-     * True when the steps that happened are in their causal order: spawn ≤ first stdout ≤ initialized ≤ tools listed
+     * True when the steps that happened are in their causal order: spawn ≤ fetch end ≤ first stdout ≤ initialized ≤ tools listed
      * ≤ exit, and spawn ≤ first stderr ≤ exit.
      */
     public boolean isOrdered() {
-        return ascending(spawnMs, firstStdoutMs, initializedMs, toolsListedMs, exitMs)
-                && ascending(spawnMs, firstStderrMs, exitMs);
+        return ascending(spawnMs, fetchEndMs, firstStdoutMs, initializedMs, toolsListedMs, exitMs)
+                && ascending(spawnMs, fetchEndMs, firstStderrMs, exitMs);
     }
 
     private static boolean ascending(Double... steps) {

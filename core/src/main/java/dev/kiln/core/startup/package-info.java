@@ -10,7 +10,10 @@
  * runs a probe's servers under one fractional CPU share; {@link dev.kiln.core.startup.Sweep} probes at several shares,
  * before and after precompiling, into a {@link dev.kiln.core.startup.SweepReport}; {@link dev.kiln.core.startup.Phase}
  * attributes a server's time to before and after its first output; {@link dev.kiln.core.startup.HandshakeOrder} says
- * which MCP revision is asked first; {@link dev.kiln.core.startup.Bytecode} audits and precompiles; {@link dev.kiln.core.startup.DemoServer} is the bundled stdlib-only server. The MCP client itself
+ * which MCP revision is asked first; {@link dev.kiln.core.startup.Bytecode} audits and precompiles; {@link dev.kiln.core.startup.DemoServer} is the bundled stdlib-only server. {@link dev.kiln.core.startup.Launcher} tells a launcher that fetches
+ * ({@code npx}, {@code uvx}, …) from a direct start, and its {@link dev.kiln.core.startup.FetchPhase} is the time spent
+ * in it, from evidence; {@link dev.kiln.core.startup.ClientProfile} judges a report as one agent client does;
+ * {@link dev.kiln.core.startup.NodeCompileCache} is Node's counterpart of bytecode. The MCP client itself
  * (handshake, stdio and Streamable HTTP channels, process-tree ending) is package-private.
  */
 @NullMarked

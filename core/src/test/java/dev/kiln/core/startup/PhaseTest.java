@@ -10,13 +10,46 @@ class PhaseTest {
     @Test
     void attribute_silentUntilItsAnswer_importBoundAndBytecodeCanHelp() {
         // The SDK's server writes nothing before its answer: everything is interpreter start and imports.
-        Phase.Attribution a = Phase.attribute(new Timeline(0.0, 2_000.0, null, 2_000.0, 2_010.0, 2_100.0));
+        Phase.Attribution a = Phase.attribute(new Timeline(0.0, 2_000.0, null, 2_000.0, 2_010.0, 2_100.0), Launcher.PYTHON);
 
         assertThat(a.bound()).isEqualTo(Phase.Bound.IMPORTS);
         assertThat(a.startMs()).isEqualTo(2_000);
         assertThat(a.workMs()).isZero();
         assertThat(a.explain()).isEqualTo("2000 of 2000 ms before its first output (interpreter start and imports):"
-                + " for a Python server, precompiled bytecode shortens this");
+                + " precompiled bytecode shortens this (kiln bytecode compile)");
+    }
+
+    @Test
+    void attribute_importBoundByRuntime_nodeGetsTheCompileCacheAndAnUnknownOneNothing() {
+        Timeline t = new Timeline(0.0, 2_000.0, null, 2_000.0, 2_010.0, 2_100.0);
+
+        assertThat(Phase.attribute(t, Launcher.NODE).explain()).contains("NODE_COMPILE_CACHE").doesNotContain("bytecode");
+        assertThat(Phase.attribute(t, Launcher.OTHER).explain())
+                .isEqualTo("2000 of 2000 ms before its first output (interpreter start and imports)");
+    }
+
+    @Test
+    void attribute_mostlyInTheLauncher_fetchBoundWithTheSeedAdvice() {
+        // npx handed off at 9 s; the server spoke 300 ms later and answered at 9.4 s
+        Timeline t = new Timeline(0.0, 9_400.0, 9_300.0, 9_400.0, 9_450.0, 9_500.0, 9_000.0);
+        Phase.Attribution a = Phase.attribute(t, Launcher.NPX);
+
+        assertThat(a.bound()).isEqualTo(Phase.Bound.FETCH);
+        assertThat(a.fetchMs()).isEqualTo(9_000);
+        assertThat(a.startMs()).isEqualTo(300);
+        assertThat(a.explain()).startsWith("9000 of 9400 ms in npx before the server ran").contains("kiln warm --servers");
+        assertThat(Phase.segments(t)).extracting(Phase.Segment::phase)
+                .startsWith(Phase.FETCH, Phase.START, Phase.WORK);
+        assertThat(t.isOrdered()).isTrue();
+    }
+
+    @Test
+    void attribute_fetchingLauncherWithoutAHandOff_saysUnknownNeverGuesses() {
+        Phase.Attribution a = Phase.attribute(new Timeline(0.0, 2_000.0, null, 2_000.0, 2_010.0, 2_100.0), Launcher.UVX);
+
+        assertThat(a.fetchMs()).isNull();
+        assertThat(a.bound()).isEqualTo(Phase.Bound.IMPORTS);
+        assertThat(a.explain()).contains("time in uvx before the server ran: unknown");
     }
 
     @Test

@@ -78,6 +78,19 @@ class ProbeReportTest {
     }
 
     @Test
+    void clientConfigLines_unsqueezedRun_recommendsNothingAndSaysHowToGetOne() {
+        ProbeReport r = new ProbeReport(T, "", 1, BytecodeMode.AS_IS, List.of(ok("fast", 1, 800)));
+
+        assertThat(r.squeeze()).isNull();
+        assertThat(r.clientConfigLines()).doesNotContain("startup_timeout_sec").contains("kiln probe --recommend")
+                .contains("--cpu-share 0.5");
+        ProbeReport squeezed = new ProbeReport(T, "", 1, BytecodeMode.AS_IS, List.of(ok("fast", 1, 800)),
+                new ProbeReport.CpuLimit(0.5, "cgroup-v1", "g", null, null, "0.5 CPU"), HandshakeOrder.INITIALIZE_FIRST);
+        assertThat(squeezed.clientConfigLines()).contains("at a 0.5-CPU share (cgroup-v1)")
+                .contains("[mcp_servers.fast]\nstartup_timeout_sec = 3\n");
+    }
+
+    @Test
     void clientConfigLines_configuredTimeoutBelowTheRecommendation_flagged() {
         ServerResult tight = new ServerResult("tight", ServerConfig.Transport.STDIO, 1, Outcome.OK, null, "", "2025-11-25",
                 4_000.0, 4_100.0, 1, 5_000, new Timeline(0.0, 3_990.0, null, 4_000.0, 4_100.0, 4_200.0), List.of());

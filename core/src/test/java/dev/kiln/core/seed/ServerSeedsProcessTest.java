@@ -1,0 +1,113 @@
+package dev.kiln.core.seed;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.kiln.core.startup.FetchPhase;
+import dev.kiln.core.startup.Launcher;
+import dev.kiln.core.startup.Outcome;
+import dev.kiln.core.startup.ServerConfig;
+import dev.kiln.core.startup.ServerResult;
+import dev.kiln.core.startup.StartupProbe;
+import dev.kiln.core.workspace.WorkspaceException;
+import dev.kiln.testkit.ProcessTest;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A runtime seed of a real npm server, warmed from the real registry into an empty seeds directory, then used with
+ * the registry unreachable: the seeded child must start from the seed alone (cache form through npx, installed form
+ * through node), which is the proof it sees the seed. The one cold npx of the build's tests.
+ */
+@ProcessTest
+class ServerSeedsProcessTest {
+    static final String SPEC = "@modelcontextprotocol/server-memory@2026.8.31";
+    /** Nothing listens on port 9 of loopback: any connection through it fails at once. */
+    static final String UNREACHABLE = "http://127.0.0.1:9/";
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void warm_thenRegistryUnreachable_bothFormsStartFromTheSeedAndTheProbeSeesNoDownload() throws Exception {
+        ServerSeeds seeds = ServerSeeds.of(SeedCaches.of(tmp), System.getenv(), Clock.systemUTC());
+        ServerConfig server = ServerConfig.stdio("memory", tmp, "npx", List.of("-y", SPEC),
+                Map.of("MEMORY_FILE_PATH", tmp.resolve("memory.jsonl").toString(), "API_TOKEN", "s3cret-not-for-the-warm"));
+        ServerSeeds.Plan plan = seeds.plan(server);
+        assertThat(plan.pinned()).isTrue();
+        assertThat(plan.runtimeVersion()).startsWith("node v");
+
+        ServerSeeds.Seed seed = seeds.warm(plan, Cancellation.create(), false);
+        assertThat(seed.outcome()).as(seed.message()).isEqualTo(WarmOutcome.WARMED);
+        assertThat(seeds.warm(plan, Cancellation.create(), false).outcome()).isEqualTo(WarmOutcome.UNCHANGED);
+        assertThat(Files.readString(seeds.list().get(0).resolve(SeedStore.MANIFEST_FILE))).doesNotContain("s3cret");
+        assertThat(Files.readString(SeedCaches.of(tmp).journalFile())).contains("server:memory").doesNotContain("s3cret");
+        // A seed whose files no longer hash to what was warmed is never used: a dry run says it would be re-warmed.
+        Path blob = Files.walk(plan.dir().resolve("prefix/node_modules/@modelcontextprotocol/server-memory"))
+                .filter(p -> p.toString().endsWith(".js")).findFirst().orElseThrow();
+        String original = Files.readString(blob);
+        Files.writeString(blob, original + "\n// tampered");
+        assertThat(seeds.find(plan)).isEmpty();
+        assertThat(seeds.warm(plan, Cancellation.create(), true).message()).contains("would be re-warmed");
+        Files.writeString(blob, original);
+        assertThat(seeds.find(plan)).isPresent();
+
+        ServerConfig cache = offline(seeds.seeded(server, seed, ServerSeeds.Form.CACHE));
+        ServerConfig installed = offline(seeds.seeded(server, seed, ServerSeeds.Form.INSTALLED));
+        List<ServerResult> rs = StartupProbe.builder().timeout(Duration.ofSeconds(120)).build().run(List.of(cache))
+                .results();
+        ServerResult viaNpx = rs.get(0);
+        assertThat(viaNpx.outcome()).as(viaNpx.reason() + " " + viaNpx.stderrTail()).isEqualTo(Outcome.OK);
+        assertThat(viaNpx.tools()).isEqualTo(9);
+        FetchPhase f = viaNpx.fetch();
+        assertThat(f.launcher()).isEqualTo(Launcher.NPX);
+        assertThat(f.downloaded()).as(f.evidence()).isEqualTo(FetchPhase.Downloaded.NO);
+        assertThat(f.fetchMs()).as("npx's hand-off to the server was seen: " + f.evidence()).isNotNull().isPositive();
+        assertThat(viaNpx.timeline().isOrdered()).isTrue();
+
+        ServerResult viaNode = StartupProbe.builder().timeout(Duration.ofSeconds(120)).build().run(List.of(installed))
+                .results().get(0);
+        assertThat(installed.command()).isEqualTo("node");
+        assertThat(viaNode.outcome()).as(viaNode.reason() + " " + viaNode.stderrTail()).isEqualTo(Outcome.OK);
+        assertThat(viaNode.fetch().launcher()).isEqualTo(Launcher.NODE);
+    }
+
+    @Test
+    void plan_packageThatDoesNotExist_namesTheServerAndSaysSo() {
+        ServerSeeds seeds = ServerSeeds.of(SeedCaches.of(tmp), System.getenv(), Clock.systemUTC());
+        ServerConfig ghost = ServerConfig.stdio("ghost", tmp, "npx",
+                List.of("-y", "@kiln-test-nonexistent/definitely-not-a-package-7f3a"), Map.of());
+
+        assertThatThrownBy(() -> seeds.plan(ghost)).isInstanceOf(WorkspaceException.class)
+                .hasMessageContaining("server ghost").hasMessageContaining("does not exist");
+    }
+
+    @Test
+    void plan_registryUnreachable_namesTheServerAndTheRegistry() {
+        Map<String, String> env = new TreeMap<>(System.getenv());
+        env.put("NPM_CONFIG_REGISTRY", UNREACHABLE);
+        env.put("NPM_CONFIG_FETCH_RETRIES", "0");
+        ServerSeeds seeds = ServerSeeds.of(SeedCaches.of(tmp), env, Clock.systemUTC());
+        ServerConfig s = ServerConfig.stdio("memory", tmp, "npx", List.of("-y", "@modelcontextprotocol/server-memory"), Map.of());
+
+        assertThatThrownBy(() -> seeds.plan(s)).isInstanceOf(WorkspaceException.class)
+                .hasMessageContaining("server memory").hasMessageContaining("unreachable");
+    }
+
+    private static ServerConfig offline(ServerConfig s) {
+        Map<String, String> env = new TreeMap<>(s.env());
+        // The same registry (npm keys its cache by it), behind a proxy that refuses every connection: no network.
+        env.put("NPM_CONFIG_PROXY", UNREACHABLE);
+        env.put("NPM_CONFIG_HTTPS_PROXY", UNREACHABLE);
+        env.put("NPM_CONFIG_FETCH_RETRIES", "0");
+        return new ServerConfig(s.name(), s.transport(), s.command(), s.args(), env, s.cwd(), s.url(), s.headers(),
+                s.startupTimeout(), s.enabled(), s.source());
+    }
+}
