@@ -39,7 +39,7 @@ module dev.kiln.core {
     exports dev.kiln.core.demo to dev.kiln.ui, dev.kiln.app, com.fasterxml.jackson.databind;
     exports dev.kiln.core.health to dev.kiln.ui, dev.kiln.app, com.fasterxml.jackson.databind;
     exports dev.kiln.core.alert to dev.kiln.ui, dev.kiln.app, com.fasterxml.jackson.databind;
-    exports dev.kiln.core.record to dev.kiln.ui, dev.kiln.app, com.fasterxml.jackson.databind;
+    exports dev.kiln.core.recording to dev.kiln.ui, dev.kiln.app, com.fasterxml.jackson.databind;
 
     opens dev.kiln.core.demo to com.fasterxml.jackson.databind;
     // API v1's wire records (package-private, beside Wire) are read and written by Jackson

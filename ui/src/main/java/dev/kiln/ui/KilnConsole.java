@@ -343,11 +343,11 @@ public final class KilnConsole extends Application {
     }
 
     /**
-     * Replays {@code file} in {@code stage} (read-only, the same pages over a {@link dev.kiln.core.record.ReplayEngine}),
+     * Replays {@code file} in {@code stage} (read-only, the same pages over a {@link dev.kiln.core.recording.ReplayEngine}),
      * ending the session shown; a file that is no recording is a notification in the session shown, which stays.
      */
     public static void openRecording(Stage stage, dev.kiln.ui.util.Background background, MainViewModel shown, Path file) {
-        background.run(() -> dev.kiln.core.record.ReplayEngine.open(file, dev.kiln.core.telemetry.Ticker.systemTicker()),
+        background.run(() -> dev.kiln.core.recording.ReplayEngine.open(file, dev.kiln.core.telemetry.Ticker.systemTicker()),
                 replay -> {
                     javafx.scene.Scene scene = stage.getScene();
                     double w = scene == null ? 1180 : scene.getWidth();

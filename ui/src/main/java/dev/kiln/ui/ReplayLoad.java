@@ -1,6 +1,6 @@
 package dev.kiln.ui;
 
-import dev.kiln.core.record.ReplayEngine;
+import dev.kiln.core.recording.ReplayEngine;
 import dev.kiln.ui.shell.MainViewModel;
 import dev.kiln.ui.shell.Page;
 import dev.kiln.ui.shell.Theme;

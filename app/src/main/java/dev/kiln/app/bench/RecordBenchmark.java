@@ -7,9 +7,9 @@ import dev.kiln.core.Kiln;
 import dev.kiln.core.demo.DemoWorkspace;
 import dev.kiln.core.engine.Engine;
 import dev.kiln.core.projection.WakeReason;
-import dev.kiln.core.record.Recorder;
-import dev.kiln.core.record.Recording;
-import dev.kiln.core.record.ReplayEngine;
+import dev.kiln.core.recording.Recorder;
+import dev.kiln.core.recording.Recording;
+import dev.kiln.core.recording.ReplayEngine;
 import dev.kiln.core.telemetry.EventBus;
 import dev.kiln.core.workspace.FileTrees;
 import java.io.IOException;
@@ -140,8 +140,11 @@ public final class RecordBenchmark implements Callable<Integer> {
                 Instant to = r.start().plusMillis((long) (random.nextDouble() * span));
                 long t0 = System.nanoTime();
                 r.seek(to);
-                r.snapshot().contracts().size();
+                int contracts = r.snapshot().contracts().size(); // the snapshot a page reads counts in a seek
                 seekMs[i] = (System.nanoTime() - t0) / 1e6;
+                if (contracts < 0) {
+                    throw new IllegalStateException("a snapshot with a negative size");
+                }
             }
         }
         double[] sorted = seekMs.clone();

@@ -169,7 +169,7 @@ public interface Engine extends AutoCloseable {
      */
     dev.kiln.core.health.HealthEvidence healthEvidence();
 
-    // --- recording (dev.kiln.core.record) -----------------------------------------------------------------------
+    // --- recording (dev.kiln.core.recording) -----------------------------------------------------------------------
 
     /**
      * This engine's events as the API's SSE frames ({@code event} name, {@code data} JSON), for a recording: a

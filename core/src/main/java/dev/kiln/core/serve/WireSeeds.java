@@ -9,6 +9,7 @@ import static dev.kiln.core.serve.WireTypes.orNull;
 import static dev.kiln.core.serve.WireTypes.path;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import dev.kiln.core.seed.CopyMode;
 import dev.kiln.core.seed.CopyReport;
 import dev.kiln.core.seed.SeedEvent;
 import dev.kiln.core.seed.SeedInfo;
@@ -85,15 +86,16 @@ final class WireSeeds {
     /** A seed copied into a job's scratch cache (in {@code seed_copied}). */
     record Copy(@JsonProperty("copied") boolean copied, @JsonProperty("files") long files, @JsonProperty("bytes") long bytes,
             @JsonProperty("links") long links, @JsonProperty("duration_ms") long durationMs,
-            @JsonProperty("problem") @Nullable String problem, @JsonProperty("refused") boolean refused) {
+            @JsonProperty("problem") @Nullable String problem, @JsonProperty("refused") boolean refused,
+            @JsonProperty("copy_mode") String copyMode) {
         static Copy of(CopyReport c) {
             return new Copy(c.copied(), c.files(), c.bytes(), c.links(), c.duration().toMillis(), orNull(c.problem()),
-                    c.refused());
+                    c.refused(), WireTypes.name(c.mode()));
         }
 
         CopyReport core() {
             return new CopyReport(copied, files, bytes, links, Duration.ofMillis(durationMs), Optional.ofNullable(problem),
-                    refused);
+                    refused, WireTypes.constant(CopyMode.class, copyMode));
         }
     }
 

@@ -208,7 +208,7 @@ class WireGoldenTest {
         m.put("warm_finished", new SeedEvent.WarmFinished(AT, new WarmResult("demo", WarmOutcome.WARMED, "f1d0", AT,
                 Duration.ofMillis(1_234), 10_240, 42, "warmed", List.of("Installed 3 packages"))));
         m.put("seed_copied", new SeedEvent.SeedCopied(AT, "demo", Path.of("/srv/kiln/scratch"),
-                new CopyReport(true, 42, 10_240, 0, Duration.ofMillis(5), Optional.empty(), false)));
+                new CopyReport(true, 42, 10_240, 0, Duration.ofMillis(5), Optional.empty(), false, dev.kiln.core.seed.CopyMode.KERNEL)));
         m.put("probe_run_started", new ProbeEvent.RunStarted(AT, 1, 1, 1));
         m.put("probe_spawned", new ProbeEvent.Spawned(AT, "demo-light", 1, 1.25, 4242));
         m.put("probe_first_output", new ProbeEvent.FirstOutput(AT, "demo-light", 1, 120.5, false));

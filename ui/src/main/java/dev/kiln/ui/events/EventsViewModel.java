@@ -48,7 +48,7 @@ public final class EventsViewModel {
         }
         List<EventRow> fresh = new ArrayList<>(batch.size()); // oldest first here; shown newest first
         for (KilnEvent e : batch) {
-            if (e instanceof dev.kiln.core.record.ReplayMoved m) {
+            if (e instanceof dev.kiln.core.recording.ReplayMoved m) {
                 if (m.jumped()) { // a replay moved: what led to the new moment, not what was shown before
                     rows.clear();
                     fresh.clear();

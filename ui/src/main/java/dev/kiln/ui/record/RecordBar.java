@@ -239,8 +239,8 @@ public final class RecordBar {
     private Path chooseSave() {
         FileChooser fc = new FileChooser();
         fc.setTitle("Record to…");
-        fc.setInitialFileName("kiln-" + FILE_TIME.format(java.time.Instant.now()) + dev.kiln.core.record.Recorder.SUFFIX);
-        fc.getExtensionFilters().add(new FileChooser.ExtensionFilter("Kiln recordings", "*" + dev.kiln.core.record.Recorder.SUFFIX));
+        fc.setInitialFileName("kiln-" + FILE_TIME.format(java.time.Instant.now()) + dev.kiln.core.recording.Recorder.SUFFIX);
+        fc.getExtensionFilters().add(new FileChooser.ExtensionFilter("Kiln recordings", "*" + dev.kiln.core.recording.Recorder.SUFFIX));
         java.io.File f = fc.showSaveDialog(bar.getScene() == null ? null : bar.getScene().getWindow());
         return f == null ? null : f.toPath();
     }
@@ -248,7 +248,7 @@ public final class RecordBar {
     private Path chooseOpen() {
         FileChooser fc = new FileChooser();
         fc.setTitle("Open recording");
-        fc.getExtensionFilters().add(new FileChooser.ExtensionFilter("Kiln recordings", "*" + dev.kiln.core.record.Recorder.SUFFIX));
+        fc.getExtensionFilters().add(new FileChooser.ExtensionFilter("Kiln recordings", "*" + dev.kiln.core.recording.Recorder.SUFFIX));
         java.io.File f = fc.showOpenDialog(bar.getScene() == null ? null : bar.getScene().getWindow());
         return f == null ? null : f.toPath();
     }

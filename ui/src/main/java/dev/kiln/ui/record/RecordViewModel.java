@@ -1,9 +1,9 @@
 package dev.kiln.ui.record;
 
 import dev.kiln.core.engine.Engine;
-import dev.kiln.core.record.Recorder;
-import dev.kiln.core.record.ReplayEngine;
-import dev.kiln.core.record.ReplayMoved;
+import dev.kiln.core.recording.Recorder;
+import dev.kiln.core.recording.ReplayEngine;
+import dev.kiln.core.recording.ReplayMoved;
 import dev.kiln.core.telemetry.KilnEvent;
 import dev.kiln.ui.util.Background;
 import java.io.IOException;

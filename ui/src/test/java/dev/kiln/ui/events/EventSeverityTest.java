@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kiln.core.archive.ArchiveEvent;
 import dev.kiln.core.engine.EngineEvent;
-import dev.kiln.core.record.ReplayMoved;
+import dev.kiln.core.recording.ReplayMoved;
 import dev.kiln.core.seed.SeedEvent;
 import dev.kiln.core.seed.WarmOutcome;
 import dev.kiln.core.seed.WarmResult;

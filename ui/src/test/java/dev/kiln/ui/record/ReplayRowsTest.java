@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kiln.core.demo.DemoWorkspace;
 import dev.kiln.core.engine.Engine;
-import dev.kiln.core.record.ReplayEngine;
+import dev.kiln.core.recording.ReplayEngine;
 import dev.kiln.core.telemetry.KilnEvent;
 import dev.kiln.core.telemetry.Ticker;
 import dev.kiln.testkit.Await;

@@ -1,4 +1,4 @@
-package dev.kiln.core.record;
+package dev.kiln.core.recording;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,5 +1,6 @@
-package dev.kiln.core.record;
+package dev.kiln.core.recording;
 
+import org.jspecify.annotations.Nullable;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -76,7 +77,7 @@ final class Format {
     }
 
     /** The next frame of a group's inflated bytes, or null at the end of what has been inflated. */
-    static Recording.Frame readFrame(DataInputStream in) throws IOException {
+    static Recording.@Nullable Frame readFrame(DataInputStream in) throws IOException {
         long micros;
         try {
             micros = in.readLong();

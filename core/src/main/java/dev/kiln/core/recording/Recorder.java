@@ -1,4 +1,4 @@
-package dev.kiln.core.record;
+package dev.kiln.core.recording;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -61,7 +61,7 @@ public final class Recorder implements AutoCloseable {
     private long fileBytes; // guarded by this
     private long written; // guarded by this: bytes written over every file, for the console's counter
     private final Instant startedAt;
-    private Deflater deflater; // guarded by this: one raw stream per keyframe group
+    private @Nullable Deflater deflater; // guarded by this: one raw stream per keyframe group, null before the first
     private final Format.Buffer raw = new Format.Buffer(64 << 10); // guarded by this
     private final DataOutputStream rawOut = new DataOutputStream(raw);
     private int frames; // guarded by this: in the open block
@@ -192,6 +192,9 @@ public final class Recorder implements AutoCloseable {
             return;
         }
         Deflater d = deflater;
+        if (d == null) {
+            throw new IllegalStateException("a block written before its group started");
+        }
         d.setInput(raw.array(), 0, raw.size());
         Format.Buffer c = new Format.Buffer(Math.max(1024, raw.size() / 4));
         byte[] chunk = new byte[64 << 10];

@@ -1,4 +1,4 @@
-package dev.kiln.core.record;
+package dev.kiln.core.recording;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -64,7 +64,11 @@ final class StateTracker {
 
     /** The whole document now, as a snapshot frame's data. */
     String document() {
-        String h = head.toString();
+        ObjectNode top = head;
+        if (top == null) {
+            throw new IllegalStateException("no snapshot seen yet: ask hasState() first");
+        }
+        String h = top.toString();
         String hole = "\"" + HOLE.replace("\u0000", "\\u0000") + "\"";
         int at = h.indexOf(hole);
         StringBuilder b = new StringBuilder(h.length() + leaves.size() * 400);

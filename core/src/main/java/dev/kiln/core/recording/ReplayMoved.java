@@ -1,4 +1,4 @@
-package dev.kiln.core.record;
+package dev.kiln.core.recording;
 
 import dev.kiln.core.telemetry.KilnEvent;
 import java.time.Instant;

@@ -1,4 +1,4 @@
-package dev.kiln.core.record;
+package dev.kiln.core.recording;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -166,7 +166,7 @@ public final class Recording {
                 bh.clear();
                 String problem = null;
                 int n = read(ch, bh, pos);
-                Block b = null;
+                @Nullable Block b = null;
                 if (n < Format.BLOCK_HEADER) {
                     problem = "the file ends inside a block's header (" + n + " of " + Format.BLOCK_HEADER + " bytes)";
                 } else {
@@ -206,6 +206,9 @@ public final class Recording {
                     damage = new Damage(pos, size, lastTime == Long.MIN_VALUE ? null : new Frame(lastTime, "", "", false).at(),
                             problem);
                     break;
+                }
+                if (b == null) {
+                    break; // unreachable: every path without a problem made the block
                 }
                 blocks.add(b);
                 lastTime = b.last();

@@ -1,4 +1,4 @@
-package dev.kiln.core.record;
+package dev.kiln.core.recording;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -545,6 +545,19 @@ public final class ReplayEngine implements Engine {
     @Override
     public Optional<String> apiUrl() {
         return Optional.empty();
+    }
+
+    /**
+     * The verdict's evidence at the replay position, from the replayed snapshot alone: a recording keeps no live
+     * heartbeat, watch or seeds, so only its contracts and their failures are judged.
+     */
+    @Override
+    public dev.kiln.core.health.HealthEvidence healthEvidence() {
+        ContractSnapshot s = current;
+        return dev.kiln.core.health.HealthEvidence.builder()
+                .projection(s.contracts().size() + s.failures().size(), s.failures().size(),
+                        s.failures().stream().map(f -> f.path()).toList(), "")
+                .build();
     }
 
     @Override
