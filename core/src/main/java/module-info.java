@@ -18,6 +18,17 @@ module dev.kiln.core {
     requires io.prometheus.metrics.model;
     requires io.prometheus.writer.text;
     requires io.prometheus.metrics.config;
+    // The object store's client (AWS SDK for Java v2): automatic modules, names from their Automatic-Module-Name.
+    requires software.amazon.awssdk.services.s3;
+    requires software.amazon.awssdk.core;
+    requires software.amazon.awssdk.awscore;
+    requires software.amazon.awssdk.auth;
+    requires software.amazon.awssdk.regions;
+    requires software.amazon.awssdk.profiles;
+    requires software.amazon.awssdk.http.urlconnection;
+    requires software.amazon.awssdk.identity.spi;
+    requires software.amazon.awssdk.http;
+    requires software.amazon.awssdk.services.sts;
 
     exports dev.kiln.core;
     exports dev.kiln.core.telemetry;
@@ -34,6 +45,7 @@ module dev.kiln.core {
     exports dev.kiln.core.doctor;
     exports dev.kiln.core.engine;
     exports dev.kiln.core.fleet;
+    exports dev.kiln.core.store;
 
     opens dev.kiln.core.demo to com.fasterxml.jackson.databind;
 }
