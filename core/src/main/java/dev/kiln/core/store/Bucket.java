@@ -191,6 +191,11 @@ final class Bucket implements AutoCloseable {
         });
     }
 
+    /** The client itself, for tests that must leave the store in states Kiln never leaves it in. */
+    S3Client s3() {
+        return s3;
+    }
+
     @Override
     public void close() {
         s3.close();

@@ -176,6 +176,12 @@ final class TreePack {
                 if (name.startsWith("/") || !p.startsWith(root) || p.equals(root) && !e.isDirectory()) {
                     throw new StoreException(what + ": entry \"" + name + "\" leaves the target directory; not installed");
                 }
+                byte type = e.getLinkFlag();
+                boolean plain = type == TarConstants.LF_NORMAL || type == TarConstants.LF_OLDNORM;
+                if (!plain && !e.isDirectory() && !e.isSymbolicLink()) {
+                    throw new StoreException(what + ": entry \"" + name + "\" is a " + kind(e)
+                            + "; a seed holds only files, directories and links; not installed");
+                }
                 if (e.isDirectory()) {
                     Files.createDirectories(p);
                 } else if (e.isSymbolicLink()) {
@@ -186,7 +192,7 @@ final class TreePack {
                     }
                     Files.createDirectories(p.getParent());
                     Files.createSymbolicLink(p, target);
-                } else if (e.isFile() && !e.isLink()) {
+                } else {
                     Files.createDirectories(p.getParent());
                     try (SeekableByteChannel ch = Files.newByteChannel(p, CREATE,
                             PosixFilePermissions.asFileAttribute(perms(e.getMode())));
@@ -200,9 +206,6 @@ final class TreePack {
                         throw new StoreException(what + ": entry \"" + name + "\" appears twice; not installed");
                     }
                     files++;
-                } else {
-                    throw new StoreException(what + ": entry \"" + name + "\" is a " + kind(e)
-                            + "; a seed holds only files, directories and links; not installed");
                 }
             }
             hashed.drain();
