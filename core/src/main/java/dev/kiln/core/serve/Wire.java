@@ -107,6 +107,10 @@ final class Wire {
     /** {@code GET}: {@link #action}. */
     static final String ACTION = V1 + "actions/{id}";
     static final String ACTION_CANCEL = V1 + "actions/{id}/cancel";
+    // The object store (StoreWire): its state per target, and push / pull actions ({@code POST {"target": T}}: 202 {@code {"id"}}).
+    static final String STORE_STATUS = V1 + "store";
+    static final String STORE_PUSH = V1 + "store/push";
+    static final String STORE_PULL = V1 + "store/pull";
     /** {@code POST /api/heal?dry_run=true} previews. */
     static final String DRY_RUN = "dry_run";
 
@@ -610,7 +614,8 @@ final class Wire {
             Object v = f.getNow(null);
             o.put("state", v instanceof dev.kiln.core.seed.WarmResult w && w.outcome() == dev.kiln.core.seed.WarmOutcome.CANCELLED
                     ? EngineEvent.Status.CANCELLED.jsonName() : EngineEvent.Status.SUCCEEDED.jsonName());
-            o.set("result", value(v));
+            StoreWire.TransferWire t = StoreWire.transfer(v);
+            o.set("result", t != null ? JSON.valueToTree(t) : value(v));
         } catch (java.util.concurrent.CancellationException e) {
             o.put("state", EngineEvent.Status.CANCELLED.jsonName());
             o.putObject("error").put("kind", "CANCELLED").put("message", String.valueOf(e.getMessage()));
