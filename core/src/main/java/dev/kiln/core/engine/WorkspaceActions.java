@@ -30,6 +30,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.UUID;
@@ -171,6 +172,16 @@ public final class WorkspaceActions implements AutoCloseable {
     private final Object storeLock = new Object();
     private dev.kiln.core.store.@Nullable ObjectStore store; // guarded by storeLock
     private dev.kiln.core.store.@Nullable StoreConfig storeConfig; // guarded by storeLock
+    private volatile Map<String, String> storeEnvironment = System.getenv();
+
+    /**
+     * The environment the store's AWS credential chain is read from (default: this process's, so a daemon uses its own
+     * host's credentials). Tests give one; nothing else should.
+     */
+    public WorkspaceActions storeEnvironment(Map<String, String> environment) {
+        this.storeEnvironment = Map.copyOf(environment);
+        return this;
+    }
 
     /** The store kiln.json names now (reopened when the file names another); empty when it names none. */
     private Optional<dev.kiln.core.store.ObjectStore> store() {
@@ -183,7 +194,8 @@ public final class WorkspaceActions implements AutoCloseable {
                 if (store != null) {
                     store.close();
                 }
-                store = dev.kiln.core.store.ObjectStore.builder(c.get()).events(events).clock(clock).build();
+                store = dev.kiln.core.store.ObjectStore.builder(c.get()).environment(storeEnvironment).events(events)
+                        .clock(clock).build();
                 storeConfig = c.get();
             }
             return Optional.of(store);

@@ -10,12 +10,12 @@ import java.nio.file.Path;
 import java.util.Random;
 
 /** Workspaces with targets and seeds made directly (no uv), for the store tests that need many or odd seeds. */
-final class StoreFixtures {
+public final class StoreFixtures {
     private StoreFixtures() {
     }
 
     /** A workspace at {@code dir} with a target {@code name} (the small fixture's lock) and kiln.json naming {@code store}. */
-    static SeedCaches workspace(Path dir, String name, StoreConfig store) throws IOException {
+    public static SeedCaches workspace(Path dir, String name, StoreConfig store) throws IOException {
         SeedFixtures.workspace(dir);
         Files.writeString(dir.resolve("kiln.json"), "{\"store\": {\"url\": \"" + store.url() + "\", \"endpoint\": \""
                 + store.endpoint().orElseThrow() + "\", \"region\": \"" + store.region() + "\"}}\n");
@@ -27,7 +27,7 @@ final class StoreFixtures {
      * Installs a made-up seed for the target's current lockfile: {@code files} small files in nested directories,
      * a relative link inside, an executable, and {@code bigBytes} of random data; {@code salt} makes its content differ.
      */
-    static void seed(SeedCaches seeds, String target, int files, int bigBytes, String salt) throws IOException {
+    public static void seed(SeedCaches seeds, String target, int files, int bigBytes, String salt) throws IOException {
         String hash = seeds.plan(target).hash();
         Path d = seeds.stagingDir(target, hash);
         Random r = new Random(salt.hashCode());
@@ -51,7 +51,7 @@ final class StoreFixtures {
         seeds.install(target, hash, d, Cancellation.create());
     }
 
-    static ObjectStore store(SeaweedFs fs, StoreConfig config) {
+    public static ObjectStore store(SeaweedFs fs, StoreConfig config) {
         ObjectStore s = ObjectStore.builder(config).environment(SeaweedFs.env()).build();
         s.ensureBucket();
         return s;
