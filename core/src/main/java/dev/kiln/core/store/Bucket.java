@@ -109,11 +109,11 @@ final class Bucket implements AutoCloseable {
         String key = config.objectKey(path);
         if (size < multipartThreshold) {
             retry.run(where(), "PUT " + key, () -> s3.putObject(r -> r.bucket(config.bucket()).key(key)
-                    .contentType("application/gzip"), RequestBody.fromFile(file)));
+                    .contentType("application/octet-stream"), RequestBody.fromFile(file)));
             return;
         }
         String upload = retry.run(where(), "start multipart upload of " + key, () -> s3.createMultipartUpload(r -> r
-                .bucket(config.bucket()).key(key).contentType("application/gzip")).uploadId());
+                .bucket(config.bucket()).key(key).contentType("application/octet-stream")).uploadId());
         boolean completed = false;
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
             List<CompletedPart> parts = new ArrayList<>();

@@ -74,7 +74,7 @@ class StoreApiTest {
     void pushAndPull_throughTwoDaemons_statusFollows_goldensMatch_metricsCount() throws Exception {
         SeaweedFs fs = SeaweedFs.start(tmp);
         open.add(fs);
-        StoreConfig cfg = fs.config("kiln-api-" + ProcessHandle.current().pid());
+        StoreConfig cfg = fs.config("api");
         SeedCaches a = StoreFixtures.workspace(tmp.resolve("a"), "app", cfg);
         SeedCaches b = StoreFixtures.workspace(tmp.resolve("b"), "app", cfg);
         StoreFixtures.seed(a, "app", 120, 0, "api");

@@ -82,7 +82,7 @@ class ObjectStoreSeaweedTest {
 
             Transfer pushed = sa.pushSeed(a, "app");
             assertThat(pushed.outcome()).isEqualTo(Transfer.Outcome.PUSHED);
-            assertThat(pushed.manifest().files()).isEqualTo(302); // 300 modules, the tool, kiln-seed.json (+ hash file)
+            assertThat(pushed.manifest().files()).isEqualTo(303); // 300 modules, the tool, kiln-seed.json, the hash file
             assertThat(sa.presence(a, "app").place()).isEqualTo(SeedPresence.Place.BOTH);
             assertThat(sb.presence(b, "app").place()).isEqualTo(SeedPresence.Place.STORE);
             assertThat(sa.pushSeed(a, "app").outcome()).isEqualTo(Transfer.Outcome.ALREADY_STORED);

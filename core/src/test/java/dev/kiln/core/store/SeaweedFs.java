@@ -84,7 +84,7 @@ public final class SeaweedFs implements AutoCloseable {
                 "-volume.port=" + ports[2], "-volume.port.grpc=" + ports[3], "-filer", "-filer.port=" + ports[4],
                 "-filer.port.grpc=" + ports[5], "-s3", "-s3.port=" + ports[6], "-s3.port.grpc=" + ports[7],
                 "-s3.port.iceberg=0", "-s3.port.lance=0", "-s3.config=" + config, "-master.telemetry=false",
-                "-master.telemetry.url=http://127.0.0.1:1/", "-master.volumeSizeLimitMB=256", "-volume.max=8"));
+                "-master.telemetry.url=http://127.0.0.1:1/", "-master.volumeSizeLimitMB=256", "-volume.max=0"));
         Path log = dir.resolve("weed.log");
         Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true)
                 .redirectOutput(log.toFile()).start();
@@ -112,7 +112,7 @@ public final class SeaweedFs implements AutoCloseable {
                         .build(), HttpResponse.BodyHandlers.discarding());
                 if (r.statusCode() > 0) {
                     // The gateway is up; the filer and a volume may not be: a real write proves they are.
-                    try (ObjectStore s = ObjectStore.builder(config("probe")).environment(env()).retries(1, Duration.ZERO)
+                    try (ObjectStore s = ObjectStore.builder(config(BUCKET)).environment(env()).retries(1, Duration.ZERO)
                             .timeout(Duration.ofSeconds(5)).build()) {
                         s.ensureBucket();
                         Path f = Files.createTempFile("kiln-seaweed-probe-", ".bin");
@@ -164,9 +164,15 @@ public final class SeaweedFs implements AutoCloseable {
         return URI.create("http://127.0.0.1:" + s3Port);
     }
 
-    /** A store config of {@code bucket} on this SeaweedFS. */
-    public StoreConfig config(String bucket) {
-        return StoreConfig.of("s3://" + bucket + "/kiln", endpoint().toString(), "us-east-1");
+    /**
+     * Tests share one bucket (each bucket is a SeaweedFS collection that grows volumes of its own) and tell their
+     * objects apart by prefix.
+     */
+    public static final String BUCKET = "kiln-test";
+
+    /** A store config under {@code prefix} of the shared bucket. */
+    public StoreConfig config(String prefix) {
+        return StoreConfig.of("s3://" + BUCKET + "/" + prefix, endpoint().toString(), "us-east-1");
     }
 
     /** The environment the AWS chain reads the test identity from. */
@@ -181,6 +187,9 @@ public final class SeaweedFs implements AutoCloseable {
 
     @Override
     public void close() throws InterruptedException {
+        if (Boolean.getBoolean("kiln.test.weedlog")) {
+            System.err.println("weed log tail:\n" + tail());
+        }
         List<ProcessHandle> tree = new ArrayList<>(process.descendants().toList());
         process.destroy(); // SIGTERM
         if (!process.waitFor(10, TimeUnit.SECONDS)) {
