@@ -25,7 +25,7 @@ final class StoreWire {
     }
 
     /** {@code GET /api/v1/store}. */
-    record Status(@JsonProperty("configured") boolean configured, @JsonProperty("store") @Nullable String store,
+    public record Status(@JsonProperty("configured") boolean configured, @JsonProperty("store") @Nullable String store,
             @JsonProperty("problem") @Nullable String problem, @JsonProperty("seeds") List<Seed> seeds,
             @JsonProperty("stats") Stats stats) {
 
@@ -47,7 +47,7 @@ final class StoreWire {
         }
     }
 
-    record Seed(@JsonProperty("target") String target, @JsonProperty("lock_hash") String lockHash,
+    public record Seed(@JsonProperty("target") String target, @JsonProperty("lock_hash") String lockHash,
             @JsonProperty("place") String place, @JsonProperty("store_object") @Nullable Manifest storeObject) {
 
         static Seed of(SeedPresence p) {
@@ -60,7 +60,7 @@ final class StoreWire {
         }
     }
 
-    record Manifest(@JsonProperty("key") String key, @JsonProperty("sha256") String sha256,
+    public record Manifest(@JsonProperty("key") String key, @JsonProperty("sha256") String sha256,
             @JsonProperty("object_bytes") long objectBytes, @JsonProperty("files") long files,
             @JsonProperty("tree_bytes") long treeBytes, @JsonProperty("kiln_version") String kilnVersion,
             @JsonProperty("pushed_at") String pushedAt, @JsonProperty("packing") String packing) {
@@ -76,7 +76,7 @@ final class StoreWire {
         }
     }
 
-    record Stats(@JsonProperty("pushes") long pushes, @JsonProperty("pushes_skipped") long pushesSkipped,
+    public record Stats(@JsonProperty("pushes") long pushes, @JsonProperty("pushes_skipped") long pushesSkipped,
             @JsonProperty("pulls") long pulls, @JsonProperty("bytes_sent") long bytesSent,
             @JsonProperty("bytes_received") long bytesReceived, @JsonProperty("failures") long failures) {
 
@@ -90,7 +90,7 @@ final class StoreWire {
     }
 
     /** The result of a push or pull action. */
-    record TransferWire(@JsonProperty("key") String key, @JsonProperty("outcome") String outcome,
+    public record TransferWire(@JsonProperty("key") String key, @JsonProperty("outcome") String outcome,
             @JsonProperty("object") Manifest object, @JsonProperty("bytes_moved") long bytesMoved,
             @JsonProperty("duration_ms") long durationMs, @JsonProperty("message") String message) {
 
