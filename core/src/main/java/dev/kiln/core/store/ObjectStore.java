@@ -536,9 +536,17 @@ public final class ObjectStore implements AutoCloseable {
             return this;
         }
 
-        /** @throws StoreException when the AWS chain has no credentials (saying how to give them) */
+        /**
+         * @throws StoreException when the AWS chain has no credentials (saying how to give them), or this runtime has
+         *     no S3 client (the jlink image does not ship the AWS SDK yet)
+         */
         public ObjectStore build() {
-            return new ObjectStore(this);
+            try {
+                return new ObjectStore(this);
+            } catch (NoClassDefFoundError e) {
+                throw new StoreException("this Kiln runtime has no S3 client (" + e.getMessage() + "): the installed"
+                        + " package does not ship the AWS SDK yet; run the store commands from a checkout (./kiln)", e);
+            }
         }
     }
 }

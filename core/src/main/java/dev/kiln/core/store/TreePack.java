@@ -161,8 +161,10 @@ final class TreePack {
      */
     static Unpacked unpack(InputStream raw, Path into, String what, String expectedSha) throws IOException {
         MessageDigest md = sha256();
-        HashingInputStream hashed = new HashingInputStream(raw, md);
+        HashingInputStream hashed = new HashingInputStream(new java.io.BufferedInputStream(raw, 1 << 16), md);
         Path root = into.toAbsolutePath().normalize();
+        java.util.Set<Path> made = new java.util.HashSet<>(); // directories known to exist: one mkdir each, not per file
+        made.add(root);
         long files = 0;
         long treeBytes = 0;
         byte[] buf = new byte[64 * 1024];
@@ -183,17 +185,23 @@ final class TreePack {
                             + "; a seed holds only files, directories and links; not installed");
                 }
                 if (e.isDirectory()) {
-                    Files.createDirectories(p);
+                    if (made.add(p)) {
+                        Files.createDirectories(p);
+                    }
                 } else if (e.isSymbolicLink()) {
                     Path target = Path.of(e.getLinkName());
                     if (target.isAbsolute() || !p.getParent().resolve(target).normalize().startsWith(root)) {
                         throw new StoreException(what + ": link \"" + name + "\" -> \"" + e.getLinkName()
                                 + "\" leaves the seed; not installed");
                     }
-                    Files.createDirectories(p.getParent());
+                    if (made.add(p.getParent())) {
+                        Files.createDirectories(p.getParent());
+                    }
                     Files.createSymbolicLink(p, target);
                 } else {
-                    Files.createDirectories(p.getParent());
+                    if (made.add(p.getParent())) {
+                        Files.createDirectories(p.getParent());
+                    }
                     try (SeekableByteChannel ch = Files.newByteChannel(p, CREATE,
                             PosixFilePermissions.asFileAttribute(perms(e.getMode())));
                          OutputStream out = Channels.newOutputStream(ch)) {
