@@ -299,6 +299,21 @@ final class TreePack {
             return Math.max(r, 0);
         }
 
+        /** No mark/reset: a reader that reset and read again would hash bytes twice (gunzip pushes back this way). */
+        @Override
+        public boolean markSupported() {
+            return false;
+        }
+
+        @Override
+        public synchronized void mark(int limit) {
+        }
+
+        @Override
+        public synchronized void reset() throws IOException {
+            throw new IOException("mark/reset not supported");
+        }
+
         void drain() throws IOException {
             byte[] b = new byte[64 * 1024];
             while (read(b, 0, b.length) >= 0) {
