@@ -232,6 +232,21 @@ final class LocalEngine implements Engine {
     }
 
     @Override
+    public Optional<dev.kiln.core.store.StoreStatus> storeStatus() {
+        return actions.storeStatus();
+    }
+
+    @Override
+    public Action<dev.kiln.core.store.Transfer> pushSeed(String target, String idempotencyKey) {
+        return actions.pushSeed(target, idempotencyKey);
+    }
+
+    @Override
+    public Action<dev.kiln.core.store.Transfer> pullSeed(String target, String idempotencyKey) {
+        return actions.pullSeed(target, idempotencyKey);
+    }
+
+    @Override
     public void close() {
         kiln.close(); // closes the actions too
     }

@@ -16,7 +16,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * {@code kiln bench projection|watch|scale|archive|seed|probe|metrics|doctor|startup|ui|remote}: the shipped benchmarks. Each sub-command holds only its
+ * {@code kiln bench projection|watch|scale|archive|seed|store|probe|metrics|doctor|startup|ui|remote}: the shipped benchmarks. Each sub-command holds only its
  * options and prints; the measuring is in the {@code XxxBenchmark} of the same name. Each prints one JSON object
  * with ratios against a baseline measured in the same run (indented, or compact with {@code --json}).
  */
@@ -24,7 +24,7 @@ import picocli.CommandLine.Option;
         description = "Run a shipped benchmark; each prints JSON measured against a baseline in the same run.",
         subcommands = {BenchCommand.Projection.class, BenchCommand.Archive.class, BenchCommand.Seed.class,
             BenchCommand.Probe.class, BenchCommand.Watch.class, BenchCommand.Scale.class, StartupBenchmark.class, RuntimesBenchmark.class, BenchCommand.Doctor.class, BenchCommand.Metrics.class, BenchCommand.Remote.class, UiBenchmark.class,
-            FleetBenchmark.class, RecordBenchmark.class, CommandLine.HelpCommand.class})
+            FleetBenchmark.class, BenchCommand.Store.class, RecordBenchmark.class, CommandLine.HelpCommand.class})
 public final class BenchCommand implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -233,6 +233,33 @@ public final class BenchCommand implements Runnable {
             ObjectNode out = new SeedBenchmark(target, rounds, warmup).run(workspace);
             print(spec, json, out);
             return out.path("seed_sufficient").asBoolean() ? 0 : 1;
+        }
+    }
+
+    @Command(name = "store", mixinStandardHelpOptions = true,
+            header = "A real seed through a real SeaweedFS: push, pull vs local copy vs cold warm.",
+            description = {"Warm the bench target (~3,200 files from PyPI) cold, push it to a SeaweedFS started on loopback,",
+                "pull it into fresh workspaces (download, SHA-256, unpack, checks, swap) and copy it locally, alternating;",
+                "medians. Fields: push_ms, pull_ms, local_copy_ms, cold_warm_ms, seed_bytes, object_bytes.",
+                "Needs the weed binary (.ci/seaweedfs builds it). Exit 1 when a target ratio is missed."})
+    static final class Store implements Callable<Integer> {
+        @Option(names = "--rounds", paramLabel = "R", description = "Pull and copy rounds; medians (default: ${DEFAULT-VALUE}).")
+        int rounds = 5;
+
+        @Option(names = "--weed", paramLabel = "PATH", description = "The SeaweedFS weed binary (default: KILN_WEED, else .kiln-test/seaweedfs/).")
+        Path weed;
+
+        @Mixin
+        JsonOption json;
+
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() throws Exception {
+            ObjectNode out = new StoreBenchmark(rounds, StoreBenchmark.locate(weed)).run();
+            print(spec, json, out);
+            return out.path("within_target").asBoolean() ? 0 : 1;
         }
     }
 

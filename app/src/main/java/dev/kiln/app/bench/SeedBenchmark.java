@@ -211,7 +211,7 @@ final class SeedBenchmark {
         return Figures.round(Figures.medianMillis(nanos), 2);
     }
 
-    private static Path benchWorkspace(Path ws) throws IOException {
+    static Path benchWorkspace(Path ws) throws IOException {
         Path t = Files.createDirectories(ws.resolve("targets/bench"));
         Files.createDirectories(ws.resolve("tasks"));
         Files.writeString(ws.resolve("kiln.json"), "{}\n");

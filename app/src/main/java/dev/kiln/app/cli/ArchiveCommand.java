@@ -8,6 +8,7 @@ import dev.kiln.core.archive.SourceArchive;
 import dev.kiln.core.telemetry.Figures;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -24,7 +25,10 @@ import picocli.CommandLine.Parameters;
 @Command(name = "archive", mixinStandardHelpOptions = true,
         header = "Build the deterministic tar.gz of a source tree.",
         description = {"Build the deterministic tar.gz of SRC (or of its named top-level members) and print its sha256,",
-            "size, entries and build time. The same tree gives the same bytes in any process."})
+            "size, entries and build time. The same tree gives the same bytes in any process.",
+            "kiln archive push WS SRC … stores it in the workspace's object store, keyed by its SHA-256;",
+            "kiln archive pull WS SHA256 -o OUT fetches one back, checked against that SHA-256."},
+        subcommands = {ArchiveCommand.Push.class, ArchiveCommand.Pull.class})
 final class ArchiveCommand implements Callable<Integer> {
 
     @Parameters(index = "0", paramLabel = "SRC", description = "Source root directory.")
@@ -95,5 +99,78 @@ final class ArchiveCommand implements Callable<Integer> {
         }
         out.flush();
         return 0;
+    }
+
+    // ---- the object store: archives keyed by their own SHA-256 ----
+
+    @Command(name = "push", mixinStandardHelpOptions = true,
+            description = {"Build SRC's deterministic archive and push it to WS's object store (kiln.json \"store\") under",
+                "archives/<sha256>. An archive already stored is left as it is. Prints the SHA-256 to pull it by."})
+    static final class Push implements Callable<Integer> {
+        @Parameters(index = "0", paramLabel = "WS", description = "The workspace whose kiln.json names the store.")
+        Path workspace;
+
+        @Parameters(index = "1", paramLabel = "SRC", description = "Source root directory.")
+        Path source;
+
+        @Option(names = {"-m", "--member"}, paramLabel = "M", description = "A top-level member of SRC (repeatable).")
+        List<String> members = new ArrayList<>();
+
+        @Mixin
+        JsonOption json;
+
+        @Override
+        public Integer call() throws IOException {
+            SourceArchive a;
+            try {
+                a = SourceArchive.build(source, members, SourceArchive.DEFAULT_EXCLUDES);
+            } catch (ArchiveException e) {
+                throw new CliException(e.getMessage(), e);
+            }
+            Path tmp = Files.createTempFile("kiln-archive-", ".tar.gz");
+            try (dev.kiln.core.store.ObjectStore store = StoreCli.open(dev.kiln.app.common.Workspaces.require(workspace))) {
+                a.writeTo(tmp);
+                dev.kiln.core.store.Transfer t = store.pushFile(dev.kiln.core.store.StoreKey.archive(a.sha256()), tmp);
+                System.out.println(json.enabled() ? Json.compact(StoreCli.json(t)) : StoreCli.line("archive " + a.sha256(), t));
+                return 0;
+            } catch (dev.kiln.core.store.StoreException e) {
+                throw new CliException(e.getMessage(), e);
+            } finally {
+                Files.deleteIfExists(tmp);
+            }
+        }
+    }
+
+    @Command(name = "pull", mixinStandardHelpOptions = true,
+            description = "Fetch the archive SHA256 from WS's object store into OUT (atomically), checked against its SHA-256.")
+    static final class Pull implements Callable<Integer> {
+        @Parameters(index = "0", paramLabel = "WS", description = "The workspace whose kiln.json names the store.")
+        Path workspace;
+
+        @Parameters(index = "1", paramLabel = "SHA256", description = "The archive's SHA-256 (as push or kiln archive printed it).")
+        String sha256;
+
+        @Option(names = {"-o", "--output"}, paramLabel = "OUT", required = true, description = "Where to write it.")
+        Path output;
+
+        @Mixin
+        JsonOption json;
+
+        @Override
+        public Integer call() {
+            dev.kiln.core.store.StoreKey key;
+            try {
+                key = dev.kiln.core.store.StoreKey.archive(sha256);
+            } catch (IllegalArgumentException e) {
+                throw new CliException(e.getMessage(), e);
+            }
+            try (dev.kiln.core.store.ObjectStore store = StoreCli.open(dev.kiln.app.common.Workspaces.require(workspace))) {
+                dev.kiln.core.store.Transfer t = store.pullFile(key, output.toAbsolutePath());
+                System.out.println(json.enabled() ? Json.compact(StoreCli.json(t)) : StoreCli.line("archive", t));
+                return 0;
+            } catch (dev.kiln.core.store.StoreException e) {
+                throw new CliException(e.getMessage(), e);
+            }
+        }
     }
 }

@@ -18,15 +18,16 @@ import picocli.CommandLine.Parameters;
 
 /** {@code kiln seed copy|ls|history}: use and inspect seed caches. */
 @Command(name = "seed", mixinStandardHelpOptions = true,
-        description = "Copy a seed into a job's cache, list seeds, show the warm history.",
-        subcommands = {SeedCommand.Copy.class, SeedCommand.Ls.class, SeedCommand.History.class, CommandLine.HelpCommand.class})
+        description = "Copy a seed into a job's cache, list seeds, show the warm history, push or pull seeds through the object store.",
+        subcommands = {SeedCommand.Copy.class, SeedCommand.Ls.class, SeedCommand.History.class, SeedCommand.Push.class,
+            SeedCommand.Pull.class, CommandLine.HelpCommand.class})
 final class SeedCommand implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
     @Override
     public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "name a sub-command: copy, ls or history");
+        throw new CommandLine.ParameterException(spec.commandLine(), "name a sub-command: copy, ls, history, push or pull");
     }
 
     @Command(name = "copy", mixinStandardHelpOptions = true,
@@ -131,6 +132,76 @@ final class SeedCommand implements Runnable {
                 }
             }
             return 0;
+        }
+    }
+
+    // ---- the object store (kiln.json's "store"; credentials from the AWS chain) ----
+
+    @Command(name = "push", mixinStandardHelpOptions = true,
+            description = {"Push TARGETs' seeds to the workspace's object store (kiln.json \"store\"), keyed by target and",
+                "lockfile hash. A key already stored is left as it is (objects are immutable). Exit 0 when every",
+                "seed is stored, 1 otherwise."})
+    static final class Push implements Callable<Integer> {
+        @Mixin
+        WorkspaceArgument workspace;
+
+        @Parameters(index = "1..*", arity = "1..*", paramLabel = "TARGET", description = "Targets whose seeds to push.")
+        List<String> targets;
+
+        @Mixin
+        JsonOption json;
+
+        @Override
+        public Integer call() {
+            SeedCaches seeds = SeedCaches.of(workspace.require());
+            boolean ok = true;
+            try (dev.kiln.core.store.ObjectStore store = StoreCli.open(workspace.require())) {
+                for (String t : targets) {
+                    try {
+                        dev.kiln.core.store.Transfer r = store.pushSeed(seeds, t);
+                        System.out.println(json.enabled() ? Json.compact(StoreCli.json(r).put("target", t))
+                                : StoreCli.line(t, r));
+                    } catch (dev.kiln.core.store.StoreException e) {
+                        ok = false;
+                        System.err.println("kiln: seed push " + t + ": " + e.getMessage());
+                    }
+                }
+            }
+            return ok ? 0 : 1;
+        }
+    }
+
+    @Command(name = "pull", mixinStandardHelpOptions = true,
+            description = {"Pull TARGETs' seeds for their current lockfiles from the object store: download, check the",
+                "SHA-256 and what it holds, then swap it in whole (as a warm does). A failed pull keeps the local seed.",
+                "Exit 0 when every seed was pulled or already the store's copy, 1 otherwise."})
+    static final class Pull implements Callable<Integer> {
+        @Mixin
+        WorkspaceArgument workspace;
+
+        @Parameters(index = "1..*", arity = "1..*", paramLabel = "TARGET", description = "Targets whose seeds to pull.")
+        List<String> targets;
+
+        @Mixin
+        JsonOption json;
+
+        @Override
+        public Integer call() {
+            SeedCaches seeds = SeedCaches.of(workspace.require());
+            boolean ok = true;
+            try (dev.kiln.core.store.ObjectStore store = StoreCli.open(workspace.require())) {
+                for (String t : targets) {
+                    try {
+                        dev.kiln.core.store.Transfer r = store.pullSeed(seeds, t, dev.kiln.core.seed.Cancellation.create());
+                        System.out.println(json.enabled() ? Json.compact(StoreCli.json(r).put("target", t))
+                                : StoreCli.line(t, r));
+                    } catch (dev.kiln.core.store.StoreException e) {
+                        ok = false;
+                        System.err.println("kiln: seed pull " + t + ": " + e.getMessage());
+                    }
+                }
+            }
+            return ok ? 0 : 1;
         }
     }
 }

@@ -44,6 +44,10 @@ final class WarmCommand implements Callable<Integer> {
     @Option(names = "--dry-run", description = "Report the hash, whether a warm is needed and the exact command; write nothing.")
     boolean dryRun;
 
+    @Option(names = "--pull", description = {"Use the workspace's object store (kiln.json \"store\"): take the store's seed",
+        "when it has one for the lockfile hash, else warm and push what was warmed."})
+    boolean pull;
+
     @Mixin
     JsonOption json;
 
@@ -61,6 +65,9 @@ final class WarmCommand implements Callable<Integer> {
             return ServerWarm.run(workspace.given(), targets, dryRun, json.enabled());
         }
         Path ws = workspace.require();
+        if (pull && !dryRun) {
+            return warmThroughStore(ws);
+        }
         boolean json = this.json.enabled();
         PrintStream out = System.out;
         PrintStream err = System.err;
@@ -146,6 +153,35 @@ final class WarmCommand implements Callable<Integer> {
                 Runtime.getRuntime().removeShutdownHook(hook);
             } catch (IllegalStateException shuttingDown) {
                 // The hook is running: it was a Ctrl-C.
+            }
+        }
+        return ok ? 0 : 1;
+    }
+
+    /** {@code --pull}: per target, the store's copy when it has the lockfile's hash; else a warm, then a push. */
+    private int warmThroughStore(Path ws) {
+        PrintStream out = System.out;
+        SeedCaches seeds = SeedCaches.builder(ws).events(e -> {
+            if (!json.enabled() && e instanceof SeedEvent.WarmOutput o) {
+                System.err.println("  [" + o.target() + "] " + o.line());
+            }
+        }).build();
+        boolean ok = true;
+        try (dev.kiln.core.store.ObjectStore store = StoreCli.open(ws)) {
+            for (String name : selected(seeds)) {
+                dev.kiln.core.store.StoreWarm w = store.warm(seeds, name, Cancellation.create());
+                ok &= w.ok();
+                if (json.enabled()) {
+                    ObjectNode o = Json.object().put("target", name).put("ok", w.ok())
+                            .put("source", w.pulled().isPresent() ? "store" : "warm").put("message", w.message());
+                    w.pulled().ifPresent(t -> o.set("pull", StoreCli.json(t)));
+                    w.warm().ifPresent(r -> o.put("outcome", r.outcome().label()).put("hash", r.hash()));
+                    w.pushed().ifPresent(t -> o.set("push", StoreCli.json(t)));
+                    w.storeProblem().ifPresent(p -> o.put("store_problem", p));
+                    out.println(Json.compact(o));
+                } else {
+                    out.println(w.message());
+                }
             }
         }
         return ok ? 0 : 1;

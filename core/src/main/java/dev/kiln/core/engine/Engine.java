@@ -182,6 +182,20 @@ public interface Engine extends AutoCloseable {
         throw new EngineException(EngineException.Kind.REJECTED, location() + " gives no event frames to record");
     }
 
+    // --- object store (kiln.json "store"): seeds through S3, on the engine's host ------------------------------
+
+    /**
+     * Per target, where its seed for the current lockfile is: here, in the store, both, or differing; empty when the
+     * workspace names no store. Asks the store (one request per target).
+     */
+    Optional<dev.kiln.core.store.StoreStatus> storeStatus();
+
+    /** Pushes {@code target}'s seed from the engine's host to the workspace's store. */
+    Action<dev.kiln.core.store.Transfer> pushSeed(String target, String idempotencyKey);
+
+    /** Pulls {@code target}'s seed for its current lockfile from the store onto the engine's host (atomic swap). */
+    Action<dev.kiln.core.store.Transfer> pullSeed(String target, String idempotencyKey);
+
     /** Ends this engine: its projector or its connection. */
     @Override
     void close();

@@ -30,6 +30,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.UUID;
@@ -164,6 +165,104 @@ public final class WorkspaceActions implements AutoCloseable {
             throw new EngineException(EngineException.Kind.REJECTED, "No target '" + target + "' in " + layout.root().resolve("targets")
                     + " (targets: " + String.join(", ", seeds.targets()) + ")");
         }
+    }
+
+    // --- object store: opened on first use from kiln.json's "store", credentials from this host's AWS chain
+
+    private final Object storeLock = new Object();
+    private dev.kiln.core.store.@Nullable ObjectStore store; // guarded by storeLock
+    private dev.kiln.core.store.@Nullable StoreConfig storeConfig; // guarded by storeLock
+    private volatile Map<String, String> storeEnvironment = System.getenv();
+
+    /**
+     * The environment the store's AWS credential chain is read from (default: this process's, so a daemon uses its own
+     * host's credentials). Tests give one; nothing else should.
+     */
+    public WorkspaceActions storeEnvironment(Map<String, String> environment) {
+        this.storeEnvironment = Map.copyOf(environment);
+        return this;
+    }
+
+    /** The store kiln.json names now (reopened when the file names another); empty when it names none. */
+    private Optional<dev.kiln.core.store.ObjectStore> store() {
+        Optional<dev.kiln.core.store.StoreConfig> c = dev.kiln.core.store.StoreConfig.read(layout.root());
+        synchronized (storeLock) {
+            if (c.isEmpty()) {
+                return Optional.empty();
+            }
+            if (store == null || !c.get().equals(storeConfig)) {
+                if (store != null) {
+                    store.close();
+                }
+                store = dev.kiln.core.store.ObjectStore.builder(c.get()).environment(storeEnvironment).events(events)
+                        .clock(clock).build();
+                storeConfig = c.get();
+            }
+            return Optional.of(store);
+        }
+    }
+
+    private dev.kiln.core.store.ObjectStore requireStore() {
+        try {
+            return store().orElseThrow(() -> new EngineException(EngineException.Kind.REJECTED, layout.root()
+                    .resolve(WorkspaceSettings.FILE_NAME) + " names no object store; add \"store\": {\"url\":"
+                    + " \"s3://bucket/prefix\", \"endpoint\": …, \"region\": …}"));
+        } catch (dev.kiln.core.store.StoreException | dev.kiln.core.workspace.WorkspaceException e) {
+            throw new EngineException(EngineException.Kind.REJECTED, e.getMessage(), e);
+        }
+    }
+
+    /** See {@link Engine#storeStatus}. */
+    public Optional<dev.kiln.core.store.StoreStatus> storeStatus() {
+        Optional<dev.kiln.core.store.ObjectStore> s;
+        try {
+            s = store();
+        } catch (dev.kiln.core.store.StoreException | dev.kiln.core.workspace.WorkspaceException e) {
+            return Optional.of(new dev.kiln.core.store.StoreStatus("(not usable)", List.of(),
+                    dev.kiln.core.store.StoreStats.EMPTY, Optional.of(e.getMessage())));
+        }
+        if (s.isEmpty()) {
+            return Optional.empty();
+        }
+        List<dev.kiln.core.store.SeedPresence> rows = new java.util.ArrayList<>();
+        List<String> problems = new java.util.ArrayList<>();
+        for (String t : seeds.targets()) {
+            try {
+                rows.add(s.get().presence(seeds, t));
+            } catch (RuntimeException e) {
+                problems.add(t + ": " + e.getMessage());
+                if (e instanceof dev.kiln.core.store.StoreException && e.getMessage() != null
+                        && e.getMessage().contains("failed")) {
+                    break; // the store is down: one message, not one per target
+                }
+            }
+        }
+        return Optional.of(new dev.kiln.core.store.StoreStatus(s.get().config().url()
+                + s.get().config().endpoint().map(e -> " at " + e).orElse(""), rows, s.get().stats(),
+                problems.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", problems))));
+    }
+
+    /** The store client's counters, when one was opened (for /metrics). */
+    public dev.kiln.core.store.StoreStats storeStats() {
+        synchronized (storeLock) {
+            return store == null ? dev.kiln.core.store.StoreStats.EMPTY : store.stats();
+        }
+    }
+
+    public Action<dev.kiln.core.store.Transfer> pushSeed(String target, String idempotencyKey) {
+        requireTarget(target);
+        dev.kiln.core.store.ObjectStore s = requireStore();
+        return start("push", target, "a push of seed '" + target + "'", idempotencyKey,
+                () -> new Job<>(null, () -> s.pushSeed(seeds, target)));
+    }
+
+    public Action<dev.kiln.core.store.Transfer> pullSeed(String target, String idempotencyKey) {
+        requireTarget(target);
+        dev.kiln.core.store.ObjectStore s = requireStore();
+        return start("pull", target, "a pull of seed '" + target + "'", idempotencyKey, () -> {
+            Cancellation c = Cancellation.create();
+            return new Job<>(c::cancel, () -> s.pullSeed(seeds, target, c));
+        });
     }
 
     // --- probe
@@ -470,6 +569,11 @@ public final class WorkspaceActions implements AutoCloseable {
             }
         }
         runner.shutdown();
+        synchronized (storeLock) {
+            if (store != null) {
+                store.close();
+            }
+        }
     }
 
 }

@@ -1,6 +1,7 @@
 package dev.kiln.core.seed;
 
 import dev.kiln.core.telemetry.EventSink;
+import dev.kiln.core.workspace.FileTrees;
 import dev.kiln.core.workspace.WorkspaceException;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import dev.kiln.core.workspace.WorkspaceSettings;
@@ -176,6 +177,57 @@ public final class SeedCaches {
      */
     public static CopyReport copyInto(Path seed, Path scratchCache, Clock clock, CopyMode mode) {
         return SeedCopier.copy(seed, scratchCache, clock, mode, SeedCopier.KERNEL);
+    }
+
+
+    // ---- A seed that travels (dev.kiln.core.store): it leaves and arrives as one whole directory. ----
+
+    /** The lockfile hash the target's complete seed was warmed for; empty when it has none. */
+    public Optional<String> seededHash(String target) {
+        return SeedStore.seededHash(seedDir(target));
+    }
+
+    /**
+     * A new, empty directory in the seeds directory for a seed arriving for {@code target} (on the seeds' own
+     * filesystem, so {@link #install} is a rename). Whatever an earlier, killed arrival left there is removed first.
+     */
+    public Path stagingDir(String target, String hash) throws IOException {
+        Path dir = seedsDir.resolve("." + Target.checkName(target) + ".pull-" + hash.substring(0, Math.min(12, hash.length())));
+        Files.createDirectories(seedsDir);
+        FileTrees.delete(dir);
+        Files.createDirectory(dir);
+        return dir;
+    }
+
+    /**
+     * Installs the seed that arrived whole in {@code fresh} (from {@link #stagingDir}) as the seed of {@code target}
+     * for lockfile {@code hash}, after the checks a warmed seed passes: its hash file names {@code hash}, no link
+     * leaves it (absolute or escaping links are refused), it holds only directories, regular files and links. Then it
+     * swaps it in under the target's lock, the same atomic swap as a warm, so a reader sees the old seed or the new
+     * one and a failure keeps the old. {@code fresh} is gone afterwards, installed or deleted.
+     *
+     * @throws IOException naming the entry and the reason when a check fails or the swap cannot be made
+     */
+    public void install(String target, String hash, Path fresh, Cancellation cancel) throws IOException {
+        Path seedDir = seedDir(target);
+        try {
+            SeedStore.checkArrived(fresh, hash);
+            Optional<TargetLock> lock;
+            try {
+                lock = TargetLock.acquire(SeedStore.lockFile(seedsDir, target), cancel);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new java.io.InterruptedIOException("interrupted while waiting for the lock of seed " + target);
+            }
+            if (lock.isEmpty()) {
+                throw new java.io.InterruptedIOException("cancelled while waiting for the lock of seed " + target);
+            }
+            try (TargetLock held = lock.get()) {
+                SeedStore.swap(fresh, seedDir, clock.instant());
+            }
+        } finally {
+            FileTrees.delete(fresh);
+        }
     }
 
     /** Configures {@link SeedCaches}. */

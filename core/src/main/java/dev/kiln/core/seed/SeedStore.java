@@ -157,6 +157,36 @@ final class SeedStore {
         }
     }
 
+    /**
+     * The checks a seed that arrived from elsewhere (the object store) passes before it is swapped in, the same a
+     * warmed seed satisfies by construction: its hash file names {@code hash}; every entry is a directory, a regular
+     * file or a relative link that resolves inside the seed; nothing else (no device, FIFO or socket).
+     */
+    static void checkArrived(Path fresh, String hash) throws IOException {
+        Optional<String> h = seededHash(fresh);
+        if (!h.equals(Optional.of(hash))) {
+            throw new IOException("the arrived seed " + fresh + " is for lockfile hash " + h.orElse("(none: no "
+                    + HASH_FILE + ")") + ", not " + hash + "; not installed");
+        }
+        Path root = fresh.toRealPath();
+        Files.walkFileTree(root, new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes a) throws IOException {
+                if (a.isSymbolicLink()) {
+                    Path target = Files.readSymbolicLink(file);
+                    if (target.isAbsolute() || !file.getParent().resolve(target).normalize().startsWith(root)) {
+                        throw new IOException("the arrived seed's link " + root.relativize(file) + " -> " + target
+                                + " leaves the seed; not installed");
+                    }
+                } else if (!a.isRegularFile()) {
+                    throw new IOException("the arrived seed holds " + root.relativize(file)
+                            + ", which is neither a file, a directory nor a link; not installed");
+                }
+                return FileVisitResult.CONTINUE;
+            }
+        });
+    }
+
     /** Whether an earlier warm of {@code name} left anything (one directory listing; no lock). */
     static boolean hasLeftovers(Path seedsDir, String name) {
         try (DirectoryStream<Path> s = Files.newDirectoryStream(seedsDir, p -> isLeftover(p, name))) {

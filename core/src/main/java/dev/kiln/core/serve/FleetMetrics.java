@@ -96,6 +96,11 @@ final class FleetMetrics {
         default @org.jspecify.annotations.Nullable DaemonHealth health() {
             return null;
         }
+
+        /** The object store client's counters (kiln.json "store"); empty when none was used. */
+        default dev.kiln.core.store.StoreStats storeStats() {
+            return dev.kiln.core.store.StoreStats.EMPTY;
+        }
     }
 
     private static final ExpositionFormatWriter TEXT = PrometheusTextFormatWriter.create();
@@ -206,6 +211,16 @@ final class FleetMetrics {
         GaugeWithCallback.builder().name("kiln_archive_cache_bytes").help("Bytes of the archives the cache holds")
                 .callback(cb -> cb.call(source.archiveStats().bytesHeld())).register(registry);
 
+        storeCounter("kiln_store_pushes_total", "Seed pushes that wrote an object to the store", source, s -> s.pushes());
+        storeCounter("kiln_store_pushes_skipped_total", "Seed pushes that found the key already stored", source,
+                s -> s.pushesSkipped());
+        storeCounter("kiln_store_pulls_total", "Seed pulls that installed the store's object", source, s -> s.pulls());
+        storeCounter("kiln_store_sent_bytes_total", "Object bytes uploaded to the store", source, s -> s.bytesSent());
+        storeCounter("kiln_store_received_bytes_total", "Object bytes downloaded from the store", source,
+                s -> s.bytesReceived());
+        storeCounter("kiln_store_failures_total", "Store pushes and pulls that failed (after their retries)", source,
+                s -> s.failures());
+
         warms = Counter.builder().name("kiln_seed_warms_total").help("Seed warms recorded in the workspace's warm journal, by outcome")
                 .labelNames("outcome").register(registry);
         for (WarmOutcome o : WarmOutcome.values()) {
@@ -281,6 +296,12 @@ final class FleetMetrics {
                                 cb.call(dev.kiln.core.health.HealthEvidence.ageInHeartbeats(a, h.heartbeat())));
                     }
                 }).register(registry);
+    }
+
+    private void storeCounter(String name, String help, Source source,
+            java.util.function.ToLongFunction<dev.kiln.core.store.StoreStats> f) {
+        CounterWithCallback.builder().name(name).help(help).callback(cb -> cb.call(f.applyAsLong(source.storeStats())))
+                .register(registry);
     }
 
     private void archiveCounter(String name, String help, Source source, java.util.function.ToLongFunction<ArchiveCacheStats> f) {

@@ -424,6 +424,12 @@ public final class ProjectionDaemon implements AutoCloseable {
         }
 
         @Override
+        public dev.kiln.core.store.StoreStats storeStats() {
+            WorkspaceActions a = actions;
+            return a == null ? dev.kiln.core.store.StoreStats.EMPTY : a.storeStats();
+        }
+
+        @Override
         public long revision() {
             return ProjectionDaemon.this.revision();
         }

@@ -471,6 +471,45 @@ public final class RemoteEngine implements Engine {
         return action;
     }
 
+    // --- object store: the daemon's host pushes and pulls, with its own credentials
+
+    @Override
+    public Optional<dev.kiln.core.store.StoreStatus> storeStatus() {
+        return value("GET", Wire.STORE_STATUS, null, null, null, READ, StoreWire.Status.class).toCore();
+    }
+
+    @Override
+    public Action<dev.kiln.core.store.Transfer> pushSeed(String target, String idempotencyKey) {
+        return transfer(startAction(Wire.STORE_PUSH, Wire.JSON.createObjectNode().put("target", target), idempotencyKey,
+                StoreWire.TransferWire.class));
+    }
+
+    @Override
+    public Action<dev.kiln.core.store.Transfer> pullSeed(String target, String idempotencyKey) {
+        return transfer(startAction(Wire.STORE_PULL, Wire.JSON.createObjectNode().put("target", target), idempotencyKey,
+                StoreWire.TransferWire.class));
+    }
+
+    private static Action<dev.kiln.core.store.Transfer> transfer(Action<StoreWire.TransferWire> a) {
+        CompletableFuture<dev.kiln.core.store.Transfer> f = a.result().thenApply(StoreWire.TransferWire::toCore);
+        return new Action<>() {
+            @Override
+            public String id() {
+                return a.id();
+            }
+
+            @Override
+            public CompletableFuture<dev.kiln.core.store.Transfer> result() {
+                return f;
+            }
+
+            @Override
+            public void cancel() {
+                a.cancel();
+            }
+        };
+    }
+
     /** Asks the daemon about an action; ends it when the daemon says it ended. Never throws. */
     private void poll(RemoteAction<?> a) {
         if (a.result.isDone() || closed) {

@@ -117,6 +117,11 @@ final class Wire {
      * GET). docs/API.md says how to read it and what the goldens under core's test resources prove.
      */
     static final String OPENAPI = V1 + "openapi.json";
+
+    // The object store (StoreWire): its state per target, and push / pull actions ({@code POST {"target": T}}: 202 {@code {"id"}}).
+    static final String STORE_STATUS = V1 + "store";
+    static final String STORE_PUSH = V1 + "store/push";
+    static final String STORE_PULL = V1 + "store/pull";
     /** {@code POST /api/heal?dry_run=true} previews. */
 
     static final String DRY_RUN = "dry_run";
@@ -529,6 +534,10 @@ final class Wire {
             ArrayNode a = JSON.createArrayNode();
             l.forEach(e -> a.add(value(e)));
             return a;
+        }
+        StoreWire.TransferWire t = StoreWire.transfer(v);
+        if (t != null) {
+            return JSON.valueToTree(t);
         }
         return JSON.valueToTree(WireTypes.codec(v.getClass()).write(v));
     }

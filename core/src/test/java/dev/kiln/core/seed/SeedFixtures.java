@@ -75,7 +75,7 @@ public final class SeedFixtures {
      * A stand-in for uv at {@code dir}/uv: appends its arguments to {@code log}, optionally dumps its environment to
      * {@code envDump}, then execs the real uv — so the warm still runs real uv.
      */
-    static Path uvWrapper(Path dir, Path log, Path envDump) throws IOException {
+    public static Path uvWrapper(Path dir, Path log, Path envDump) throws IOException {
         Files.createDirectories(dir);
         Path w = dir.resolve("uv");
         String dump = envDump == null ? "" : "env > '" + envDump + "'\n";
@@ -156,14 +156,14 @@ public final class SeedFixtures {
     }
 
     /** A process's exit code and its merged output. */
-    record Exit(int code, String output) {
+    public record Exit(int code, String output) {
     }
 
     /**
      * A job's install: {@code uv sync --offline --frozen} of the target's files into a fresh venv, with
      * {@code cache} as its only cache.
      */
-    static Exit jobSyncOffline(Path targetDir, Path cache, Path scratch) throws IOException, InterruptedException {
+    public static Exit jobSyncOffline(Path targetDir, Path cache, Path scratch) throws IOException, InterruptedException {
         Path project = Files.createDirectories(scratch.resolve("project"));
         for (String f : List.of("pyproject.toml", "uv.lock")) {
             Files.copy(targetDir.resolve(f), project.resolve(f), java.nio.file.StandardCopyOption.REPLACE_EXISTING);

@@ -1,0 +1,552 @@
+package dev.kiln.core.store;
+
+import dev.kiln.core.seed.Cancellation;
+import dev.kiln.core.seed.SeedCaches;
+import dev.kiln.core.seed.WarmPlan;
+import dev.kiln.core.seed.WarmResult;
+import dev.kiln.core.telemetry.EventSink;
+import dev.kiln.core.telemetry.Ticker;
+import dev.kiln.core.workspace.AtomicWrite;
+import dev.kiln.core.workspace.FileTrees;
+import dev.kiln.core.workspace.WorkspaceException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Seeds and archives through an S3-compatible object store (docs/ARCHITECTURE.md, "The object store").
+ *
+ * <pre>{@code
+ * try (ObjectStore store = ObjectStore.builder(StoreConfig.read(ws).orElseThrow()).events(bus).build()) {
+ *     store.pushSeed(seeds, "demo");          // seeds/demo/<lockfile hash>/
+ *     store.pullSeed(seeds, "demo", cancel);  // download, unpack, check, swap
+ * }
+ * }</pre>
+ *
+ * <p>Objects are immutable and content-addressed: the object of a key is {@code <its sha256>.tar.gz}, and the key's
+ * {@code manifest.json}, written last and only if absent ({@code If-None-Match: *}), decides which object the key is.
+ * So two hosts pushing one key at once both succeed and leave one manifest; a push killed at any point leaves at most
+ * an object no manifest names, which no pull takes; a pull checks the object's SHA-256 against the manifest while it
+ * unpacks into a staging directory, and only then swaps the seed in.
+ *
+ * <p>Credentials come from the standard AWS chain, read from the injected environment (never from a workspace file),
+ * and appear in no message, event or statistic.
+ *
+ * <p>Concurrency: thread-safe. Pushes and pulls of different keys run in parallel; two pulls of one seed are
+ * serialized by the seed's own lock at the swap. Counters are atomic.
+ */
+public final class ObjectStore implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ObjectStore.class);
+    private static final String MARKER = ".store";
+
+    private final StoreConfig config;
+    private final Bucket bucket;
+    private final Clock clock;
+    private final Ticker ticker;
+    private final EventSink events;
+    private final String credentialSource;
+    private final AtomicLong pushes = new AtomicLong();
+    private final AtomicLong pushesSkipped = new AtomicLong();
+    private final AtomicLong pulls = new AtomicLong();
+    private final AtomicLong bytesSent = new AtomicLong();
+    private final AtomicLong bytesReceived = new AtomicLong();
+    private final AtomicLong failures = new AtomicLong();
+
+    private ObjectStore(Builder b) {
+        this.config = b.config;
+        Credentials.Found found = Credentials.chain(b.environment);
+        this.credentialSource = found.source();
+        this.bucket = new Bucket(config, found, new Retry(b.attempts, b.backoff, b.sleeper), b.timeout,
+                b.multipartThreshold, b.partSize);
+        this.clock = b.clock;
+        this.ticker = b.ticker;
+        this.events = b.events;
+    }
+
+    /** Starts configuring a client of the store {@code config} names. */
+    public static Builder builder(StoreConfig config) {
+        return new Builder(config);
+    }
+
+    public StoreConfig config() {
+        return config;
+    }
+
+    /** Where the credentials came from (a source's name, never a value), for {@code kiln … --verbose} and logs. */
+    public String credentialSource() {
+        return credentialSource;
+    }
+
+    /** The counters since this client was built. */
+    public StoreStats stats() {
+        return new StoreStats(pushes.get(), pushesSkipped.get(), pulls.get(), bytesSent.get(), bytesReceived.get(),
+                failures.get());
+    }
+
+    /** Creates the bucket if it does not exist (first-time setup, tests). */
+    public void ensureBucket() {
+        bucket.createBucket();
+    }
+
+    /** The store's manifest of {@code key}; empty when the key was never completely pushed. */
+    public Optional<ObjectManifest> manifest(StoreKey key) {
+        return bucket.get(key.manifestPath()).map(b -> ObjectManifest.parse(key, b, config.where()));
+    }
+
+    // ---- trees (seeds, server seeds) ----
+
+    /** Packs the directory {@code dir} into one object and pushes it under {@code key}, unless the key is stored. */
+    public Transfer pushTree(StoreKey key, Path dir) {
+        return counted("push", key, () -> {
+            long begin = ticker.read();
+            Optional<ObjectManifest> existing = manifest(key);
+            if (existing.isPresent()) {
+                return skipped(key, existing.get(), begin, "already stored");
+            }
+            Path tmp = dir.toAbsolutePath().getParent().resolve(".kiln-push-" + UUID.randomUUID() + ".tar.gz");
+            try {
+                TreePack.Packed packed;
+                try {
+                    packed = TreePack.pack(dir, tmp);
+                } catch (IOException e) {
+                    throw new StoreException("cannot pack " + dir + " for " + key + ": " + e.getMessage(), e);
+                }
+                ObjectManifest m = new ObjectManifest(key, packed.sha256() + ".tar.gz", packed.bytes(), packed.files(),
+                        packed.sha256(), packed.treeBytes(), kilnVersion(), clock.instant(), ObjectManifest.TREE);
+                return publish(key, m, tmp, begin);
+            } finally {
+                deleteQuietly(tmp);
+            }
+        });
+    }
+
+    /**
+     * Downloads the object of {@code key} into the empty directory {@code into}, checking its SHA-256 against the
+     * manifest as it arrives. On any failure {@code into} is left empty.
+     */
+    public Transfer pullTree(StoreKey key, Path into) {
+        return counted("pull", key, () -> {
+            long begin = ticker.read();
+            ObjectManifest m = manifest(key).orElseThrow(() -> new StoreException(config.where() + " has no " + key
+                    + " (no manifest: never completely pushed); push it from a host that has it"));
+            TreePack.Unpacked u = download(m, into);
+            return new Transfer(key, Transfer.Outcome.PULLED, m, u.bytes(), elapsed(begin),
+                    u.files() + " files, " + u.bytes() + " bytes, sha256 " + m.sha256().substring(0, 12));
+        });
+    }
+
+    private TreePack.Unpacked download(ObjectManifest m, Path into) {
+        String name = config.where() + " " + m.key().objectPath(m.sha256());
+        try {
+            TreePack.Unpacked u = bucket.read(m.key().objectPath(m.sha256()), in -> {
+                clear(into);
+                return TreePack.unpack(in, into, name, m.sha256());
+            });
+            if (u.bytes() != m.bytes()) {
+                throw new StoreException(name + " is " + u.bytes() + " bytes, its manifest says " + m.bytes()
+                        + "; not installed");
+            }
+            bytesReceived.addAndGet(u.bytes());
+            return u;
+        } catch (RuntimeException e) {
+            try {
+                clear(into);
+            } catch (IOException ignored) {
+                // the caller deletes the staging directory anyway
+            }
+            throw e;
+        }
+    }
+
+    private static void clear(Path dir) throws IOException {
+        FileTrees.delete(dir);
+        Files.createDirectories(dir);
+    }
+
+    // ---- single files (source archives) ----
+
+    /** Pushes {@code file} as is under {@code key} (an archive: {@link StoreKey#archive}), unless the key is stored. */
+    public Transfer pushFile(StoreKey key, Path file) {
+        return counted("push", key, () -> {
+            long begin = ticker.read();
+            Optional<ObjectManifest> existing = manifest(key);
+            if (existing.isPresent()) {
+                return skipped(key, existing.get(), begin, "already stored");
+            }
+            String sha;
+            long size;
+            try (InputStream in = Files.newInputStream(file)) {
+                var md = TreePack.sha256();
+                byte[] buf = new byte[1 << 16];
+                long n = 0;
+                int r;
+                while ((r = in.read(buf)) > 0) {
+                    md.update(buf, 0, r);
+                    n += r;
+                }
+                sha = java.util.HexFormat.of().formatHex(md.digest());
+                size = n;
+            } catch (IOException e) {
+                throw new StoreException("cannot read " + file + ": " + e.getMessage(), e);
+            }
+            if (key.path().startsWith("archives/") && !key.path().equals("archives/" + sha)) {
+                throw new StoreException(file + " has SHA-256 " + sha + ", not the " + key + " it is pushed as");
+            }
+            ObjectManifest m = new ObjectManifest(key, sha + ".tar.gz", size, 1, sha, size, kilnVersion(),
+                    clock.instant(), ObjectManifest.FILE);
+            return publish(key, m, file, begin);
+        });
+    }
+
+    /** Downloads the object of {@code key} to {@code out} (atomically: the old file or the checked new one). */
+    public Transfer pullFile(StoreKey key, Path out) {
+        return counted("pull", key, () -> {
+            long begin = ticker.read();
+            ObjectManifest m = manifest(key).orElseThrow(() -> new StoreException(config.where() + " has no " + key));
+            String name = config.where() + " " + key.objectPath(m.sha256());
+            byte[] bytes = bucket.read(key.objectPath(m.sha256()), in -> {
+                var md = TreePack.sha256();
+                TreePack.HashingInputStream h = new TreePack.HashingInputStream(in, md);
+                byte[] b = h.readAllBytes();
+                String sha = java.util.HexFormat.of().formatHex(md.digest());
+                if (!sha.equals(m.sha256())) {
+                    throw TreePack.corrupted(name, sha, m.sha256(), null);
+                }
+                return b;
+            });
+            try {
+                AtomicWrite.write(out, bytes);
+            } catch (IOException e) {
+                throw new StoreException("cannot write " + out + ": " + e.getMessage(), e);
+            }
+            bytesReceived.addAndGet(bytes.length);
+            return new Transfer(key, Transfer.Outcome.PULLED, m, bytes.length, elapsed(begin),
+                    bytes.length + " bytes to " + out + ", sha256 " + m.sha256().substring(0, 12));
+        });
+    }
+
+    // ---- seeds of a workspace ----
+
+    /** Pushes the seed of {@code target} (under the lockfile hash it was warmed for). */
+    public Transfer pushSeed(SeedCaches seeds, String target) {
+        String hash = seeds.seededHash(target).orElseThrow(() -> new StoreException("target " + target
+                + " has no seed on this host to push; warm it first (kiln warm)"));
+        StoreKey key = StoreKey.seed(target, hash);
+        Transfer t = pushTree(key, seeds.seedDir(target));
+        if (!seeds.seededHash(target).equals(Optional.of(hash))) {
+            LOG.warn("seed {} was re-warmed while it was pushed; the store has the one for {}", target, hash);
+        } else if (t.outcome() == Transfer.Outcome.PUSHED) {
+            writeMarker(seeds, target, hash, t.manifest().sha256());
+        }
+        return t;
+    }
+
+    /**
+     * Pulls the store's seed of {@code target} for its current lockfile and swaps it in (the warm's atomic swap), after
+     * the checks a warmed seed passes. A pull that fails or is killed leaves the local seed as it was.
+     */
+    public Transfer pullSeed(SeedCaches seeds, String target, Cancellation cancel) {
+        String hash = currentHash(seeds, target);
+        StoreKey key = StoreKey.seed(target, hash);
+        return counted("pull", key, () -> {
+            long begin = ticker.read();
+            ObjectManifest m = manifest(key).orElseThrow(() -> new StoreException(config.where() + " has no seed of "
+                    + target + " for lockfile " + hash.substring(0, 12) + "; warm it on a host and push it (kiln seed"
+                    + " push, or kiln warm --pull)"));
+            if (seeds.seededHash(target).equals(Optional.of(hash))
+                    && marker(seeds, target).equals(Optional.of(hash + " " + m.sha256()))) {
+                return new Transfer(key, Transfer.Outcome.UNCHANGED, m, 0, elapsed(begin), "the local seed is the store's copy");
+            }
+            Path stage;
+            try {
+                stage = seeds.stagingDir(target, hash);
+            } catch (IOException e) {
+                throw new StoreException("cannot make a staging directory for seed " + target + ": " + e.getMessage(), e);
+            }
+            TreePack.Unpacked u;
+            try {
+                u = download(m, stage);
+                seeds.install(target, hash, stage, cancel);
+            } catch (IOException e) {
+                throw new StoreException(config.where() + " " + key + ": " + e.getMessage(), e);
+            } finally {
+                deleteQuietly(stage);
+            }
+            writeMarker(seeds, target, hash, m.sha256());
+            return new Transfer(key, Transfer.Outcome.PULLED, m, u.bytes(), elapsed(begin),
+                    u.files() + " files, " + u.bytes() + " bytes, sha256 " + m.sha256().substring(0, 12));
+        });
+    }
+
+    /** Where the seed of {@code target} for its current lockfile is: here, in the store, both, differing, neither. */
+    public SeedPresence presence(SeedCaches seeds, String target) {
+        String hash = currentHash(seeds, target);
+        Optional<ObjectManifest> m = manifest(StoreKey.seed(target, hash));
+        boolean local = seeds.seededHash(target).equals(Optional.of(hash));
+        SeedPresence.Place place;
+        if (local && m.isPresent()) {
+            place = marker(seeds, target).equals(Optional.of(hash + " " + m.get().sha256()))
+                    ? SeedPresence.Place.BOTH : SeedPresence.Place.DIFFERING;
+        } else if (local) {
+            place = SeedPresence.Place.LOCAL;
+        } else {
+            place = m.isPresent() ? SeedPresence.Place.STORE : SeedPresence.Place.NONE;
+        }
+        return new SeedPresence(target, hash, place, m);
+    }
+
+    /**
+     * {@code kiln warm --pull}: takes the store's seed when it has one for the target's lockfile; otherwise warms and
+     * pushes what it warmed. A store that cannot be asked does not stop the warm: it runs as without a store, and the
+     * result says why.
+     */
+    public StoreWarm warm(SeedCaches seeds, String target, Cancellation cancel) {
+        WarmPlan plan;
+        try {
+            plan = seeds.plan(target);
+        } catch (WorkspaceException e) {
+            return new StoreWarm(target, Optional.empty(), Optional.of(seeds.warm(target, cancel)), Optional.empty(),
+                    Optional.empty());
+        }
+        Optional<String> problem = Optional.empty();
+        if (plan.warmNeeded()) {
+            try {
+                if (manifest(StoreKey.seed(target, plan.hash())).isPresent()) {
+                    return new StoreWarm(target, Optional.of(pullSeed(seeds, target, cancel)), Optional.empty(),
+                            Optional.empty(), Optional.empty());
+                }
+            } catch (StoreException e) {
+                problem = Optional.of(e.getMessage());
+            }
+        }
+        WarmResult w = seeds.warm(target, cancel);
+        Optional<Transfer> pushed = Optional.empty();
+        if (w.outcome().isSuccess() && problem.isEmpty()) {
+            try {
+                pushed = Optional.of(pushSeed(seeds, target));
+            } catch (StoreException e) {
+                problem = Optional.of(e.getMessage());
+            }
+        }
+        return new StoreWarm(target, Optional.empty(), Optional.of(w), pushed, problem);
+    }
+
+    private static String currentHash(SeedCaches seeds, String target) {
+        try {
+            return seeds.plan(target).hash();
+        } catch (WorkspaceException e) {
+            throw new StoreException(e.getMessage(), e);
+        }
+    }
+
+    // ---- machinery ----
+
+    private Transfer publish(StoreKey key, ObjectManifest m, Path file, long begin) {
+        bucket.putFile(key.objectPath(m.sha256()), file, m.bytes());
+        bytesSent.addAndGet(m.bytes());
+        if (bucket.putIfAbsent(key.manifestPath(), m.toJson())) {
+            return new Transfer(key, Transfer.Outcome.PUSHED, m, m.bytes(), elapsed(begin),
+                    m.files() + " files, " + m.bytes() + " bytes, sha256 " + m.sha256().substring(0, 12));
+        }
+        // Another writer completed the key first: theirs is the key's object; ours is named by no manifest.
+        ObjectManifest winner = manifest(key).orElseThrow(() -> new StoreException(config.where() + ": " + key
+                + "'s manifest exists (the conditional put said so) but cannot be read"));
+        if (!winner.sha256().equals(m.sha256())) {
+            bucket.delete(key.objectPath(m.sha256()));
+        }
+        return skipped(key, winner, begin, "another push stored it first");
+    }
+
+    private Transfer skipped(StoreKey key, ObjectManifest m, long begin, String why) {
+        return new Transfer(key, Transfer.Outcome.ALREADY_STORED, m, 0, elapsed(begin),
+                why + " (sha256 " + m.sha256().substring(0, 12) + ", pushed " + m.pushedAt() + ")");
+    }
+
+    private Transfer counted(String op, StoreKey key, Supplier<Transfer> run) {
+        try {
+            Transfer t = run.get();
+            switch (t.outcome()) {
+                case PUSHED -> pushes.incrementAndGet();
+                case ALREADY_STORED -> pushesSkipped.incrementAndGet();
+                case PULLED -> pulls.incrementAndGet();
+                case UNCHANGED -> { }
+            }
+            events.publish(new StoreEvent.Moved(clock.instant(), t));
+            LOG.info("store {} {}: {} {}", op, key, t.outcome().wire(), t.message());
+            return t;
+        } catch (RuntimeException e) {
+            failures.incrementAndGet();
+            String msg = e instanceof StoreException ? e.getMessage() : config.where() + ": " + op + " " + key
+                    + " failed: " + Retry.rootMessage(e);
+            events.publish(new StoreEvent.Failed(clock.instant(), key, op, msg));
+            LOG.warn("store {} {} failed: {}", op, key, msg);
+            throw e instanceof StoreException s ? s : new StoreException(msg, e);
+        }
+    }
+
+    private Duration elapsed(long begin) {
+        return Duration.ofNanos(ticker.read() - begin);
+    }
+
+    private static Path markerFile(SeedCaches seeds, String target) {
+        return seeds.seedsDir().resolve("." + target + MARKER);
+    }
+
+    private static Optional<String> marker(SeedCaches seeds, String target) {
+        try {
+            return Optional.of(Files.readString(markerFile(seeds, target), StandardCharsets.US_ASCII).strip());
+        } catch (NoSuchFileException e) {
+            return Optional.empty();
+        } catch (IOException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** Which store object the local seed is (after a push or pull): how BOTH is told from DIFFERING. */
+    private static void writeMarker(SeedCaches seeds, String target, String hash, String sha) {
+        try {
+            AtomicWrite.write(markerFile(seeds, target), (hash + " " + sha + "\n").getBytes(StandardCharsets.US_ASCII));
+        } catch (IOException e) {
+            LOG.warn("cannot record which store object seed {} is: {}", target, e.toString());
+        }
+    }
+
+    private static void deleteQuietly(Path p) {
+        try {
+            if (Files.isDirectory(p)) {
+                FileTrees.delete(p);
+            } else {
+                Files.deleteIfExists(p);
+            }
+        } catch (IOException e) {
+            LOG.debug("cannot delete {}: {}", p, e.toString());
+        }
+    }
+
+    /** The core jar's {@code Implementation-Version}, or {@code unknown} when run from classes. */
+    static String kilnVersion() {
+        Module m = ObjectStore.class.getModule();
+        if (m.isNamed()) {
+            try (InputStream in = m.getResourceAsStream("META-INF/MANIFEST.MF")) {
+                if (in != null) {
+                    String v = new java.util.jar.Manifest(in).getMainAttributes().getValue("Implementation-Version");
+                    if (v != null) {
+                        return v;
+                    }
+                }
+            } catch (IOException e) {
+                // fall through
+            }
+        }
+        String v = ObjectStore.class.getPackage().getImplementationVersion();
+        return v == null ? "unknown" : v;
+    }
+
+    @Override
+    public void close() {
+        bucket.close();
+    }
+
+    /** Configures an {@link ObjectStore}. Bad values are refused when set. */
+    public static final class Builder {
+        private final StoreConfig config;
+        private Map<String, String> environment = System.getenv();
+        private Clock clock = Clock.systemUTC();
+        private Ticker ticker = Ticker.systemTicker();
+        private EventSink events = EventSink.none();
+        private int attempts = 4;
+        private Duration backoff = Duration.ofMillis(250);
+        private Duration timeout = Duration.ofSeconds(30);
+        private long multipartThreshold = 64L << 20;
+        private int partSize = 16 << 20;
+        private Retry.Sleeper sleeper = d -> Thread.sleep(d.toMillis());
+
+        private Builder(StoreConfig config) {
+            this.config = Objects.requireNonNull(config, "config");
+        }
+
+        /** The environment the AWS credential chain is read from (default: this process's). */
+        public Builder environment(Map<String, String> environment) {
+            this.environment = Map.copyOf(environment);
+            return this;
+        }
+
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        public Builder ticker(Ticker ticker) {
+            this.ticker = Objects.requireNonNull(ticker, "ticker");
+            return this;
+        }
+
+        public Builder events(EventSink events) {
+            this.events = Objects.requireNonNull(events, "events");
+            return this;
+        }
+
+        /** Tries per request (default 4) and the first backoff, doubled each retry (default 250 ms). */
+        public Builder retries(int attempts, Duration backoff) {
+            if (attempts < 1 || attempts > 20) {
+                throw new IllegalArgumentException("attempts must be 1..20, got " + attempts);
+            }
+            if (backoff.isNegative()) {
+                throw new IllegalArgumentException("backoff must not be negative");
+            }
+            this.attempts = attempts;
+            this.backoff = backoff;
+            return this;
+        }
+
+        /** Connect and read timeout of each request (default 30 s): a store slower than that is retried. */
+        public Builder timeout(Duration timeout) {
+            if (timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException("timeout must be positive");
+            }
+            this.timeout = timeout;
+            return this;
+        }
+
+        /** Objects of at least this many bytes go up in parts (default 64 MiB, parts of 16 MiB; S3's minimum 5 MiB). */
+        public Builder multipart(long threshold, int partSize) {
+            if (partSize < 5 << 20) {
+                throw new IllegalArgumentException("a part must be at least 5 MiB (S3's minimum), got " + partSize);
+            }
+            this.multipartThreshold = threshold;
+            this.partSize = partSize;
+            return this;
+        }
+
+        Builder sleeper(Retry.Sleeper sleeper) {
+            this.sleeper = sleeper;
+            return this;
+        }
+
+        /**
+         * @throws StoreException when the AWS chain has no credentials (saying how to give them), or this runtime has
+         *     no S3 client (the jlink image does not ship the AWS SDK yet)
+         */
+        public ObjectStore build() {
+            try {
+                return new ObjectStore(this);
+            } catch (NoClassDefFoundError e) {
+                throw new StoreException("this Kiln runtime has no S3 client (" + e.getMessage() + "): the installed"
+                        + " package does not ship the AWS SDK yet; run the store commands from a checkout (./kiln)", e);
+            }
+        }
+    }
+}

@@ -1,0 +1,165 @@
+package dev.kiln.core.serve;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.kiln.core.archive.ArchiveCache;
+import dev.kiln.core.engine.Action;
+import dev.kiln.core.engine.WorkspaceActions;
+import dev.kiln.core.seed.SeedCaches;
+import dev.kiln.core.seed.SeedFixtures;
+import dev.kiln.core.store.SeaweedFs;
+import dev.kiln.core.store.SeedPresence;
+import dev.kiln.core.store.StoreConfig;
+import dev.kiln.core.store.StoreFixtures;
+import dev.kiln.core.store.StoreStatus;
+import dev.kiln.core.store.Transfer;
+import dev.kiln.core.telemetry.EventBus;
+import dev.kiln.core.workspace.FileTrees;
+import dev.kiln.core.workspace.WorkspaceLayout;
+import dev.kiln.core.workspace.WorkspaceSettings;
+import dev.kiln.testkit.DaemonTest;
+import dev.kiln.testkit.ProcessTest;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Push, pull and the store's state through the engine over the API: two daemons ("hosts") on one real SeaweedFS,
+ * each using the credentials of its own host, driven by remote engines. The answers match the API's golden files,
+ * {@code /metrics} counts the transfers, and no answer carries a credential.
+ */
+@ProcessTest
+@DaemonTest
+class StoreApiTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    @TempDir
+    Path tmp;
+    private final List<AutoCloseable> open = new ArrayList<>();
+
+    @AfterEach
+    void close() throws Exception {
+        for (int i = open.size() - 1; i >= 0; i--) {
+            open.get(i).close();
+        }
+    }
+
+    private RemoteEngine host(Path ws) throws Exception {
+        WorkspaceSettings settings = WorkspaceSettings.read(ws);
+        EventBus bus = new EventBus();
+        WorkspaceActions actions = new WorkspaceActions(WorkspaceLayout.of(ws), settings,
+                ArchiveCache.builder().maximumBytes(settings.archiveCacheMaxBytes()).eventSink(bus).build(),
+                SeedCaches.builder(ws).settings(settings).events(bus).build(), bus, Clock.systemUTC())
+                .storeEnvironment(SeaweedFs.env());
+        open.add(actions);
+        ProjectionDaemon d = ProjectionDaemon.builder(WorkspaceLayout.of(ws)).events(bus).actions(actions, bus).port(0).start();
+        open.add(d);
+        d.awaitFirstProjection(Duration.ofSeconds(60));
+        RemoteEngine r = RemoteEngine.connect(d.url(), d.tokenFile(), null, Clock.systemUTC());
+        open.add(r);
+        return r;
+    }
+
+    @Test
+    void pushAndPull_throughTwoDaemons_statusFollows_goldensMatch_metricsCount() throws Exception {
+        SeaweedFs fs = SeaweedFs.start(tmp);
+        open.add(fs);
+        StoreConfig cfg = fs.config("api");
+        SeedCaches a = StoreFixtures.workspace(tmp.resolve("a"), "app", cfg);
+        SeedCaches b = StoreFixtures.workspace(tmp.resolve("b"), "app", cfg);
+        StoreFixtures.seed(a, "app", 120, 0, "api");
+        StoreFixtures.store(fs, cfg).close(); // creates the bucket
+        RemoteEngine hostA = host(tmp.resolve("a"));
+        RemoteEngine hostB = host(tmp.resolve("b"));
+
+        StoreStatus before = hostA.storeStatus().orElseThrow();
+        assertThat(before.seeds()).singleElement().extracting(SeedPresence::place).isEqualTo(SeedPresence.Place.LOCAL);
+        assertThat(before.store()).isEqualTo(cfg.url() + " at " + cfg.endpoint().orElseThrow());
+
+        Action<Transfer> push = hostA.pushSeed("app", "push-1");
+        Transfer pushed = push.result().get(120, TimeUnit.SECONDS);
+        assertThat(pushed.outcome()).isEqualTo(Transfer.Outcome.PUSHED);
+        assertThat(hostA.pushSeed("app", "push-1").id()).isEqualTo(push.id()); // idempotent: the same action
+        assertThat(hostB.storeStatus().orElseThrow().seeds().get(0).place()).isEqualTo(SeedPresence.Place.STORE);
+
+        Transfer pulled = hostB.pullSeed("app", "pull-1").result().get(120, TimeUnit.SECONDS);
+        assertThat(pulled.outcome()).isEqualTo(Transfer.Outcome.PULLED);
+        assertThat(pulled.manifest().sha256()).isEqualTo(pushed.manifest().sha256());
+        assertThat(SeedFixtures.digest(b.seedDir("app"))).isEqualTo(SeedFixtures.digest(a.seedDir("app")));
+        StoreStatus after = hostB.storeStatus().orElseThrow();
+        assertThat(after.seeds().get(0).place()).isEqualTo(SeedPresence.Place.BOTH);
+        assertThat(after.stats().pulls()).isEqualTo(1);
+        assertThat(after.stats().bytesReceived()).isEqualTo(pushed.manifest().bytes());
+
+        // The wire: the answers as a client sees them, against the API's golden files.
+        Http.Response status = Http.call("GET", hostB.apiUrl().map(java.net.URI::create).orElseThrow().resolve(Wire.STORE_STATUS));
+        assertShape(JSON.readTree(status.body()), "store_status.json");
+        Http.Response action = Http.call("GET", hostA.apiUrl().map(java.net.URI::create).orElseThrow()
+                .resolve(Wire.withId(Wire.ACTION, push.id())));
+        assertShape(JSON.readTree(action.body()), "store_push_action.json");
+        for (String body : List.of(status.body(), action.body())) {
+            assertThat(body).doesNotContain(SeaweedFs.SECRET_KEY).doesNotContain(SeaweedFs.ACCESS_KEY);
+        }
+
+        // ... and the client reads the golden answers.
+        StoreStatus g = Wire.read(golden("store_status.json"), StoreWire.Status.class).toCore().orElseThrow();
+        assertThat(g.seeds().get(0).place()).isEqualTo(SeedPresence.Place.BOTH);
+        assertThat(g.seeds().get(0).store()).hasValueSatisfying(m -> assertThat(m.files()).isEqualTo(3206));
+        Transfer gt = Wire.read(golden("store_push_action.json").path("result"), StoreWire.TransferWire.class).toCore();
+        assertThat(gt.outcome()).isEqualTo(Transfer.Outcome.PUSHED);
+        assertThat(gt.duration()).isEqualTo(Duration.ofMillis(1432));
+
+        String metrics = Http.call("GET", hostB.apiUrl().map(java.net.URI::create).orElseThrow().resolve("metrics")).body();
+        assertThat(metrics).contains("kiln_store_pulls_total 1.0").contains("kiln_store_received_bytes_total "
+                + (double) pushed.manifest().bytes()).contains("kiln_store_failures_total 0.0")
+                .doesNotContain(SeaweedFs.SECRET_KEY);
+        FileTrees.delete(tmp.resolve("a/observer"));
+    }
+
+    static JsonNode golden(String name) throws Exception {
+        try (InputStream in = StoreApiTest.class.getResourceAsStream("/api/v1/" + name)) {
+            assertThat(in).as("golden file api/v1/" + name).isNotNull();
+            return JSON.readTree(in);
+        }
+    }
+
+    /** Same keys, same nesting, same JSON types (a golden null allows any type). */
+    static void assertShape(JsonNode actual, String golden) throws Exception {
+        JsonNode g;
+        try (InputStream in = StoreApiTest.class.getResourceAsStream("/api/v1/" + golden)) {
+            assertThat(in).as("golden file api/v1/" + golden).isNotNull();
+            g = JSON.readTree(in);
+        }
+        shape(actual, g, "$");
+    }
+
+    private static void shape(JsonNode a, JsonNode g, String at) {
+        if (g.isNull()) {
+            return;
+        }
+        assertThat(a.getNodeType()).as(at).isEqualTo(g.getNodeType());
+        if (g.isObject()) {
+            List<String> ak = new ArrayList<>();
+            a.fieldNames().forEachRemaining(ak::add);
+            List<String> gk = new ArrayList<>();
+            g.fieldNames().forEachRemaining(gk::add);
+            assertThat(ak).as(at + " keys").containsExactlyInAnyOrderElementsOf(gk);
+            for (Iterator<String> it = g.fieldNames(); it.hasNext(); ) {
+                String k = it.next();
+                shape(a.get(k), g.get(k), at + "." + k);
+            }
+        } else if (g.isArray() && !g.isEmpty() && !a.isEmpty()) {
+            shape(a.get(0), g.get(0), at + "[0]");
+        }
+    }
+}
