@@ -590,6 +590,22 @@ public final class ReplayEngine implements Engine {
         throw refused("A warm");
     }
 
+    /** A recording keeps no store state: the Seeds page shows none. */
+    @Override
+    public Optional<dev.kiln.core.store.StoreStatus> storeStatus() {
+        return Optional.empty();
+    }
+
+    @Override
+    public Action<dev.kiln.core.store.Transfer> pushSeed(String target, String idempotencyKey) {
+        throw refused("A push to the store");
+    }
+
+    @Override
+    public Action<dev.kiln.core.store.Transfer> pullSeed(String target, String idempotencyKey) {
+        throw refused("A pull from the store");
+    }
+
     @Override
     public List<ServerConfig> servers() {
         return List.of();

@@ -187,7 +187,7 @@ final class Bucket implements AutoCloseable {
                     throw e;
                 }
             }
-            return null;
+            return Boolean.TRUE;
         });
     }
 

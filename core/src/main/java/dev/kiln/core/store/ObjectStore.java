@@ -116,7 +116,7 @@ public final class ObjectStore implements AutoCloseable {
             if (existing.isPresent()) {
                 return skipped(key, existing.get(), begin, "already stored");
             }
-            Path tmp = dir.toAbsolutePath().getParent().resolve(".kiln-push-" + UUID.randomUUID() + ".tar.gz");
+            Path tmp = java.util.Objects.requireNonNullElse(dir.toAbsolutePath().getParent(), dir).resolve(".kiln-push-" + UUID.randomUUID() + ".tar.gz");
             try {
                 TreePack.Packed packed;
                 try {
@@ -329,7 +329,7 @@ public final class ObjectStore implements AutoCloseable {
                             Optional.empty(), Optional.empty());
                 }
             } catch (StoreException e) {
-                problem = Optional.of(e.getMessage());
+                problem = Optional.of(String.valueOf(e.getMessage()));
             }
         }
         WarmResult w = seeds.warm(target, cancel);
@@ -338,7 +338,7 @@ public final class ObjectStore implements AutoCloseable {
             try {
                 pushed = Optional.of(pushSeed(seeds, target));
             } catch (StoreException e) {
-                problem = Optional.of(e.getMessage());
+                problem = Optional.of(String.valueOf(e.getMessage()));
             }
         }
         return new StoreWarm(target, Optional.empty(), Optional.of(w), pushed, problem);
@@ -348,7 +348,7 @@ public final class ObjectStore implements AutoCloseable {
         try {
             return seeds.plan(target).hash();
         } catch (WorkspaceException e) {
-            throw new StoreException(e.getMessage(), e);
+            throw new StoreException(String.valueOf(e.getMessage()), e);
         }
     }
 
@@ -389,7 +389,7 @@ public final class ObjectStore implements AutoCloseable {
             return t;
         } catch (RuntimeException e) {
             failures.incrementAndGet();
-            String msg = e instanceof StoreException ? e.getMessage() : config.where() + ": " + op + " " + key
+            String msg = e instanceof StoreException ? String.valueOf(e.getMessage()) : config.where() + ": " + op + " " + key
                     + " failed: " + Retry.rootMessage(e);
             events.publish(new StoreEvent.Failed(clock.instant(), key, op, msg));
             LOG.warn("store {} {} failed: {}", op, key, msg);

@@ -1,5 +1,7 @@
 package dev.kiln.core.store;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A push or pull that did not happen, with a message that names the store, the key and what to do. Never carries a
  * credential: messages are built from the store's URL, endpoint and keys only.
@@ -11,7 +13,7 @@ public class StoreException extends RuntimeException {
         super(message);
     }
 
-    public StoreException(String message, Throwable cause) {
+    public StoreException(String message, @Nullable Throwable cause) {
         super(message, cause);
     }
 }

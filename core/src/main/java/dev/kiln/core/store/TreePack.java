@@ -1,6 +1,7 @@
 package dev.kiln.core.store;
 
 import java.io.BufferedOutputStream;
+import org.jspecify.annotations.Nullable;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -190,7 +191,7 @@ final class TreePack {
                     }
                 } else if (e.isSymbolicLink()) {
                     Path target = Path.of(e.getLinkName());
-                    if (target.isAbsolute() || !p.getParent().resolve(target).normalize().startsWith(root)) {
+                    if (target.isAbsolute() || !java.util.Objects.requireNonNullElse(p.getParent(), root).resolve(target).normalize().startsWith(root)) {
                         throw new StoreException(what + ": link \"" + name + "\" -> \"" + e.getLinkName()
                                 + "\" leaves the seed; not installed");
                     }
@@ -239,7 +240,7 @@ final class TreePack {
         return new Unpacked(files, treeBytes, hashed.count, sha);
     }
 
-    static StoreException corrupted(String what, String sha, String expected, Throwable cause) {
+    static StoreException corrupted(String what, String sha, String expected, @Nullable Throwable cause) {
         String m = what + " is corrupted: its bytes hash to SHA-256 " + sha + ", its manifest says " + expected
                 + "; not installed (the local seed is as it was). Delete the key in the store and push it again.";
         return cause == null ? new StoreException(m) : new StoreException(m, cause);

@@ -22,7 +22,6 @@ import dev.kiln.core.workspace.WorkspaceSettings;
 import dev.kiln.testkit.DaemonTest;
 import dev.kiln.testkit.ProcessTest;
 import java.io.InputStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
