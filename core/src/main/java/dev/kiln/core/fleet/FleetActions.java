@@ -5,6 +5,7 @@ import dev.kiln.core.engine.Action;
 import dev.kiln.core.engine.Engine;
 import dev.kiln.core.engine.EngineException;
 import dev.kiln.core.engine.ProbeRequest;
+import dev.kiln.core.health.HealthRules;
 import dev.kiln.core.seed.SeedInfo;
 import dev.kiln.core.seed.WarmOutcome;
 import dev.kiln.core.seed.WarmResult;
@@ -402,10 +403,10 @@ public final class FleetActions {
         }
 
         private void fail(int i, EngineException e) {
-            String code = e.kind() == EngineException.Kind.UNREACHABLE ? HealthVerdict.UNREACHABLE
+            String code = e.kind() == EngineException.Kind.UNREACHABLE ? HealthRules.UNREACHABLE
                     : e.kind().name().toLowerCase(Locale.ROOT);
             String m = String.valueOf(e.getMessage());
-            set(i, at(i).ended(State.FAILED, code, code.equals(HealthVerdict.UNREACHABLE) && !m.startsWith("unreachable")
+            set(i, at(i).ended(State.FAILED, code, code.equals(HealthRules.UNREACHABLE) && !m.startsWith("unreachable")
                     ? "unreachable: " + m : m, clock.instant()));
         }
 

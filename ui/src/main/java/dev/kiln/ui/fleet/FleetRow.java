@@ -1,8 +1,8 @@
 package dev.kiln.ui.fleet;
 
 import dev.kiln.core.fleet.DaemonEntry;
-import dev.kiln.core.fleet.FleetHealth;
-import dev.kiln.core.fleet.HealthVerdict;
+import dev.kiln.core.health.HealthState;
+import dev.kiln.core.health.HealthVerdict;
 import dev.kiln.core.serve.DaemonHealth;
 import java.time.Duration;
 import java.time.Instant;
@@ -23,11 +23,13 @@ import java.util.Optional;
  * @param downSince since when it has not answered, while down
  * @param error why the last poll failed, empty when it did not
  * @param retryAt when the poller asks again, while down
- * @param verdict the daemon's health verdict: as it said it (unknown when it does not say, or before it answered),
- *     failing with reason {@code unreachable} while it does not answer
+ * @param verdict the daemon's health verdict, core's one ({@link DaemonHealth#verdict()}, as {@code kiln status} and
+ *     the cards show it); failing with reason {@code unreachable} while it does not answer (or refuses: token, pin,
+ *     an API version this console does not speak, with its message); empty, "unknown" on the page, before its first
+ *     answer: unknown is this page's word for a row not asked yet, not a verdict
  */
 public record FleetRow(DaemonEntry entry, boolean saved, State state, Optional<DaemonHealth> health, Optional<Instant> seenAt,
-        Optional<Instant> downSince, String error, Optional<Instant> retryAt, HealthVerdict verdict) {
+        Optional<Instant> downSince, String error, Optional<Instant> retryAt, Optional<HealthVerdict> verdict) {
     private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm:ss").withZone(ZoneId.systemDefault());
 
     /** What the last poll found, in the order the page lists them: the ones that need a look first. */
@@ -44,39 +46,54 @@ public record FleetRow(DaemonEntry entry, boolean saved, State state, Optional<D
 
     static FleetRow connecting(DaemonEntry entry, boolean saved) {
         return new FleetRow(entry, saved, State.CONNECTING, Optional.empty(), Optional.empty(), Optional.empty(), "",
-                Optional.empty(), HealthVerdict.unknown());
+                Optional.empty(), Optional.empty());
     }
 
-    FleetRow answered(FleetHealth f, Instant now) {
-        DaemonHealth h = f.health();
+    FleetRow answered(DaemonHealth h, Instant now) {
         return new FleetRow(entry, saved, h.healthy() ? State.UP : State.DEGRADED, Optional.of(h), Optional.of(now),
-                Optional.empty(), "", Optional.empty(), f.verdict());
+                Optional.empty(), "", Optional.empty(), Optional.of(h.verdict()));
     }
 
     FleetRow failed(String why, Instant now, Instant retry) {
         return new FleetRow(entry, saved, State.DOWN, health, seenAt, Optional.of(downSince.orElse(now)), why,
-                Optional.of(retry), HealthVerdict.unreachable(why));
+                Optional.of(retry), Optional.of(HealthVerdict.unreachable(why)));
     }
 
     FleetRow with(DaemonEntry e, boolean nowSaved) {
         return new FleetRow(e, nowSaved, state, health, seenAt, downSince, error, retryAt, verdict);
     }
 
-    /** The verdict's word: {@code "failing"}, {@code "degraded"}, {@code "unknown"}, {@code "healthy"}. */
+    /** The verdict's word: {@code "failing"}, {@code "degraded"}, {@code "unknown"} (not asked yet), {@code "healthy"}. */
     public String verdictWord() {
-        return verdict.state().word();
+        return verdict.map(v -> v.state().wireName()).orElse("unknown");
+    }
+
+    /** Where the page lists it, the ones that need a look first: failing, degraded, not yet known, healthy. */
+    int verdictRank() {
+        return verdict.map(v -> switch (v.state()) {
+            case FAILING -> 0;
+            case DEGRADED -> 1;
+            case HEALTHY -> 3;
+        }).orElse(2);
+    }
+
+    /** {@code "degraded: 2 contracts fail to read; …"}, {@code "healthy"}, {@code "unknown: not asked yet"}. */
+    public String verdictText() {
+        return verdict.map(v -> v.reasons().isEmpty() ? v.state().wireName() : v.state().wireName() + ": "
+                + String.join("; ", v.reasons().stream().map(r -> r.message().isEmpty() ? r.code() : r.message()).toList()))
+                .orElse("unknown: not asked yet");
     }
 
     /**
      * The Health column: the verdict's word and its reasons ({@code "degraded: 2 contracts fail"}); while down the
-     * reach text ({@code "failing: unreachable, down since …"}); {@code "unknown"} beside what reach says otherwise.
+     * reach text ({@code "failing: unreachable, down since …"}); {@code "unknown: connecting…"} before it answered.
      */
     public String healthText(Instant now) {
-        return switch (verdict.state()) {
-            case FAILING -> state == State.DOWN ? "failing: unreachable " + reachText(now).replaceFirst("^down ", "") : verdict.text();
-            case UNKNOWN -> state == State.CONNECTING ? "unknown: connecting…" : "unknown · " + reachText(now);
-            default -> verdict.text();
-        };
+        if (verdict.isEmpty()) {
+            return "unknown: " + reachText(now);
+        }
+        return verdict.get().state() == HealthState.FAILING && state == State.DOWN
+                ? "failing: unreachable " + reachText(now).replaceFirst("^down ", "") : verdictText();
     }
 
     /** Whether {@code filter} (lower case) names it: in its name, URL, verdict word or reach state. */

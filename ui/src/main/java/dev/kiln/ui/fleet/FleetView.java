@@ -1,7 +1,6 @@
 package dev.kiln.ui.fleet;
 
 import dev.kiln.core.fleet.FleetActions;
-import dev.kiln.core.fleet.HealthVerdict;
 import dev.kiln.ui.util.Cards;
 import java.util.List;
 import javafx.collections.FXCollections;
@@ -230,12 +229,12 @@ public final class FleetView extends VBox {
 
     private static String summary(FleetViewModel vm) {
         List<FleetRow> all = vm.allRows();
-        java.util.Map<HealthVerdict.State, Long> by = new java.util.EnumMap<>(HealthVerdict.State.class);
-        all.forEach(r -> by.merge(r.verdict().state(), 1L, Long::sum));
+        long[] by = new long[4]; // by FleetRow.verdictRank: failing, degraded, unknown (not asked yet), healthy
+        all.forEach(r -> by[r.verdictRank()]++);
         long down = all.stream().filter(r -> r.state() == FleetRow.State.DOWN).count();
-        return all.size() + (all.size() == 1 ? " daemon" : " daemons") + " · " + by.getOrDefault(HealthVerdict.State.FAILING, 0L)
-                + " failing (" + down + " down) · " + by.getOrDefault(HealthVerdict.State.DEGRADED, 0L) + " degraded · "
-                + by.getOrDefault(HealthVerdict.State.UNKNOWN, 0L) + " unknown · " + by.getOrDefault(HealthVerdict.State.HEALTHY, 0L)
+        return all.size() + (all.size() == 1 ? " daemon" : " daemons") + " · " + by[0]
+                + " failing (" + down + " down) · " + by[1] + " degraded · "
+                + by[2] + " unknown · " + by[3]
                 + " healthy · " + (vm.rows().size() == all.size() ? "" : vm.rows().size() + " shown · ")
                 + "health every " + FleetViewModel.POLL.toSeconds() + " s";
     }
@@ -608,20 +607,20 @@ public final class FleetView extends VBox {
                 setTooltip(null);
                 return;
             }
-            HealthVerdict.State v = r.verdict().state();
-            setText(switch (v) {
-                case FAILING -> "✕ ";
-                case DEGRADED -> "▲ ";
-                case UNKNOWN -> "? ";
-                case HEALTHY -> "✓ ";
+            int rank = r.verdictRank();
+            setText(switch (rank) {
+                case 0 -> "✕ ";
+                case 1 -> "▲ ";
+                case 2 -> "? ";
+                default -> "✓ ";
             } + text);
-            getStyleClass().add(switch (v) {
-                case HEALTHY -> "state-ok";
-                case DEGRADED -> "state-warn";
-                case FAILING -> "state-bad";
-                case UNKNOWN -> "text-muted";
+            getStyleClass().add(switch (rank) {
+                case 0 -> "state-bad";
+                case 1 -> "state-warn";
+                case 2 -> "text-muted";
+                default -> "state-ok";
             });
-            setTooltip(new Tooltip(r.error().isEmpty() ? r.verdict().text() + (r.state() == FleetRow.State.DEGRADED
+            setTooltip(new Tooltip(r.error().isEmpty() ? r.verdictText() + (r.state() == FleetRow.State.DEGRADED
                     ? "\n" + r.reachText(java.time.Instant.now()) : "") : r.error()));
         }
     }

@@ -3,7 +3,7 @@ package dev.kiln.ui.fleet;
 import dev.kiln.core.fleet.DaemonEntry;
 import dev.kiln.core.fleet.DaemonList;
 import dev.kiln.core.fleet.FleetActions;
-import dev.kiln.core.fleet.FleetHealth;
+import dev.kiln.core.serve.DaemonHealth;
 import dev.kiln.core.serve.ServeClient;
 import dev.kiln.ui.util.Background;
 import java.io.IOException;
@@ -111,14 +111,17 @@ public final class FleetViewModel implements AutoCloseable {
         /** Asks once; blocks (off the FX thread). */
         @FunctionalInterface
         interface Asker {
-            FleetHealth health() throws Exception;
+            DaemonHealth health() throws Exception;
         }
 
-        /** Over the daemon's API ({@code GET /api/v1/health}, {@link ServeClient}), within {@link #ASK_TIMEOUT}. */
+        /**
+         * Over the daemon's API ({@code GET /api/v1/health}, {@link ServeClient}), within {@link #ASK_TIMEOUT}: its
+         * verdict is {@link DaemonHealth#verdict()}, the one {@code kiln status} and the cards show.
+         */
         static HealthSource api() {
             return d -> {
                 ServeClient c = d.client().withTimeout(ASK_TIMEOUT);
-                return () -> FleetHealth.ask(c);
+                return c::health;
             };
         }
     }
@@ -159,7 +162,7 @@ public final class FleetViewModel implements AutoCloseable {
     private volatile boolean closed;
 
     /** Failing first, then degraded, unknown, healthy; within each, down before degraded, connecting and up; by name. */
-    static final Comparator<FleetRow> ORDER = Comparator.comparing((FleetRow r) -> r.verdict().state())
+    static final Comparator<FleetRow> ORDER = Comparator.comparingInt(FleetRow::verdictRank)
             .thenComparing(FleetRow::state).thenComparing(r -> r.name().toLowerCase(Locale.ROOT));
     static final Comparator<FleetRow> BY_NAME = Comparator.comparing((FleetRow r) -> r.name().toLowerCase(Locale.ROOT));
 
@@ -723,10 +726,10 @@ public final class FleetViewModel implements AutoCloseable {
     }
 
     /** One poll's outcome: a health, or why there is none. */
-    private record Answer(FleetHealth health, Exception error) {
+    private record Answer(DaemonHealth health, Exception error) {
     }
 
-    private void answered(Poller p, FleetHealth h) {
+    private void answered(Poller p, DaemonHealth h) {
         if (p.stopped) {
             return;
         }

@@ -10,8 +10,9 @@ import dev.kiln.core.engine.EngineException;
 import dev.kiln.core.fleet.DaemonEntry;
 import dev.kiln.core.fleet.DaemonList;
 import dev.kiln.core.fleet.FleetActions;
-import dev.kiln.core.fleet.FleetHealth;
-import dev.kiln.core.fleet.HealthVerdict;
+import dev.kiln.core.health.HealthReason;
+import dev.kiln.core.health.HealthState;
+import dev.kiln.core.health.HealthVerdict;
 import dev.kiln.core.serve.DaemonHealth;
 import dev.kiln.core.startup.BytecodeMode;
 import dev.kiln.core.startup.Outcome;
@@ -84,25 +85,29 @@ class FleetPicturesTest {
                 .with(DaemonEntry.of("tick-1", "http://127.0.0.1:7104", "", ""))
                 .with(DaemonEntry.of("old-1", "http://127.0.0.1:7105", "", "")));
         Map<String, Object> answers = Map.of(
-                "eval-1", new FleetHealth(health(42, 500, 0), new HealthVerdict(HealthVerdict.State.HEALTHY, List.of())),
-                "eval-2", new FleetHealth(health(17, 480, 0), new HealthVerdict(HealthVerdict.State.DEGRADED, List.of(
-                        new HealthVerdict.Reason("probe_near_timeout", HealthVerdict.State.DEGRADED,
-                                "demo-import-graph answered in 8.6 s of its 10 s timeout")))),
-                "tick-1", new FleetHealth(health(9, 40, 2), new HealthVerdict(HealthVerdict.State.FAILING, List.of(
-                        new HealthVerdict.Reason("contract_failures", HealthVerdict.State.FAILING, "2 contracts fail to read")))),
+                "eval-1", health(42, 500, 0, HealthVerdict.healthy()),
+                "eval-2", health(17, 480, 0, HealthVerdict.of(List.of(new HealthReason("probe_near_timeout",
+                        HealthState.DEGRADED, "demo-import-graph answered in 8.6 s of its 10 s timeout")))),
+                "tick-1", health(9, 40, 2, HealthVerdict.of(List.of(new HealthReason("contract_failures", HealthState.FAILING,
+                        "2 contracts fail to read")))),
                 "eval-3", new IOException("the daemon at http://127.0.0.1:7103/ did not answer GET /api/v1/version: nothing"
                         + " listens there; is kiln serve running, on that port?"),
-                "old-1", FleetHealth.of(health(3, 12, 0)));
+                // an older daemon: the client refuses it with this message (ServeClient's), so it is failing, not unknown
+                "old-1", new IOException("the daemon at http://127.0.0.1:7105/ speaks API v1, this kiln speaks v2: use a kiln"
+                        + " of the same release on both sides"));
         FleetViewModel.HealthSource source = d -> () -> {
             Object a = answers.get(d.name());
             if (a instanceof Exception e) {
                 throw e;
             }
-            return (FleetHealth) a;
+            return (DaemonHealth) a;
         };
         FleetActions actions = FleetActions.builder().concurrency(5).reachability(d -> Optional.empty()).engines(d -> {
             if (d.name().equals("eval-3")) {
                 throw new EngineException(EngineException.Kind.UNREACHABLE, "nothing listens at " + d.url());
+            }
+            if (d.name().equals("old-1")) {
+                throw new EngineException(EngineException.Kind.INCOMPATIBLE, d.url() + " speaks API v1, this kiln speaks v2");
             }
             return probing(d.name());
         }).build();
@@ -132,7 +137,7 @@ class FleetPicturesTest {
                 && table.getItems().stream().noneMatch(r -> r.state() == FleetRow.State.CONNECTING));
         List<String> order = new ArrayList<>();
         robot.interact(() -> table.getItems().forEach(r -> order.add(r.name() + " " + r.verdictWord())));
-        assertThat(order).containsExactly("eval-3 failing", "tick-1 failing", "eval-2 degraded", "old-1 unknown", "eval-1 healthy");
+        assertThat(order).containsExactly("eval-3 failing", "old-1 failing", "tick-1 failing", "eval-2 degraded", "eval-1 healthy");
 
         robot.interact(() -> {
             fleet.chooseShown();
@@ -182,10 +187,12 @@ class FleetPicturesTest {
         }
     }
 
-    private static DaemonHealth health(long revision, long contracts, long failures) {
-        return new DaemonHealth(URI.create("http://x/"), 1, revision, revision, Optional.of(T0), Optional.of(Duration.ofMillis(1500)),
+    /** A health answer with the verdict the daemon judged. */
+    private static DaemonHealth health(long revision, long contracts, long failures, HealthVerdict verdict) {
+        return new DaemonHealth(URI.create("http://x/"), 2, revision, revision, Optional.of(T0), Optional.of(Duration.ofMillis(1500)),
                 "", Duration.ofSeconds(15), true, "", contracts, failures, Optional.empty(),
-                Optional.of(new DaemonHealth.Seeds(2, failures > 0 ? 1 : 0)), Optional.empty());
+                Optional.of(new DaemonHealth.Seeds(2, failures > 0 ? 1 : 0)), Optional.empty(), "", List.of(), false,
+                Optional.of(verdict));
     }
 
     /** A probe that has ended on its host with these figures (per daemon: its three demo servers). */
@@ -193,7 +200,6 @@ class FleetPicturesTest {
         double scale = switch (name) {
             case "eval-2" -> 8.6;
             case "tick-1" -> 12;
-            case "old-1" -> 5.5;
             default -> 1;
         };
         List<ServerResult> rs = List.of(result("demo-light", 210 * Math.min(scale, 3), 30_000),

@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kiln.core.fleet.DaemonEntry;
 import dev.kiln.core.fleet.DaemonList;
-import dev.kiln.core.fleet.FleetHealth;
-import dev.kiln.core.fleet.HealthVerdict;
+import dev.kiln.core.health.HealthReason;
+import dev.kiln.core.health.HealthRules;
+import dev.kiln.core.health.HealthState;
+import dev.kiln.core.health.HealthVerdict;
 import dev.kiln.core.serve.DaemonHealth;
 import dev.kiln.testkit.MutableClock;
 import dev.kiln.ui.util.Background;
@@ -63,7 +65,7 @@ class FleetViewModelTest {
             if (a == null) {
                 throw new IOException("no answer scripted for " + d.name());
             }
-            return a instanceof FleetHealth f ? f : FleetHealth.of((DaemonHealth) a);
+            return (DaemonHealth) a;
         };
         return new FleetViewModel(listFile, Background.inline(), timer, source, clock, opened::add);
     }
@@ -254,32 +256,42 @@ class FleetViewModelTest {
         assertThat(asked).isEqualTo(before);
     }
 
-    private static FleetHealth judged(DaemonHealth h, HealthVerdict.State v, String... reasons) {
-        List<HealthVerdict.Reason> rs = new ArrayList<>();
+    /** {@code h} as a daemon sends it with the verdict it judged (its {@code verdict} and {@code reasons}). */
+    private static DaemonHealth judged(DaemonHealth h, HealthState v, String... reasons) {
+        List<HealthReason> rs = new ArrayList<>();
         for (String r : reasons) {
-            rs.add(new HealthVerdict.Reason(r.split(" ")[0], v, r));
+            rs.add(new HealthReason(r.split(" ")[0], v, r));
         }
-        return new FleetHealth(h, new HealthVerdict(v, rs));
+        return new DaemonHealth(h.url(), 2, h.revision(), h.projections(), h.lastProjectionAt(), h.lastProjectionAge(),
+                h.lastError(), h.heartbeat(), h.watchLive(), h.watchReason(), h.contracts(), h.failures(), h.tlsFingerprint(),
+                h.seeds(), h.lastProbe(), h.stateFileError(), h.failedContracts(), h.watchPartial(),
+                Optional.of(new HealthVerdict(v, rs)));
     }
 
     @Test
-    void verdict_readFromTheDaemon_unknownWhenItDoesNotSay_failingWhenUnreachable_andRowsSortByIt() {
-        answers.put("eval-1", healthy(1, Duration.ZERO)); // an older daemon: no verdict field
-        answers.put("eval-2", judged(healthy(2, Duration.ZERO), HealthVerdict.State.DEGRADED, "contract_failures 2 contracts fail"));
-        answers.put("tick-1", judged(healthy(3, Duration.ZERO), HealthVerdict.State.HEALTHY));
+    void verdict_isTheHealthAnswersOwn_asKilnStatusShowsIt_failingWhenUnreachable_andRowsSortByIt() {
+        DaemonHealth unjudged = healthy(1, Duration.ZERO); // says no verdict: core's rules judge its evidence
+        answers.put("eval-1", unjudged);
+        answers.put("eval-2", judged(healthy(2, Duration.ZERO), HealthState.DEGRADED, "contract_failures 2 contracts fail"));
+        answers.put("tick-1", judged(healthy(3, Duration.ZERO), HealthState.HEALTHY));
         FleetViewModel vm = model(file);
         vm.load();
-        assertThat(vm.rows()).extracting(FleetRow::name).containsExactly("eval-2", "eval-1", "tick-1");
-        assertThat(vm.row("eval-1").orElseThrow().verdictWord()).as("never invented").isEqualTo("unknown");
+        FleetRow one = vm.row("eval-1").orElseThrow();
+        assertThat(one.verdict()).as("the one verdict: DaemonHealth's, as kiln status prints it")
+                .contains(unjudged.verdict()).contains(HealthRules.judge(unjudged.evidence()));
+        assertThat(one.verdictWord()).isEqualTo("degraded");
+        assertThat(one.verdict().orElseThrow().has("seed_stale")).as(one.verdictText()).isTrue();
         assertThat(vm.row("eval-2").orElseThrow().healthText(clock.instant())).isEqualTo("degraded: contract_failures 2 contracts fail");
-        assertThat(vm.row("tick-1").orElseThrow().healthText(clock.instant())).isEqualTo("healthy");
+        assertThat(vm.row("tick-1").orElseThrow().healthText(clock.instant())).as("the daemon's own verdict, not re-judged")
+                .isEqualTo("healthy");
+        assertThat(vm.rows()).extracting(FleetRow::name).containsExactly("eval-1", "eval-2", "tick-1");
 
         answers.put("tick-1", REFUSED);
         advance(FleetViewModel.POLL);
         FleetRow gone = vm.row("tick-1").orElseThrow();
-        assertThat(gone.verdict().state()).isEqualTo(HealthVerdict.State.FAILING);
-        assertThat(gone.verdict().reasons()).extracting(HealthVerdict.Reason::code).containsExactly("unreachable");
-        assertThat(vm.rows()).extracting(FleetRow::name).as("failing first").containsExactly("tick-1", "eval-2", "eval-1");
+        assertThat(gone.verdict().orElseThrow().state()).isEqualTo(HealthState.FAILING);
+        assertThat(gone.verdict().orElseThrow().reasons()).extracting(HealthReason::code).containsExactly(HealthRules.UNREACHABLE);
+        assertThat(vm.rows()).extracting(FleetRow::name).as("failing first").containsExactly("tick-1", "eval-1", "eval-2");
 
         vm.sort(FleetViewModel.Sort.NAME);
         assertThat(vm.rows()).extracting(FleetRow::name).containsExactly("eval-1", "eval-2", "tick-1");
@@ -288,15 +300,38 @@ class FleetViewModelTest {
     }
 
     @Test
-    void verdict_readsTheHealthBody_asTheDaemonSendsIt() {
-        HealthVerdict v = HealthVerdict.read("{\"revision\":3,\"verdict\":\"failing\",\"reasons\":[{\"code\":\"contract_failures\","
-                + "\"state\":\"failing\",\"message\":\"2 contracts fail to read\"}]}");
-        assertThat(v.state()).isEqualTo(HealthVerdict.State.FAILING);
-        assertThat(v.reasons()).containsExactly(new HealthVerdict.Reason("contract_failures", HealthVerdict.State.FAILING,
-                "2 contracts fail to read"));
-        assertThat(HealthVerdict.read("{\"revision\":3}").state()).isEqualTo(HealthVerdict.State.UNKNOWN);
-        assertThat(HealthVerdict.read("{\"verdict\":\"purple\"}").state()).as("a word this kiln does not know")
-                .isEqualTo(HealthVerdict.State.UNKNOWN);
+    void anOlderDaemon_refusedAsIncompatible_isFailingWithTheClientsMessage() {
+        String why = "the daemon at http://127.0.0.1:7101/ speaks API v1, this kiln speaks v2: use a kiln of the same"
+                + " release on both sides";
+        answers.put("eval-1", new IOException(why));
+        answers.put("eval-2", healthy(2, Duration.ZERO));
+        answers.put("tick-1", healthy(3, Duration.ZERO));
+        FleetViewModel vm = model(file);
+        vm.load();
+        FleetRow old = vm.row("eval-1").orElseThrow();
+        assertThat(old.state()).isEqualTo(FleetRow.State.DOWN);
+        assertThat(old.verdictWord()).as("not unknown: it answered, and cannot be read").isEqualTo("failing");
+        assertThat(old.error()).isEqualTo(why);
+        assertThat(old.verdict().orElseThrow().reasons()).extracting(HealthReason::message).containsExactly(why);
+    }
+
+    @Test
+    void unknown_isARowNotAskedYet_listedAfterDegradedAndBeforeHealthy() {
+        Instant now = clock.instant();
+        DaemonEntry a = DaemonEntry.of("a-1", "http://127.0.0.1:7201", "", "");
+        DaemonEntry b = DaemonEntry.of("b-1", "http://127.0.0.1:7202", "", "");
+        DaemonEntry c = DaemonEntry.of("c-1", "http://127.0.0.1:7203", "", "");
+        DaemonEntry d = DaemonEntry.of("d-1", "http://127.0.0.1:7204", "", "");
+        FleetRow healthy = FleetRow.connecting(a, true).answered(judged(healthy(1, Duration.ZERO), HealthState.HEALTHY), now);
+        FleetRow notYet = FleetRow.connecting(b, true);
+        FleetRow degraded = FleetRow.connecting(c, true).answered(judged(healthy(1, Duration.ZERO), HealthState.DEGRADED,
+                "seed_stale 1 seed stale"), now);
+        FleetRow failing = FleetRow.connecting(d, true).failed("nothing listens there", now, now.plusSeconds(2));
+        assertThat(notYet.verdict()).as("no fourth verdict state: no verdict yet").isEmpty();
+        assertThat(notYet.verdictWord()).isEqualTo("unknown");
+        assertThat(notYet.healthText(now)).isEqualTo("unknown: connecting…");
+        assertThat(java.util.stream.Stream.of(healthy, notYet, degraded, failing).sorted(FleetViewModel.ORDER))
+                .extracting(FleetRow::verdictWord).containsExactly("failing", "degraded", "unknown", "healthy");
     }
 
     @Test
@@ -340,7 +375,7 @@ class FleetViewModelTest {
         };
         FleetViewModel.HealthSource source = d -> () -> {
             asked.merge(d.name(), 1, Integer::sum);
-            return FleetHealth.of((DaemonHealth) answers.get(d.name()));
+            return (DaemonHealth) answers.get(d.name());
         };
         FleetViewModel vm = new FleetViewModel(file, counting, timer, source, clock, opened::add);
         vm.load();
@@ -395,7 +430,7 @@ class FleetViewModelTest {
                     return engines.computeIfAbsent(d.name(), n -> new ScriptedEngine()).engine();
                 })
                 .reachability(d -> Optional.empty()).build();
-        FleetViewModel.HealthSource source = d -> () -> FleetHealth.of((DaemonHealth) answers.get(d.name()));
+        FleetViewModel.HealthSource source = d -> () -> (DaemonHealth) answers.get(d.name());
         FleetViewModel vm = new FleetViewModel(file, Background.inline(), timer, source, clock, opened::add, actions);
         vm.load();
         assertThat(vm.runAction(dev.kiln.core.fleet.FleetActions.Kind.PROBE)).hasValueSatisfying(m -> assertThat(m).contains("select"));
