@@ -15,7 +15,7 @@ public final class Console {
      * ConsoleStartTest keeps equal to picocli's list.
      */
     static final java.util.Set<String> SUB_COMMANDS = java.util.Set.of("demo", "project", "doctor", "heal", "serve", "status", "attach",
-            "archive", "warm", "seed", "probe", "bytecode", "bench", "screenshot", "help");
+            "archive", "warm", "seed", "probe", "bytecode", "bench", "screenshot", "help", "fleet", "alerts", "record");
 
     private Console() {
     }

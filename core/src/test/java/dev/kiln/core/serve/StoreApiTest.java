@@ -102,7 +102,7 @@ class StoreApiTest {
 
         // The wire: the answers as a client sees them, against the API's golden files.
         Http.Response status = Http.call("GET", hostB.apiUrl().map(java.net.URI::create).orElseThrow().resolve(Wire.STORE_STATUS));
-        assertShape(JSON.readTree(status.body()), "store_status.json");
+        assertShape(JSON.readTree(status.body()), "store.json");
         Http.Response action = Http.call("GET", hostA.apiUrl().map(java.net.URI::create).orElseThrow()
                 .resolve(Wire.withId(Wire.ACTION, push.id())));
         assertShape(JSON.readTree(action.body()), "store_push_action.json");
@@ -111,7 +111,7 @@ class StoreApiTest {
         }
 
         // ... and the client reads the golden answers.
-        StoreStatus g = Wire.read(golden("store_status.json"), StoreWire.Status.class).toCore().orElseThrow();
+        StoreStatus g = Wire.read(golden("store.json"), StoreWire.Status.class).toCore().orElseThrow();
         assertThat(g.seeds().get(0).place()).isEqualTo(SeedPresence.Place.BOTH);
         assertThat(g.seeds().get(0).store()).hasValueSatisfying(m -> assertThat(m.files()).isEqualTo(3206));
         Transfer gt = Wire.read(golden("store_push_action.json").path("result"), StoreWire.TransferWire.class).toCore();
