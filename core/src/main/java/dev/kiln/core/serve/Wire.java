@@ -549,6 +549,14 @@ final class Wire {
      */
     static <T> T read(JsonNode n, Class<T> type) throws IOException {
         try {
+            if (type.isRecord() && type.getPackageName().equals(Wire.class.getPackageName())) {
+                // already a wire record (StoreWire's): read as it is, no core value behind a codec
+                T w = JSON.treeToValue(n, type);
+                if (w == null) {
+                    throw new IOException("null");
+                }
+                return w;
+            }
             WireTypes.Codec<?, ?> codec = WireTypes.codec(type);
             Object w = JSON.treeToValue(n, codec.wire());
             if (w == null) {
