@@ -14,12 +14,10 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import javafx.animation.AnimationTimer;
 import javafx.application.Platform;
 import javafx.stage.Stage;
@@ -171,37 +169,12 @@ public final class FleetLoad {
         }
     }
 
-    private static <T> T onFx(Callable<T> call) throws InterruptedException {
-        CountDownLatch done = new CountDownLatch(1);
-        AtomicReference<Object> result = new AtomicReference<>();
-        Platform.runLater(() -> {
-            try {
-                result.set(call.call());
-            } catch (Exception | Error e) {
-                result.set(e);
-            } finally {
-                done.countDown();
-            }
-        });
-        if (!done.await(60, TimeUnit.SECONDS)) {
-            throw new IllegalStateException("the console's FX thread did not answer within 60 s");
-        }
-        Object r = result.get();
-        if (r instanceof Throwable t) {
-            throw new IllegalStateException("on the FX thread: " + t, t);
-        }
-        @SuppressWarnings("unchecked")
-        T t = (T) r;
-        return t;
+    // the FX hops are ConsoleLoad's: one way to wait for the console's thread in the bench home
+    private static <T> T onFx(ConsoleLoad.FxCall<T> call) throws InterruptedException {
+        return ConsoleLoad.onFx(call);
     }
 
-    private static void awaitFx(Callable<Boolean> condition, int seconds, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-        while (!onFx(condition)) {
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("the Fleet page did not show " + what + " within " + seconds + " s");
-            }
-            Thread.sleep(5);
-        }
+    private static void awaitFx(ConsoleLoad.FxCall<Boolean> condition, int seconds, String what) throws InterruptedException {
+        ConsoleLoad.awaitFx(condition, seconds, "the Fleet page: " + what);
     }
 }
