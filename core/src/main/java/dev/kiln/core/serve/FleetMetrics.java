@@ -156,7 +156,7 @@ final class FleetMetrics {
         reused = Counter.builder().name("kiln_projection_contracts_reused_total")
                 .help("Contract files whose unchanged stat identity let a tick reuse the cached parse").register(registry);
         contracts = Gauge.builder().name("kiln_projection_contracts")
-                .help("Contract files the last successful tick enumerated").register(registry);
+                .help("Contracts in the projection of the last successful tick (an incremental tick counts the whole projection)").register(registry);
         contractFailures = Gauge.builder().name("kiln_projection_contract_failures")
                 .help("Contract files and directories that failed to read or parse in the last successful tick").register(registry);
         GaugeWithCallback.builder().name("kiln_projection_revision").help("Revision of the served state document")
@@ -367,7 +367,8 @@ final class FleetMetrics {
         }
         parsed.inc(r.counter("parsed"));
         reused.inc(r.counter("reused"));
-        contracts.set(r.counter("enumerated"));
+        // the projection's whole count: an incremental tick enumerates only what changed, so "enumerated" is not it
+        contracts.set(r.counter("leaves"));
         contractFailures.set(r.counter("failed"));
     }
 
