@@ -50,7 +50,9 @@ class ProbeCommandTest {
 
         assertThat(r.exit()).isEqualTo(1);
         assertThat(r.out()).contains("exited(4)").contains("stderr| no API key")
-                .contains("# crash: no recommendation, it did not start (exited(4))");
+                // an unsqueezed run recommends no timeout at all (#27): it says why and how to get one
+                .contains("# no recommended timeout from this run: it was not squeezed")
+                .contains("kiln probe --recommend");
     }
 
     @Test
@@ -81,7 +83,8 @@ class ProbeCommandTest {
 
         assertThat(text.exit()).as(text.err()).isZero();
         assertThat(text.out()).containsPattern("CPU share: 0\\.5 CPU via cgroup-v[12] \\(kiln-probe-\\d+-\\d+\\)")
-                .contains("where the time goes (spawn → first output | first output → answer):");
+                .contains("where the time goes (fetch: spawn → the launcher's hand-off | start: → first output | work: first output → answer):")
+                .contains("# Codex ~/.codex/config.toml (from the slowest of 1 run(s) at a 0.5-CPU share");
         assertThat(json.exit()).as(json.err()).isZero();
         JsonNode share = new ObjectMapper().readTree(json.out()).path("summary").path("cpu_share");
         assertThat(share.path("share").asDouble()).isEqualTo(0.5);
