@@ -277,11 +277,13 @@ public final class ServeClient {
     /**
      * Opens the daemon's event stream, resuming after {@code lastEventId} when given. The answer's headers arrive
      * within {@code timeout}; its body is the stream (the caller closes it, and reads it through
-     * {@link BoundedRead.Frames}).
+     * {@link BoundedRead.Frames}). With {@code backfill} the daemon sends its replay ring's events first (how many:
+     * {@link Wire#BACKFILL_COUNT}).
      */
-    HttpResponse<java.io.InputStream> events(@Nullable String lastEventId, Duration timeout)
+    HttpResponse<java.io.InputStream> events(@Nullable String lastEventId, boolean backfill, Duration timeout)
             throws IOException, InterruptedException {
-        HttpRequest.Builder rb = HttpRequest.newBuilder(base().resolve(Wire.EVENTS))
+        HttpRequest.Builder rb = HttpRequest.newBuilder(base().resolve(backfill ? Wire.EVENTS + "?" + Wire.BACKFILL
+                + "=true" : Wire.EVENTS))
                 .header("Accept", Wire.EVENT_STREAM).GET();
         if (lastEventId != null) {
             rb.header("Last-Event-ID", lastEventId);
