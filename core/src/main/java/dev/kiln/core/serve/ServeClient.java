@@ -366,6 +366,28 @@ public final class ServeClient {
         return new IOException(name() + " answered " + r.status() + " to " + what + ": " + Wire.errorText(r.text()));
     }
 
+    /** How the doctor reaches daemons: this client, with its token, pin and version check (see {@link DoctorAccess}). */
+    public static dev.kiln.core.doctor.DaemonAccess forDoctor() {
+        return DoctorAccess.INSTANCE;
+    }
+
+    /**
+     * A read-only answer's body ({@code GET route}, bounded like the route's answers), after {@link #checkVersion()}:
+     * both within this client's timeout together.
+     *
+     * @throws IOException naming what failed, as {@link #health()} does
+     */
+    byte[] get(String route) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        checkVersion(timeout);
+        Duration left = Duration.ofNanos(Math.max(1_000_000, deadline - System.nanoTime()));
+        Answer r = send("GET", route, false, left);
+        if (r.status() != 200) {
+            throw refused("GET /" + route, r);
+        }
+        return r.body();
+    }
+
     /**
      * Checks that the daemon speaks this client's API version.
      *
