@@ -331,7 +331,7 @@ class DoctorCommandTest {
 
         CliRun noDaemon = CliRun.kiln("doctor", "http://127.0.0.1:9/");
         assertThat(noDaemon.exit()).isEqualTo(2);
-        assertThat(noDaemon.out()).contains("does not answer");
+        assertThat(noDaemon.out()).contains("did not answer GET /api/v1/version").contains("nothing listens there");
     }
 
     // ---- helpers ----------------------------------------------------------------------------------------------
