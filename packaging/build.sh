@@ -4,6 +4,13 @@
 # `mvn -Ppackage package` runs it after app/ and packaging/watcher/ are built; packaging/README.md explains.
 #
 #   packaging/build.sh [--pom-version=0.1.0] [--app-version=X.Y.Z] [--types=app-image,deb,rpm] [--jdk=DIR] [--out=DIR]
+#   packaging/build.sh --repackage --app-version=X.Y.Z [--types=deb]
+#
+# --repackage builds only the installers again, from the app-image a full build left in packaging/target/image,
+# under another version (the package test's upgrade .deb): the image's two version records (the launcher's
+# jpackage.app-version, jpackage's .jpackage.xml) are rewritten, nothing else differs from a rebuild (the jars,
+# hence the runtime and the trained archive, are the same), and it saves the jlink, the app-images and the
+# training run (about 100 s of the package test here).
 #
 # Output in packaging/target/:
 #   image/kiln/        app-image with CDS + AppCDS: what the installers contain
@@ -17,9 +24,10 @@ here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 out="$here/target"
 
-pom_version="" app_version="" types="app-image,deb,rpm" jdk=""
+pom_version="" app_version="" types="app-image,deb,rpm" jdk="" repackage=0
 for arg in "$@"; do
   case "$arg" in
+    --repackage) repackage=1 ;;
     --pom-version=*) pom_version="${arg#*=}" ;;
     --app-version=*) app_version="${arg#*=}" ;;
     --types=*) types="${arg#*=}" ;;
@@ -69,6 +77,18 @@ feature="$(feature_of "$jdk")"
 # from the JDK's own lib/modules, which is what makes the AOT cache possible with it here.
 [ -d "$jdk/jmods" ] || [ "$feature" -ge 24 ] || die "$jdk has no jmods/ and is older than 24: it cannot jlink"
 
+if [ "$repackage" = 1 ]; then
+  appdir="$out/image/kiln/lib/app"
+  [ -f "$appdir/kiln.cfg" ] && [ -f "$out/build.properties" ] \
+    || die "--repackage needs a full build's app-image in $out/image (run build.sh without --repackage first)"
+  archive="$(sed -n 's/^archive=//p' "$out/build.properties")"
+  step "repackage: the app-image of the last build as version $app_version"
+  sed -i "s/^java-options=-Djpackage.app-version=.*/java-options=-Djpackage.app-version=$app_version/" "$appdir/kiln.cfg"
+  sed -i "s|<app-version>[^<]*</app-version>|<app-version>$app_version</app-version>|" "$appdir/.jpackage.xml"
+  grep -qx "java-options=-Djpackage.app-version=$app_version" "$appdir/kiln.cfg" \
+    || die "$appdir/kiln.cfg has no jpackage.app-version line to rewrite: this JDK's jpackage writes another format"
+  rm -f "$out"/*.deb "$out"/*.rpm
+else
 # --- inputs --------------------------------------------------------------------------------------------
 app_jar="$root/app/target/kiln-app.jar"
 lib="$root/app/target/lib"
@@ -216,6 +236,8 @@ if [ "$os" = linux ]; then
 fi
 
 # --- installers ----------------------------------------------------------------------------------------
+fi # the full build's inputs, runtime, app-images and training run
+
 # --resource-dir holds our overrides of jpackage's templates: kiln.desktop, the deb maintainer scripts and
 # the rpm spec (they add /usr/bin/kiln and the systemd unit; jpackage still fills its placeholders).
 linux=(--linux-package-name kiln --linux-app-release 1 --linux-app-category devel

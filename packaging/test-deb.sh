@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The package test (README's test command runs it after `mvn -B verify`): builds the .deb twice (the POM's
-# version, then a higher one), installs the first with dpkg -i, runs the installed kiln with no JDK or Maven
+# version, then a higher one from the same app-image), installs the first with dpkg -i, runs the installed kiln with no JDK or Maven
 # visible (headless commands, the daemon by its systemd unit's command line, the console under Xvfb until its
 # first frame), upgrades to the second, removes it, purges it, and checks that nothing is left but user data.
 #
@@ -66,10 +66,13 @@ cp "$deb1" "$work/"
 deb1="$work/$(basename "$deb1")"
 grep -v '^deb=' packaging/target/build.properties >"$work/build1.properties"
 
-say "build 2: the upgrade, -Dkiln.package.version=<patch + 1>"
+# The upgrade is the same build under a higher version: build.sh --repackage makes its .deb from build 1's
+# app-image (only the image's version records differ), instead of compiling, linking and training it again.
+say "build 2: the upgrade, build.sh --repackage --app-version=<patch + 1>"
 IFS=.- read -r a b c _ <<<"$v1"
 v2_app="$a.$b.$((c + 1))"
-mvn -B -q -Ppackage -DskipTests package -Dkiln.package.version="$v2_app" -Dkiln.package.types=deb >"$work/build2.log" 2>&1 \
+jdk1="$(sed -n 's/^jdk=//p' "$work/build1.properties")"
+packaging/build.sh --repackage --app-version="$v2_app" --types=deb --jdk="$jdk1" >"$work/build2.log" 2>&1 \
   || { tail -n 60 "$work/build2.log"; die "build 2 failed"; }
 deb2="$(ls packaging/target/kiln_"$v2_app"*.deb)"
 check "upgrade .deb built: $(basename "$deb2")" test -s "$deb2"

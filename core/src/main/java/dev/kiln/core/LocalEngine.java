@@ -16,6 +16,7 @@ import dev.kiln.core.projection.WakeReason;
 import dev.kiln.core.seed.SeedInfo;
 import dev.kiln.core.seed.WarmPlan;
 import dev.kiln.core.seed.WarmResult;
+import dev.kiln.core.serve.ServeClient;
 import dev.kiln.core.serve.WorkspaceOwnership;
 import dev.kiln.core.snapshot.ContractSnapshot;
 import dev.kiln.core.startup.Bytecode;
@@ -131,7 +132,7 @@ final class LocalEngine implements Engine {
 
     @Override
     public Diagnosis diagnose() {
-        Doctor.Builder b = Doctor.builder(kiln.layout()).clock(kiln.clock());
+        Doctor.Builder b = Doctor.builder(kiln.layout(), ServeClient.forDoctor()).clock(kiln.clock());
         kiln.apiUrl().ifPresent(u -> b.ownDaemon(URI.create(u)));
         return b.build().diagnose();
     }

@@ -82,7 +82,7 @@ public final class KilnConsole extends Application {
      *
      * @throws IllegalStateException when Monocle is not on the runtime
      */
-    static void useHeadlessPlatform() {
+    public static void useHeadlessPlatform() {
         System.setProperty("glass.platform", "Monocle");
         System.setProperty("monocle.platform", "Headless");
         System.setProperty("prism.order", "sw");
@@ -302,7 +302,7 @@ public final class KilnConsole extends Application {
     }
 
     /** As above, on {@code clock} (the UI benchmark's simulated hour). */
-    static MainViewModel show(Stage stage, WorkspaceLayout workspace, dev.kiln.ui.util.Background background, boolean live,
+    public static MainViewModel show(Stage stage, WorkspaceLayout workspace, dev.kiln.ui.util.Background background, boolean live,
             dev.kiln.ui.shell.Theme theme, double width, double height, Clock clock) {
         Kiln kiln = Kiln.open(workspace.root(), new EventBus(), clock);
         return show(stage, kiln.engine(), new MainViewModel(workspace), background, live, theme, width, height);

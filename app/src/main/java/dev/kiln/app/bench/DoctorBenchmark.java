@@ -6,6 +6,7 @@ import dev.kiln.core.doctor.Doctor;
 import dev.kiln.core.projection.Projector;
 import dev.kiln.core.projection.TickResult;
 import dev.kiln.core.projection.WakeReason;
+import dev.kiln.core.serve.ServeClient;
 import dev.kiln.core.workspace.FileTrees;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import java.io.IOException;
@@ -73,7 +74,7 @@ public final class DoctorBenchmark {
         } catch (IOException e) {
             throw new UncheckedIOException("the benchmark's state.json could not be synced", e);
         }
-        Doctor doctor = Doctor.builder(layout).waitInFlight(false).build();
+        Doctor doctor = Doctor.builder(layout, ServeClient.forDoctor()).waitInFlight(false).build();
         double[] tick = new double[rounds];
         double[] doc = new double[rounds];
         double[] cold = new double[rounds];

@@ -34,7 +34,7 @@ import picocli.CommandLine.Option;
  * and how long a daemon stopped and started again on its port takes to be seen up ({@code restart_noticed_ms},
  * target ≤ 5,000).
  *
- * <p>Loads JavaFX only in {@link #call}, through {@code dev.kiln.ui.FleetLoad}.
+ * <p>Loads JavaFX only in {@link #call}, through {@code dev.kiln.app.bench.fx.FleetLoad}.
  */
 @Command(name = "fleet", mixinStandardHelpOptions = true,
         header = "Fleet: polling 50 daemons, FX stalls meanwhile, a fleet probe against one, a restart noticed.",
@@ -92,7 +92,7 @@ public final class FleetBenchmark implements Callable<Integer> {
 
             ProjectionDaemon[] restarted = {running.get(0)};
             int port = restarted[0].port();
-            Map<String, Object> figures = dev.kiln.ui.FleetLoad.run(new dev.kiln.ui.FleetLoad.Options(list,
+            Map<String, Object> figures = dev.kiln.app.bench.fx.FleetLoad.run(new dev.kiln.app.bench.fx.FleetLoad.Options(list,
                     scratch.resolve("ws-01"), seconds, entries.get(0).name(), () -> restarted[0].close(), () -> {
                         restarted[0] = restart(layouts.get(0), port);
                         running.set(0, restarted[0]);

@@ -240,7 +240,7 @@ final class RemoteBenchmark {
             k.engine().start(true);
             URI url = URI.create(k.engine().apiUrl().orElseThrow());
             Path f = BenchContracts.valid(k.layout().tasksDir(), 50).get(42);
-            try (BenchSse sse = new BenchSse(url.resolve("api/v1/events").toURL())) {
+            try (BenchSse sse = new BenchSse(url)) {
                 BenchSse.Frame first = sse.nextFrame(WAIT);
                 if (first == null || !first.snapshot()) {
                     throw new IllegalStateException("the event stream of " + url + " did not open with a snapshot");

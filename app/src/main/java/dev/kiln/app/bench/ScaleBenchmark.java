@@ -214,7 +214,7 @@ final class ScaleBenchmark {
     private static void daemon(WorkspaceLayout layout, List<Path> files, int edits, ObjectNode o) throws Exception {
         try (ProjectionDaemon d = ProjectionDaemon.builder(layout).port(0).start()) {
             d.awaitFirstProjection(Duration.ofMinutes(5));
-            try (BenchSse sse = new BenchSse(d.url().resolve("api/events").toURL())) {
+            try (BenchSse sse = new BenchSse(d.url())) {
                 if (sse.next(Duration.ofMinutes(2)) == null) { // the snapshot
                     throw new IllegalStateException("no SSE snapshot within 2 minutes");
                 }

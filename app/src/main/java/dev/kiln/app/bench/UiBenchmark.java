@@ -30,7 +30,7 @@ import picocli.CommandLine.Option;
  * taken an hour of 1 tick/s on a simulated clock, beside the same after 10 minutes (bounded: the two match).
  *
  * <p>The one benchmark that loads JavaFX, and only when it runs: the toolkit is reached through
- * {@code dev.kiln.ui.ConsoleLoad} from {@link #call} alone, never from a field or a signature picocli reflects on.
+ * {@code dev.kiln.app.bench.fx.ConsoleLoad} from {@link #call} alone, never from a field or a signature picocli reflects on.
  */
 @Command(name = "ui", mixinStandardHelpOptions = true,
         header = "Console: FX stalls under a busy workspace, heap after a simulated hour.",
@@ -97,7 +97,7 @@ public final class UiBenchmark implements Callable<Integer> {
             };
             List<Integer> checkpoints = ticks > 600 ? List.of(600, ticks) : List.of(ticks);
             long started = System.nanoTime();
-            Map<String, Object> figures = dev.kiln.ui.ConsoleLoad.run(new dev.kiln.ui.ConsoleLoad.Options(
+            Map<String, Object> figures = dev.kiln.app.bench.fx.ConsoleLoad.run(new dev.kiln.app.bench.fx.ConsoleLoad.Options(
                     busy, warmupSeconds, seconds, hotspots, editor::start, editor::stop, quiet, clock, eachTick, checkpoints));
             Map<String, Object> out = new LinkedHashMap<>();
             out.put("benchmark", "ui");
@@ -128,10 +128,10 @@ public final class UiBenchmark implements Callable<Integer> {
 
     /**
      * For {@code kiln bench record}: a recording replayed in the console headless at {@code speed} for {@code seconds},
-     * its FX pulse gaps ({@code dev.kiln.ui.ReplayLoad}). Here because this is the benchmark class that may load JavaFX.
+     * its FX pulse gaps ({@code dev.kiln.app.bench.fx.ReplayLoad}). Here because this is the benchmark class that may load JavaFX.
      */
     static Map<String, Object> replay(Path recording, double speed, int seconds) throws Exception {
-        return dev.kiln.ui.ReplayLoad.run(recording, speed, seconds);
+        return dev.kiln.app.bench.fx.ReplayLoad.run(recording, speed, seconds);
     }
 
     /** Rewrites contracts round-robin at a steady rate on its own thread, as a busy team's edits would. */

@@ -81,7 +81,7 @@ final class WatchBenchmark {
             sleepUntil(t0 + idle.toNanos());
             out.put("idle_projections_" + idle.toSeconds() + "s", d.metrics().projections());
 
-            try (BenchSse sse = new BenchSse(d.url().resolve("api/events").toURL())) {
+            try (BenchSse sse = new BenchSse(d.url())) {
                 sse.next(Duration.ofSeconds(30)); // the snapshot
                 List<Double> latencies = new ArrayList<>();
                 for (int i = 0; i < edits; i++) {

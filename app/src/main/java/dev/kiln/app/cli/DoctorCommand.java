@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kiln.app.common.CliException;
 import dev.kiln.core.doctor.Diagnosis;
 import dev.kiln.core.doctor.Doctor;
+import dev.kiln.core.serve.ServeClient;
 import dev.kiln.core.workspace.Durations;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import java.net.URI;
@@ -41,8 +42,8 @@ final class DoctorCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         Doctor.Builder b = target.startsWith("http://") || target.startsWith("https://")
-                ? Doctor.builder(URI.create(target))
-                : Doctor.builder(WorkspaceLayout.of(Path.of(target).toAbsolutePath().normalize()));
+                ? Doctor.builder(URI.create(target), ServeClient.forDoctor())
+                : Doctor.builder(WorkspaceLayout.of(Path.of(target).toAbsolutePath().normalize()), ServeClient.forDoctor());
         if (timeout != null) {
             try {
                 b.timeout(Durations.parse(timeout));

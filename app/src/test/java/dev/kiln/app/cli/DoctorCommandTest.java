@@ -120,7 +120,7 @@ class DoctorCommandTest {
     /** A "daemon" that claims {@code ws} as its workspace and answers its state with {@code state}. */
     private static HostileDaemon claiming(Path ws, HostileDaemon.Answer state) throws IOException {
         String metrics = JSON.createObjectNode().put("workspace", ws.toString()).put("revision", 1).toString();
-        return HostileDaemon.start().route("/api/metrics", HostileDaemon.json(metrics)).route("/api/state", state);
+        return HostileDaemon.start().route("/api/v1/metrics", HostileDaemon.json(metrics)).route("/api/v1/state", state);
     }
 
     /** #25 item 8: an endless state made kiln doctor URL throw OutOfMemoryError in the HTTP client, then ignore SIGTERM. */
@@ -134,7 +134,7 @@ class DoctorCommandTest {
                 assertThat(c.terminate(30)).as("kiln doctor exited (by itself, or on SIGTERM)").isTrue();
                 assertThat(c.process().exitValue()).as(c.stderr()).isEqualTo(2);
                 assertThat(c.stdout()).startsWith("cannot tell").contains("the daemon at " + d.url())
-                        .contains("sent more than 128 MiB answering GET /api/state").contains("is a kiln serve");
+                        .contains("sent more than 128 MiB answering GET /api/v1/state").contains("is a kiln serve");
                 assertThat(c.stderr()).doesNotContain("OutOfMemoryError").doesNotContain("\tat ");
             } finally {
                 c.process().destroyForcibly();
@@ -269,9 +269,9 @@ class DoctorCommandTest {
         assertThat(diff.path("changed_at").asText()).isEqualTo(deadline.toString());
         assertThat(d.path("remedies").get(0).asText()).contains("wait for the next heartbeat (due ");
 
-        // the same daemon through its URL: /api/state against the disk
+        // the same daemon through its URL: /api/v1/state against the disk
         JsonNode viaUrl = doctorJson(daemon.url.toString(), 1);
-        assertThat(viaUrl.path("source").asText()).isEqualTo(daemon.url.resolve("api/state").toString());
+        assertThat(viaUrl.path("source").asText()).isEqualTo(daemon.url.resolve("api/v1/state").toString());
         assertThat(difference(viaUrl, "changed").path("cause").asText()).isEqualTo("heartbeat_pending");
     }
 
@@ -331,7 +331,7 @@ class DoctorCommandTest {
 
         CliRun noDaemon = CliRun.kiln("doctor", "http://127.0.0.1:9/");
         assertThat(noDaemon.exit()).isEqualTo(2);
-        assertThat(noDaemon.out()).contains("does not answer");
+        assertThat(noDaemon.out()).contains("did not answer GET /api/v1/version").contains("nothing listens there");
     }
 
     // ---- helpers ----------------------------------------------------------------------------------------------

@@ -146,7 +146,7 @@ class ServeHandOverTest {
                     Await.await("the follower's read-only tick reads the owner's revision", () -> console.projector()
                             .lastTick() != null && console.projector().lastTick().revision() >= revision);
                 }
-                Doctor.Builder doctor = Doctor.builder(layout);
+                Doctor.Builder doctor = Doctor.builder(layout, dev.kiln.core.serve.ServeClient.forDoctor());
                 if (consoleWon) {
                     doctor.ownDaemon(URI.create(console.state().apiUrl()));
                 }

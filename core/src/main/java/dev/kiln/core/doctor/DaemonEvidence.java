@@ -1,15 +1,11 @@
 package dev.kiln.core.doctor;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.kiln.core.http.BoundedRead;
 import dev.kiln.core.workspace.Durations;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import dev.kiln.core.workspace.WorkspaceSettings;
 import java.io.IOException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -21,12 +17,12 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * What can be learnt about the workspace's daemon without asking it to do anything: its lock file (pid and URL, in
- * the format {@code ServeLock} writes: {@code pid N} and {@code url U} lines), who holds the lock (from
- * {@code /proc/locks}, so the lock file is never opened while this very process might hold it: closing any descriptor
- * of a file drops the process's POSIX locks on it), the process and its command line (heartbeat and interval), its
- * inotify watches ({@code /proc/PID/fdinfo}), and its {@code /api/metrics}, read like every answer of a daemon through
- * {@link BoundedRead} (bounded in size and time: whatever answers at the URL may be hostile).
+ * What can be learnt about the workspace's daemon without asking it to do anything: its lock file (pid and URL, read
+ * by serve's lock reader through {@link DaemonAccess}), who holds the lock (from {@code /proc/locks}, so the lock
+ * file is never opened while this very process might hold it: closing any descriptor of a file drops the process's
+ * POSIX locks on it), the process and its command line (heartbeat and interval), its inotify watches
+ * ({@code /proc/PID/fdinfo}), and its metrics, asked through serve's client (token, pinned certificate, API version
+ * check; every answer bounded in size and time: whatever answers at the URL may be hostile).
  */
 final class DaemonEvidence {
     /** What the evidence says about the daemon. */
@@ -39,11 +35,6 @@ final class DaemonEvidence {
         UNREACHABLE,
         /** A daemon answers for this workspace. */
         RUNNING
-    }
-
-    /** Made on first use: a client costs a selector thread and an SSL context, and most diagnoses need none. */
-    private static final class Http {
-        static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
     }
 
     State state = State.NEVER;
@@ -73,7 +64,7 @@ final class DaemonEvidence {
      * Gathers what the lock, the process table and {@code /api/metrics} say; {@code hint} is an API URL to try first.
      * The daemon's answer spends {@code patience}.
      */
-    static DaemonEvidence gather(WorkspaceLayout layout, URI hint, Patience patience) {
+    static DaemonEvidence gather(WorkspaceLayout layout, URI hint, Patience patience, DaemonAccess access) {
         DaemonEvidence d = new DaemonEvidence();
         Path lock = layout.observerDir().resolve("serve.lock");
         long self = ProcessHandle.current().pid();
@@ -90,7 +81,7 @@ final class DaemonEvidence {
             }
             // never open the lock file in the process that holds it (see the class comment)
             if (d.holderPid != self && !(d.holderPid < 0 && !d.holderKnown && hint != null)) {
-                readLockFile(lock, d);
+                readLockFile(access, layout, lock, d);
             } else {
                 d.filePid = self;
                 d.fileUrl = hint;
@@ -127,7 +118,7 @@ final class DaemonEvidence {
         }
         try {
             URI at = tryUrl;
-            JsonNode m = patience.ask(at, within -> get(at.resolve("api/metrics"), within));
+            JsonNode m = patience.ask(at, within -> access.metrics(at, layout, within));
             Path ws = Path.of(m.path("workspace").asText(""));
             if (!same(ws, layout.root())) {
                 d.state = held || hint != null ? State.UNREACHABLE : State.GONE;
@@ -154,32 +145,6 @@ final class DaemonEvidence {
         return d;
     }
 
-    /** GET a JSON document of the daemon at {@code uri} (its metrics: at most {@link BoundedRead#DOCUMENT}). */
-    static JsonNode get(URI uri, Duration timeout) throws IOException, InterruptedException {
-        return PublishedState.MAPPER.readTree(getBytes(uri, BoundedRead.DOCUMENT, timeout));
-    }
-
-    /**
-     * GET raw bytes (the state document is megabytes: parsed once, by the caller), through {@link BoundedRead}: at most
-     * {@code maxBytes}, all of it within {@code timeout}.
-     *
-     * @throws IOException naming the daemon and what it did: no answer, an error, too much or too slow
-     */
-    static byte[] getBytes(URI uri, long maxBytes, Duration timeout) throws IOException, InterruptedException {
-        URI base = uri.resolve("/");
-        String what = "GET " + uri.getRawPath();
-        BoundedRead.Answer r;
-        try {
-            r = BoundedRead.exchange(Http.CLIENT, HttpRequest.newBuilder(uri).GET(), what, maxBytes, timeout);
-        } catch (BoundedRead.Exceeded e) {
-            throw new IOException("the daemon at " + base + " " + e.getMessage(), e);
-        }
-        if (r.status() != 200) {
-            throw new IOException("HTTP " + r.status() + " from " + uri + ": " + BoundedRead.excerpt(r.body()));
-        }
-        return r.body();
-    }
-
     /** The daemon's revision, from its metrics (-1 when not running). */
     long revision() {
         return metrics == null ? -1 : metrics.path("revision").asLong(-1);
@@ -203,19 +168,16 @@ final class DaemonEvidence {
         return state == State.RUNNING ? filePid : -1;
     }
 
-    private static void readLockFile(Path lock, DaemonEvidence d) {
-        try {
-            for (String line : Files.readAllLines(lock, StandardCharsets.US_ASCII)) {
-                if (line.startsWith("pid ")) {
-                    d.filePid = Long.parseLong(line.substring(4).trim());
-                } else if (line.startsWith("url ")) {
-                    d.fileUrl = URI.create(line.substring(4).trim());
-                } else if (line.trim().equals("kind console")) {
-                    d.fileKind = "a Kiln console";
-                }
-            }
-        } catch (IOException | RuntimeException e) {
-            d.problem = "cannot read " + lock + ": " + e.getMessage();
+    private static void readLockFile(DaemonAccess access, WorkspaceLayout layout, Path lock, DaemonEvidence d) {
+        Optional<DaemonAccess.LockRecord> r = access.lockFile(layout);
+        if (r.isEmpty()) {
+            d.problem = "cannot read " + lock;
+            return;
+        }
+        d.filePid = r.get().pid();
+        d.fileUrl = r.get().url();
+        if (r.get().console()) {
+            d.fileKind = "a Kiln console";
         }
     }
 

@@ -43,8 +43,10 @@ public final class Doctor {
     private final Clock clock;
     private final Duration timeout;
     private final boolean waitInFlight;
+    private final DaemonAccess access;
 
     private Doctor(Builder b) {
+        this.access = b.access;
         this.layout = b.layout;
         this.api = b.api;
         this.ownApi = b.ownApi;
@@ -53,19 +55,27 @@ public final class Doctor {
         this.waitInFlight = b.waitInFlight;
     }
 
-    /** A doctor of the workspace directory {@code layout}: compares its state.json with the disk. */
-    public static Builder builder(WorkspaceLayout layout) {
-        return new Builder(Objects.requireNonNull(layout, "layout"), null);
+    /**
+     * A doctor of the workspace directory {@code layout}: compares its state.json with the disk.
+     *
+     * @param daemons how it reaches the workspace's daemon: {@code ServeClient.forDoctor()}
+     */
+    public static Builder builder(WorkspaceLayout layout, DaemonAccess daemons) {
+        return new Builder(Objects.requireNonNull(layout, "layout"), null, daemons);
     }
 
-    /** A doctor of the daemon at {@code api} (its base URL): compares its /api/state with its workspace's disk. */
-    public static Builder builder(URI api) {
+    /**
+     * A doctor of the daemon at {@code api} (its base URL): compares its /api/state with its workspace's disk.
+     *
+     * @param daemons how it reaches the daemon: {@code ServeClient.forDoctor()}
+     */
+    public static Builder builder(URI api, DaemonAccess daemons) {
         Objects.requireNonNull(api, "api");
         if (!"http".equals(api.getScheme()) && !"https".equals(api.getScheme())) {
             throw new IllegalArgumentException("the daemon URL must be http:// or https://, got " + api);
         }
         String s = api.toString();
-        return new Builder(null, URI.create(s.endsWith("/") ? s : s + "/"));
+        return new Builder(null, URI.create(s.endsWith("/") ? s : s + "/"), daemons);
     }
 
     /** Runs the diagnosis. Never throws for a bad workspace or an absent daemon: that is a {@code CANNOT_TELL}. */
@@ -85,7 +95,7 @@ public final class Doctor {
         if (api != null) {
             JsonNode m;
             try {
-                m = patience.ask(api, within -> DaemonEvidence.get(api.resolve("api/metrics"), within));
+                m = patience.ask(api, within -> access.metrics(api, null, within));
             } catch (IOException e) {
                 String why = String.valueOf(e.getMessage());
                 return cannot(null, why.startsWith("the daemon at ") ? why : api + " does not answer (" + why + ")", t0,
@@ -106,12 +116,12 @@ public final class Doctor {
         }
         Projector fresh = Projector.builder(ws).clock(clock).readOnly().build();
         for (int attempt = 0;; attempt++) {
-            DaemonEvidence daemon = DaemonEvidence.gather(ws, api != null ? api : ownApi, patience);
+            DaemonEvidence daemon = DaemonEvidence.gather(ws, api != null ? api : ownApi, patience, access);
             // the published document (megabytes at 10,000 leaves) is read and parsed while the fresh tick runs;
             // a revision published meanwhile is caught by the check below
             WorkspaceLayout target = ws;
             FutureTask<PublishedState> reading = new FutureTask<>(
-                    () -> api != null ? fromApi(api, patience) : PublishedState.read(target.stateFile()));
+                    () -> api != null ? fromApi(api, patience, access) : PublishedState.read(target.stateFile()));
             Thread reader = new Thread(reading, "kiln-doctor-read");
             reader.setDaemon(true);
             reader.start();
@@ -162,10 +172,10 @@ public final class Doctor {
     }
 
     /** The daemon's state document: at most {@link BoundedRead#STATE}, within what is left of the patience. */
-    private static PublishedState fromApi(URI base, Patience patience) throws IOException, InterruptedException {
-        URI state = base.resolve("api/state");
-        return PublishedState.parse(state.toString(),
-                patience.ask(base, within -> DaemonEvidence.getBytes(state, BoundedRead.STATE, within)));
+    private static PublishedState fromApi(URI base, Patience patience, DaemonAccess access)
+            throws IOException, InterruptedException {
+        return PublishedState.parse(base.resolve("api/v1/state").toString(),
+                patience.ask(base, within -> access.state(base, null, within)));
     }
 
     /** The published revision now (-1 when it cannot be read): the file's head, or the daemon's metrics. */
@@ -174,7 +184,7 @@ public final class Doctor {
             return Projector.publishedRevision(ws.stateFile());
         }
         try {
-            return patience.ask(api, within -> DaemonEvidence.get(api.resolve("api/metrics"), within)).path("revision").asLong(-1);
+            return patience.ask(api, within -> access.metrics(api, null, within)).path("revision").asLong(-1);
         } catch (IOException e) {
             return -1;
         } catch (InterruptedException e) {
@@ -200,10 +210,12 @@ public final class Doctor {
         private Clock clock = Clock.systemDefaultZone();
         private Duration timeout = Duration.ofSeconds(10);
         private boolean waitInFlight = true;
+        private final DaemonAccess access;
 
-        private Builder(WorkspaceLayout layout, URI api) {
+        private Builder(WorkspaceLayout layout, URI api, DaemonAccess access) {
             this.layout = layout;
             this.api = api;
+            this.access = Objects.requireNonNull(access, "daemons");
         }
 
         /** The clock of the fresh projection and of the times in the headline (its zone formats HH:MM:SS). */

@@ -662,10 +662,13 @@ final class ApiServer implements AutoCloseable {
 
     private void events(HttpExchange x) throws IOException {
         String lastEventId = x.getRequestHeaders().getFirst("Last-Event-ID");
-        SseHub.Client client = hub.connect(lastEventId, x.getLocalAddress(), x.getRemoteAddress(), ticker.read());
+        boolean backfill = String.valueOf(x.getRequestURI().getRawQuery()).contains(Wire.BACKFILL + "=true");
+        SseHub.Client client = backfill ? hub.connectWithHistory(lastEventId, x.getLocalAddress(), x.getRemoteAddress(),
+                ticker.read()) : hub.connect(lastEventId, x.getLocalAddress(), x.getRemoteAddress(), ticker.read());
         if (client == null && hub.evictStalest(TcpBacklog.read(), ticker.read(), keepAlive.toNanos())) {
             // every slot was taken and one of them had not read for a keep-alive interval: this reader takes it
-            client = hub.connect(lastEventId, x.getLocalAddress(), x.getRemoteAddress(), ticker.read());
+            client = backfill ? hub.connectWithHistory(lastEventId, x.getLocalAddress(), x.getRemoteAddress(), ticker.read())
+                    : hub.connect(lastEventId, x.getLocalAddress(), x.getRemoteAddress(), ticker.read());
         }
         if (client == null) {
             error(x, 503, "too_many_clients", "too many event-stream clients are connected; retry later");
@@ -675,6 +678,9 @@ final class ApiServer implements AutoCloseable {
         try {
             x.getResponseHeaders().set("Content-Type", Wire.EVENT_STREAM + "; charset=utf-8");
             x.getResponseHeaders().set("Cache-Control", "no-cache");
+            if (backfill) {
+                x.getResponseHeaders().set(Wire.BACKFILL_COUNT, Integer.toString(client.history));
+            }
             x.sendResponseHeaders(200, 0);
             OutputStream out = x.getResponseBody();
             out.write("retry: 1000\n\n".getBytes(StandardCharsets.UTF_8));

@@ -1,20 +1,16 @@
 package dev.kiln.core.serve;
 
-import dev.kiln.core.http.BoundedRead;
 import dev.kiln.core.projection.Projector;
 import dev.kiln.core.projection.TickFinished;
 import dev.kiln.core.projection.WakeReason;
 import dev.kiln.core.telemetry.EventSink;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import java.io.IOException;
-import java.io.InputStream;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,8 +25,10 @@ import org.slf4j.LoggerFactory;
  * {@code ended} and stops: whoever started it may take the workspace over (it is told first, through
  * {@code onEnded}, so that by the time the event is seen the owner knows).
  *
- * <p>Concurrency: one thread of its own reads the stream and ticks; {@link #close()} (any thread) sets
- * {@code closed}, closes the stream to unblock the read and joins. {@code onEnded} runs on the follow thread, so
+ * <p>Concurrency: the {@link EventStream}'s reader thread reads the stream and ticks; {@link #close()} (any thread)
+ * sets {@code closed} and closes the reader, which unblocks the read and joins (a tick in progress finishes: the
+ * thread is not interrupted, since an interrupt closes the file channels a tick reads through). {@code onEnded} runs
+ * on the follow thread, so
  * whoever closes this must not hold a lock that {@code onEnded} takes.
  */
 final class DaemonFollower implements AutoCloseable {
@@ -40,14 +38,14 @@ final class DaemonFollower implements AutoCloseable {
     private final Projector projector;
     private final EventSink events;
     private final Clock clock;
-    private final Duration retry;
-    private final Thread thread;
     private final Runnable onEnded;
     private volatile boolean closed;
-    private volatile InputStream stream;
+    private volatile @Nullable EventStream reader;
+    private boolean announced; // confined to the reader's thread
+    private @Nullable WakeReason due; // confined to the reader's thread
+    private volatile ServeLock.@Nullable Holder followed;
 
-    private DaemonFollower(WorkspaceLayout layout, Projector projector, EventSink events, Clock clock, Duration retry,
-            Runnable onEnded) {
+    private DaemonFollower(WorkspaceLayout layout, Projector projector, EventSink events, Clock clock, Runnable onEnded) {
         if (!projector.readOnly()) {
             throw new IllegalArgumentException("a follower ticks a read-only projector: the daemon owns state.json");
         }
@@ -55,10 +53,7 @@ final class DaemonFollower implements AutoCloseable {
         this.projector = projector;
         this.events = events;
         this.clock = clock;
-        this.retry = retry;
         this.onEnded = onEnded;
-        this.thread = new Thread(this::run, "kiln-follow");
-        this.thread.setDaemon(true);
     }
 
     /**
@@ -71,90 +66,80 @@ final class DaemonFollower implements AutoCloseable {
     static DaemonFollower start(WorkspaceLayout layout, Projector projector, EventSink events, Clock clock,
             Duration retry, Runnable onEnded) {
         DaemonFollower f = new DaemonFollower(Objects.requireNonNull(layout), Objects.requireNonNull(projector),
-                Objects.requireNonNull(events), Objects.requireNonNull(clock), Objects.requireNonNull(retry),
-                Objects.requireNonNull(onEnded));
-        f.thread.start();
+                Objects.requireNonNull(events), Objects.requireNonNull(clock), Objects.requireNonNull(onEnded));
+        Objects.requireNonNull(retry, "retry");
+        // A tick's data only (a snapshot's is the whole state); the stream's other events (warm lines, probe steps)
+        // are not this follower's concern. The lock is read anew at each connection: a restarted daemon may listen
+        // on another port.
+        f.reader = EventStream.of(f::open).backoff(retry, retry).name("kiln-follow")
+                .keepData(event -> Wire.eventType(event) == TickFinished.class).start(f.new Listener());
         return f;
     }
 
-    private void run() {
-        boolean announced = false;
-        while (!closed) {
-            Optional<ServeLock.Holder> owner = ServeLock.holder(layout);
-            if (owner.isEmpty()) {
-                onEnded.run();
-                events.publish(new FollowChanged(clock.instant(), false, true,
-                        "kiln serve stopped; nobody owns " + layout.root() + " now"));
-                return;
-            }
-            ServeLock.Holder h = owner.get();
-            if (h.url() == null) {
-                pause(); // it holds the lock but its API is not listening yet
-                continue;
-            }
-            try {
-                // the timeout bounds the wait for the answer's head (a daemon that accepted but stopped), not the stream
-                HttpRequest.Builder rb = HttpRequest.newBuilder(h.url().resolve(Wire.EVENTS))
-                        .header("Accept", Wire.EVENT_STREAM).GET();
-                try { // a daemon bound beyond loopback wants the token for reads too; on loopback it is optional
-                    rb.header(Wire.AUTHORIZATION, Wire.bearer(ApiToken.read(layout.apiTokenFile()).value()));
-                } catch (IOException e) {
-                    LOG.debug("No readable API token ({}); following without one", e.getMessage());
-                }
-                HttpResponse<InputStream> r = BoundedRead.head(ServeClient.httpFor(h), rb, "GET /" + Wire.EVENTS,
-                        Duration.ofSeconds(10));
-                if (r.statusCode() != 200) {
-                    r.body().close();
-                    throw new IOException("GET /" + Wire.EVENTS + " answered " + r.statusCode());
-                }
-                stream = r.body();
-                if (!announced) {
-                    announced = true;
-                    events.publish(new FollowChanged(clock.instant(), true, false, "following " + h.name()
-                            + ": it owns state.json; each of its ticks is mirrored here, read-only"));
-                }
-                read(r.body());
-            } catch (IOException e) {
-                if (!closed) {
-                    LOG.debug("Lost {}'s events: {}", h.describe(), e.getMessage());
-                }
-            } catch (InterruptedException e) {
-                return;
-            }
-            stream = null;
-            if (!closed && announced) {
-                announced = false;
-                events.publish(new FollowChanged(clock.instant(), false, false,
-                        "lost " + h.describe() + "; reconnecting"));
-            }
-            pause();
+    /** One connection to whoever holds the lock now; {@link EventStream.Ended} once nobody does. */
+    private EventStream.Opened open(@Nullable String lastEventId, boolean backfill) throws IOException, InterruptedException {
+        Optional<ServeLock.Holder> owner = ServeLock.holder(layout);
+        if (owner.isEmpty()) {
+            throw new EventStream.Ended("kiln serve stopped; nobody owns " + layout.root() + " now");
         }
+        ServeLock.Holder h = owner.get();
+        followed = h;
+        if (h.url() == null) {
+            throw new IOException(h.describe() + " holds the lock but its API is not listening yet");
+        }
+        // a daemon bound beyond loopback wants the token for reads too; on loopback it is optional (ServeClient's)
+        return EventStream.open(ServeClient.of(layout).orElseThrow(() -> new EventStream.Ended(
+                "kiln serve stopped; nobody owns " + layout.root() + " now")), lastEventId, backfill, "");
     }
 
     /**
      * One read-only tick per tick of the daemon, with the daemon's reason: one that made a revision and one that
      * changed nothing (a heartbeat, a manual request) alike, so that this process's view ages with the daemon's
      * projections and shows the tick a "Project now" caused there. A delta waits for its tick's frame, which follows
-     * it; a snapshot (at connect) is looked at at once. Frames already waiting are covered by one tick. The stream's
-     * other events (warm lines, probe steps) are not this follower's concern. Only a tick's data is kept (a
-     * snapshot's is the whole state), and every frame is bounded: a daemon that sends no newline breaks the stream,
-     * which reconnects.
+     * it; a snapshot (at connect) is looked at at once. Frames already waiting are covered by one tick. Every frame
+     * is bounded: a daemon that sends no newline breaks the stream, which reconnects.
      */
-    private void read(InputStream body) throws IOException {
-        try (BoundedRead.Frames in = new BoundedRead.Frames(body, "GET /" + Wire.EVENTS, BoundedRead.STATE,
-                event -> Wire.eventType(event) == TickFinished.class, () -> { })) {
-            WakeReason due = null;
-            for (BoundedRead.Frames.Frame f = in.next(); f != null && !closed; f = in.next()) {
-                if (f.event().equals(Wire.SNAPSHOT) && due == null) {
-                    due = WakeReason.CHANGE;
-                } else if (Wire.eventType(f.event()) == TickFinished.class) {
-                    due = reasonOf(new String(f.data(), StandardCharsets.UTF_8));
-                }
-                if (due != null && !in.ready()) { // several ticks already waiting: one tick covers them all
-                    tick(due);
-                    due = null;
-                }
+    private final class Listener implements EventStream.Listener {
+        @Override
+        public void frame(EventStream.Frame f) {
+            if (f.event().equals(Wire.SNAPSHOT) && due == null) {
+                due = WakeReason.CHANGE;
+            } else if (Wire.eventType(f.event()) == TickFinished.class) {
+                due = reasonOf(f.text());
             }
+            WakeReason d = due;
+            if (d != null && !f.more() && !closed) { // several ticks already waiting: one tick covers them all
+                tick(d);
+                due = null;
+            }
+        }
+
+        @Override
+        public void connected(boolean first) {
+            due = null;
+            ServeLock.Holder h = followed;
+            if (!announced && h != null) {
+                announced = true;
+                events.publish(new FollowChanged(clock.instant(), true, false, "following " + h.name()
+                        + ": it owns state.json; each of its ticks is mirrored here, read-only"));
+            }
+        }
+
+        @Override
+        public void broke(String why, Duration retryIn) {
+            LOG.debug("Lost the followed daemon's events: {}", why);
+            ServeLock.Holder h = followed;
+            if (!closed && announced) {
+                announced = false;
+                events.publish(new FollowChanged(clock.instant(), false, false,
+                        "lost " + (h == null ? "the daemon" : h.describe()) + "; reconnecting"));
+            }
+        }
+
+        @Override
+        public void ended(String why) {
+            onEnded.run();
+            events.publish(new FollowChanged(clock.instant(), false, true, why));
         }
     }
 
@@ -176,16 +161,6 @@ final class DaemonFollower implements AutoCloseable {
         }
     }
 
-    private synchronized void pause() {
-        try {
-            if (!closed) {
-                wait(retry.toMillis());
-            }
-        } catch (InterruptedException e) {
-            closed = true;
-        }
-    }
-
     /**
      * Asks the followed daemon for a manual projection and waits for its answer; its revision then arrives here like
      * any other. See {@link ServeClient#project()}.
@@ -197,7 +172,8 @@ final class DaemonFollower implements AutoCloseable {
 
     /** Whether it still follows (or reconnects); false once the daemon stopped or this was closed. */
     boolean running() {
-        return thread.isAlive() && !closed;
+        EventStream r = reader;
+        return r != null && r.running() && !closed;
     }
 
     /**
@@ -207,21 +183,9 @@ final class DaemonFollower implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        InputStream s = stream;
-        if (s != null) {
-            try {
-                s.close();
-            } catch (IOException e) {
-                // closing is all we wanted
-            }
-        }
-        synchronized (this) {
-            notifyAll();
-        }
-        try {
-            thread.join(10_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        EventStream r = reader;
+        if (r != null) {
+            r.close();
         }
     }
 }

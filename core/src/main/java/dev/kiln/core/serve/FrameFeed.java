@@ -1,14 +1,10 @@
 package dev.kiln.core.serve;
 
-import dev.kiln.core.http.BoundedRead;
 import dev.kiln.core.projection.Projector;
 import dev.kiln.core.projection.TickFinished;
 import dev.kiln.core.telemetry.EventBus;
 import dev.kiln.core.telemetry.KilnEvent;
 import java.io.IOException;
-import java.io.InputStream;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
@@ -24,20 +20,19 @@ import org.slf4j.LoggerFactory;
  *
  * <p>{@link #local} runs the daemon's own frame machinery ({@link SseHub}: snapshot, delta by leaf-text identity,
  * event JSON of {@link Wire}) in this process over a projector and its bus, so a local recording's frames are those
- * a daemon of the same workspace would have sent. {@link #remote} reads a daemon's stream itself (its own
- * connection, resumed with {@code Last-Event-ID} after a break; a daemon that cannot replay sends a fresh snapshot).
+ * a daemon of the same workspace would have sent. {@link #remote} reads a daemon's stream itself through an
+ * {@link EventStream} (its own connection, resumed with {@code Last-Event-ID} after a break; a daemon that cannot
+ * replay sends a fresh snapshot).
  *
  * <p>Concurrency: frames reach the sink on one thread of the feed's own ({@code kiln-frames}), in order. A sink must
  * be quick; one that throws is logged and the feed goes on. {@link #close} ends the thread.
  */
 public final class FrameFeed implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(FrameFeed.class);
-    private static final Duration READ = Duration.ofSeconds(10);
 
     private final Thread thread;
     private final @Nullable AutoCloseable subscription;
     private volatile boolean closed;
-    private volatile @Nullable InputStream stream;
 
     private FrameFeed(@Nullable AutoCloseable subscription, Runnable body) {
         this.subscription = subscription;
@@ -132,85 +127,25 @@ public final class FrameFeed implements AutoCloseable {
     public static FrameFeed remote(ServeClient client, BiConsumer<String, String> sink,
             java.util.function.Consumer<String> onProblem) {
         Objects.requireNonNull(client, "client");
-        FrameFeed[] self = new FrameFeed[1];
-        self[0] = new FrameFeed(null, () -> self[0].follow(client, sink, onProblem));
-        self[0].thread.start();
-        return self[0];
-    }
-
-    private void follow(ServeClient client, BiConsumer<String, String> sink, java.util.function.Consumer<String> onProblem) {
-        String last = null;
-        long wait = 250;
-        long[] lastByte = {System.nanoTime()};
-        Thread stall = new Thread(() -> { // a daemon sends a comment every 2 s: 10 s of silence is a broken stream
-            while (!closed) {
+        Objects.requireNonNull(sink, "sink");
+        EventStream[] reader = new EventStream[1];
+        FrameFeed feed = new FrameFeed(() -> reader[0].close(), () -> { });
+        reader[0] = EventStream.of(client).name("kiln-frames").start(new EventStream.Listener() {
+            @Override
+            public void frame(EventStream.Frame f) {
                 try {
-                    Thread.sleep(1_000);
-                } catch (InterruptedException e) {
-                    return;
-                }
-                InputStream s = stream;
-                if (s != null && System.nanoTime() - lastByte[0] > RemoteEngine.STALL.toNanos()) {
-                    closeQuietly(s);
+                    sink.accept(f.event(), f.text());
+                } catch (RuntimeException ex) {
+                    LOG.error("A frame sink failed on a {} frame; the feed goes on", f.event(), ex);
                 }
             }
-        }, "kiln-frames-stall");
-        stall.setDaemon(true);
-        stall.start();
-        try {
-            while (!closed) {
-                try {
-                    HttpResponse<InputStream> r = client.events(last, READ);
-                    if (r.statusCode() != 200) {
-                        String body = new String(BoundedRead.body(r, "GET /" + Wire.EVENTS, BoundedRead.SMALL, READ),
-                                StandardCharsets.UTF_8);
-                        throw new IOException("GET /" + Wire.EVENTS + " answered " + r.statusCode() + ": " + Wire.errorText(body));
-                    }
-                    stream = r.body();
-                    lastByte[0] = System.nanoTime();
-                    wait = 250;
-                    try (BoundedRead.Frames in = new BoundedRead.Frames(r.body(), "GET /" + Wire.EVENTS, BoundedRead.STATE, true,
-                            () -> lastByte[0] = System.nanoTime())) {
-                        for (BoundedRead.Frames.Frame f = in.next(); f != null && !closed; f = in.next()) {
-                            try {
-                                sink.accept(f.event(), new String(f.data(), StandardCharsets.UTF_8));
-                            } catch (RuntimeException ex) {
-                                LOG.error("A frame sink failed on a {} frame; the feed goes on", f.event(), ex);
-                            }
-                            if (f.id() != null) {
-                                last = f.id();
-                            }
-                        }
-                    }
-                    if (!closed) {
-                        onProblem.accept("the daemon closed the event stream; reconnecting");
-                    }
-                } catch (IOException e) {
-                    if (!closed) {
-                        onProblem.accept(e.getMessage() + "; retrying in " + wait + " ms");
-                    }
-                } catch (InterruptedException e) {
-                    return;
-                }
-                stream = null;
-                try {
-                    Thread.sleep(wait);
-                } catch (InterruptedException e) {
-                    return;
-                }
-                wait = Math.min(5_000, wait * 2);
-            }
-        } finally {
-            stall.interrupt();
-        }
-    }
 
-    private static void closeQuietly(InputStream s) {
-        try {
-            s.close();
-        } catch (IOException e) {
-            LOG.debug("closing a frame stream: {}", e.toString());
-        }
+            @Override
+            public void broke(String why, Duration retryIn) {
+                onProblem.accept(why + "; retrying in " + retryIn.toMillis() + " ms");
+            }
+        });
+        return feed;
     }
 
     @Override
@@ -223,11 +158,7 @@ public final class FrameFeed implements AutoCloseable {
                 LOG.debug("unsubscribing: {}", e.toString());
             }
         }
-        InputStream s = stream;
-        if (s != null) {
-            closeQuietly(s);
-        }
-        thread.interrupt();
+        thread.interrupt(); // the local feed's (a remote feed's reader is closed with its subscription)
         try {
             thread.join(5_000);
         } catch (InterruptedException e) {

@@ -520,7 +520,7 @@ public final class ProjectionDaemon implements AutoCloseable {
 
         @Override
         public JsonNode doctor() {
-            return Wire.value(Doctor.builder(layout).clock(clock).ownDaemon(api.url()).build().diagnose());
+            return Wire.value(Doctor.builder(layout, ServeClient.forDoctor()).clock(clock).ownDaemon(api.url()).build().diagnose());
         }
     }
 

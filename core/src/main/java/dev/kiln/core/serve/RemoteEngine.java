@@ -34,10 +34,8 @@ import dev.kiln.core.watch.WatchChanged;
 import dev.kiln.core.watch.WatchStatus;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.URI;
 import java.net.URLEncoder;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -89,7 +87,7 @@ import org.slf4j.LoggerFactory;
 public final class RemoteEngine implements Engine {
     private static final Logger LOG = LoggerFactory.getLogger(RemoteEngine.class);
     /** No byte for this long on the event stream (the daemon sends a comment every 2 s when idle): it is broken. */
-    static final Duration STALL = Duration.ofSeconds(10);
+    static final Duration STALL = EventStream.STALL;
     private static final Duration READ = Duration.ofSeconds(10);
     /** The state is megabytes (34 MB for 100,000 contracts, gzipped on the wire): its whole answer gets longer. */
     private static final Duration STATE_READ = Duration.ofSeconds(60);
@@ -126,12 +124,9 @@ public final class RemoteEngine implements Engine {
     }
 
     private volatile @Nullable State state;
-    private volatile @Nullable String lastEventId;
-    private volatile boolean connected;
     private volatile boolean closed;
-    private volatile long lastByteNanos = System.nanoTime();
-    private volatile @Nullable InputStream stream;
-    private @Nullable Thread reader;
+    /** The daemon's events, with its replay ring first (see {@link EventStream}); null before {@link #start}. */
+    private volatile @Nullable EventStream reader;
 
     private RemoteEngine(URI url, ServeClient client, Clock clock, JsonNode workspace, Duration retryMin, Duration retryMax) {
         this.url = url;
@@ -223,7 +218,8 @@ public final class RemoteEngine implements Engine {
 
     /** Whether the event stream is connected now. From memory. */
     public boolean connected() {
-        return connected;
+        EventStream r = reader;
+        return r != null && r.connected();
     }
 
     // ---- projection ----------------------------------------------------------------------------------------------
@@ -243,24 +239,41 @@ public final class RemoteEngine implements Engine {
             JsonNode metrics = metrics();
             ServeClient.Answer a = request("GET", Wire.STATE, null, null, null, STATE_READ);
             JsonNode doc = null;
+            String resumeFrom = null;
             if (a.status() == 503) { // before the daemon's first tick: the stream's snapshot brings it
                 LOG.debug("{} has no projection yet; the event stream brings the first", url);
             } else {
                 check("GET /" + Wire.STATE, a);
                 doc = json("GET /" + Wire.STATE, a);
                 applySnapshot(doc);
-                lastEventId = a.headers().firstValue(Wire.EVENT_ID).orElse(null);
+                resumeFrom = a.headers().firstValue(Wire.EVENT_ID).orElse(null);
             }
             if (metrics != null) {
                 fullWatch(metrics);
             }
-            if (doc != null) {
-                publishCurrent(doc.path("tick"), metrics);
+            // The daemon's recent events (its replay ring) come first, then what was loaded is published as the
+            // current view, then the live frames: the Events page opens with the daemon's history, and no past
+            // watch or tick overrides the current one. The reader thread does it in that order; this waits for it.
+            JsonNode loaded = doc;
+            java.util.concurrent.CountDownLatch current = new java.util.concurrent.CountDownLatch(1);
+            java.util.concurrent.atomic.AtomicBoolean published = new java.util.concurrent.atomic.AtomicBoolean();
+            Runnable publish = () -> {
+                if (loaded != null && published.compareAndSet(false, true)) {
+                    publishCurrent(loaded.path("tick"), metrics);
+                }
+                current.countDown();
+            };
+            reader = EventStream.of((last, backfill) -> EventStream.open(client, last, backfill, tokenAdvice()))
+                    .backoff(retryMin, retryMax).resumeFrom(resumeFrom).backfill().name("kiln-remote-events")
+                    .start(new Listener(publish));
+            try {
+                if (!current.await(READ.toMillis(), TimeUnit.MILLISECONDS)) {
+                    publish.run(); // a daemon slow to send its ring: the current view does not wait for it
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                publish.run();
             }
-            Thread t = new Thread(this::follow, "kiln-remote-events");
-            t.setDaemon(true);
-            reader = t;
-            t.start();
             long period = Math.max(250, STALL.toMillis() / 4);
             scheduler.scheduleWithFixedDelay(this::watch, period, period, TimeUnit.MILLISECONDS);
         }
@@ -601,71 +614,63 @@ public final class RemoteEngine implements Engine {
 
     // ---- the event stream ----------------------------------------------------------------------------------------
 
-    /** The reader thread: connect, read, and after a break reconnect with Last-Event-ID, backing off. */
-    private void follow() {
-        Duration wait = retryMin;
-        String why = "";
-        while (!closed) {
-            try {
-                HttpResponse<InputStream> r = client.events(lastEventId, READ);
-                if (r.statusCode() != 200) {
-                    String body = new String(BoundedRead.body(r, "GET /" + Wire.EVENTS, BoundedRead.SMALL, READ),
-                            StandardCharsets.UTF_8);
-                    throw new IOException(r.statusCode() == 401 ? "the daemon refused the token (401: " + Wire.errorText(body)
-                            + "); " + tokenAdvice() : "GET /" + Wire.EVENTS + " answered " + r.statusCode() + ": "
-                            + Wire.errorText(body));
-                }
-                stream = r.body();
-                lastByteNanos = System.nanoTime();
-                connected = true;
-                wait = retryMin;
-                bus.publish(new EngineEvent.ConnectionChanged(clock.instant(), url.toString(), true, false,
-                        "connected to the daemon at " + url));
-                read(r.body());
-                why = "the daemon closed the event stream";
-            } catch (IOException e) {
-                why = e.getMessage();
-            } catch (InterruptedException e) {
-                return;
-            } catch (RuntimeException e) {
-                LOG.error("The event stream of {} failed; reconnecting", url, e);
-                why = e.toString();
+    /**
+     * What the stream brings: history frames (the daemon's ring, from before the attach) are published as events and
+     * change nothing held (the state loaded is newer than they are); live ones are applied and published. A frame is
+     * bounded like the state it may carry (a snapshot is the whole document): a daemon that sends no newline, or a
+     * frame without end, breaks the stream (and it reconnects) instead of filling the heap.
+     */
+    private final class Listener implements EventStream.Listener {
+        private final Runnable caughtUp;
+        private String why = "";
+
+        Listener(Runnable caughtUp) {
+            this.caughtUp = caughtUp;
+        }
+
+        @Override
+        public void frame(EventStream.Frame f) {
+            if (f.history()) {
+                history(f.event(), f.data());
+            } else {
+                handle(f.event(), f.data());
             }
-            stream = null;
+        }
+
+        @Override
+        public void caughtUp() {
+            caughtUp.run();
+        }
+
+        @Override
+        public void connected(boolean first) {
+            why = "";
+            bus.publish(new EngineEvent.ConnectionChanged(clock.instant(), url.toString(), true, false,
+                    "connected to the daemon at " + url));
+        }
+
+        @Override
+        public void broke(String reason, Duration retryIn) {
             if (closed) {
                 return;
             }
-            boolean was = connected;
-            connected = false;
-            if (was || !why.isEmpty()) {
-                bus.publish(new EngineEvent.ConnectionChanged(clock.instant(), url.toString(), false, false,
-                        "lost the daemon at " + url + " (" + why + "); retrying in " + wait.toMillis() + " ms"));
-            }
-            synchronized (this) {
-                try {
-                    wait(wait.toMillis());
-                } catch (InterruptedException e) {
-                    return;
-                }
-            }
-            wait = wait.multipliedBy(2).compareTo(retryMax) > 0 ? retryMax : wait.multipliedBy(2);
+            why = reason;
+            bus.publish(new EngineEvent.ConnectionChanged(clock.instant(), url.toString(), false, false,
+                    "lost the daemon at " + url + " (" + why + "); retrying in " + retryIn.toMillis() + " ms"));
         }
     }
 
-    /**
-     * Reads frames until the stream ends; each is handled before its id becomes the resume point. A frame is bounded
-     * like the state it may carry (a snapshot is the whole document): a daemon that sends no newline, or a frame
-     * without end, breaks the stream (and it reconnects) instead of filling the heap.
-     */
-    private void read(InputStream body) throws IOException {
-        try (BoundedRead.Frames in = new BoundedRead.Frames(body, "GET /" + Wire.EVENTS, BoundedRead.STATE, true,
-                () -> lastByteNanos = System.nanoTime())) {
-            for (BoundedRead.Frames.Frame f = in.next(); f != null && !closed; f = in.next()) {
-                handle(f.event(), f.data());
-                if (f.id() != null) {
-                    lastEventId = f.id();
-                }
-            }
+    /** A frame of the daemon's ring from before this engine attached: its event, published; nothing applied. */
+    private void history(String event, byte[] data) {
+        Class<? extends KilnEvent> type = Wire.eventType(event);
+        if (type == null || FrameDecoder.isState(event)) {
+            return;
+        }
+        try {
+            bus.publish(Wire.read(Wire.JSON.readTree(data), type));
+        } catch (IOException | RuntimeException ex) {
+            LOG.debug("A past event '{}' of {} could not be read; skipped: {}", BoundedRead.excerpt(event), url,
+                    BoundedRead.excerpt(String.valueOf(ex.getMessage())));
         }
     }
 
@@ -945,15 +950,10 @@ public final class RemoteEngine implements Engine {
                 s.failures().size(), s.stats(), s.stats().buildNanos(), List.of(), null);
     }
 
-    /** The scheduler's sweep: a stream silent for {@link #STALL} is closed (and reconnects); unfinished actions are asked about while no stream tells. */
+    /** The scheduler's sweep: unfinished actions are asked about while no stream tells (the stream watches its own stall). */
     private void watch() {
         try {
-            InputStream s = stream;
-            if (s != null && System.nanoTime() - lastByteNanos > STALL.toNanos()) {
-                LOG.info("No byte from {} for {} s; reconnecting", url, STALL.toSeconds());
-                closeQuietly(s);
-            }
-            if (!connected) {
+            if (!connected()) {
                 pending.values().forEach(this::poll);
             }
         } catch (RuntimeException e) {
@@ -963,42 +963,22 @@ public final class RemoteEngine implements Engine {
 
     /** Ends the event stream now (it reconnects): tests of resumption. */
     void breakStream() {
-        InputStream s = stream;
-        if (s != null) {
-            closeQuietly(s);
-        }
-    }
-
-    private static void closeQuietly(InputStream s) {
-        try {
-            s.close();
-        } catch (IOException e) {
-            // closing is all we wanted
+        EventStream r = reader;
+        if (r != null) {
+            r.breakStream();
         }
     }
 
     @Override
     public void close() {
         closed = true;
-        InputStream s = stream;
-        if (s != null) {
-            closeQuietly(s);
-        }
         synchronized (this) {
             notifyAll();
         }
         scheduler.shutdownNow();
-        Thread t;
-        synchronized (this) {
-            t = reader;
-        }
-        if (t != null) {
-            t.interrupt();
-            try {
-                t.join(5_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+        EventStream r = reader;
+        if (r != null) {
+            r.close();
         }
         for (RemoteAction<?> a : new ArrayList<>(pending.values())) {
             a.fail(new EngineException(EngineException.Kind.UNREACHABLE, "Detached from the daemon at " + url
@@ -1151,7 +1131,7 @@ public final class RemoteEngine implements Engine {
 
     @Override
     public String toString() {
-        return "RemoteEngine[" + url + (connected ? ", connected" : "") + ", revision " + revision() + "]";
+        return "RemoteEngine[" + url + (connected() ? ", connected" : "") + ", revision " + revision() + "]";
     }
 
     @Override

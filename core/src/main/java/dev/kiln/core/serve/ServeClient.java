@@ -277,11 +277,13 @@ public final class ServeClient {
     /**
      * Opens the daemon's event stream, resuming after {@code lastEventId} when given. The answer's headers arrive
      * within {@code timeout}; its body is the stream (the caller closes it, and reads it through
-     * {@link BoundedRead.Frames}).
+     * {@link BoundedRead.Frames}). With {@code backfill} the daemon sends its replay ring's events first (how many:
+     * {@link Wire#BACKFILL_COUNT}).
      */
-    HttpResponse<java.io.InputStream> events(@Nullable String lastEventId, Duration timeout)
+    HttpResponse<java.io.InputStream> events(@Nullable String lastEventId, boolean backfill, Duration timeout)
             throws IOException, InterruptedException {
-        HttpRequest.Builder rb = HttpRequest.newBuilder(base().resolve(Wire.EVENTS))
+        HttpRequest.Builder rb = HttpRequest.newBuilder(base().resolve(backfill ? Wire.EVENTS + "?" + Wire.BACKFILL
+                + "=true" : Wire.EVENTS))
                 .header("Accept", Wire.EVENT_STREAM).GET();
         if (lastEventId != null) {
             rb.header("Last-Event-ID", lastEventId);
@@ -362,6 +364,28 @@ public final class ServeClient {
                     + (tokenFile == null ? "; pass --token-file" : "; the token in " + tokenFile + " is not its current one"));
         }
         return new IOException(name() + " answered " + r.status() + " to " + what + ": " + Wire.errorText(r.text()));
+    }
+
+    /** How the doctor reaches daemons: this client, with its token, pin and version check (see {@link DoctorAccess}). */
+    public static dev.kiln.core.doctor.DaemonAccess forDoctor() {
+        return DoctorAccess.INSTANCE;
+    }
+
+    /**
+     * A read-only answer's body ({@code GET route}, bounded like the route's answers), after {@link #checkVersion()}:
+     * both within this client's timeout together.
+     *
+     * @throws IOException naming what failed, as {@link #health()} does
+     */
+    byte[] get(String route) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        checkVersion(timeout);
+        Duration left = Duration.ofNanos(Math.max(1_000_000, deadline - System.nanoTime()));
+        Answer r = send("GET", route, false, left);
+        if (r.status() != 200) {
+            throw refused("GET /" + route, r);
+        }
+        return r.body();
     }
 
     /**

@@ -270,6 +270,33 @@ public final class ServeLock implements AutoCloseable {
         }
     }
 
+    /**
+     * What {@code layout}'s lock file records, whether or not anybody holds the lock now (a killed daemon leaves its
+     * file: the doctor's evidence). This process's own lock is answered from memory: opening the file here would drop
+     * the lock (closing any descriptor of a file drops the process's POSIX locks on it). Empty without a readable file.
+     */
+    static Optional<Holder> recorded(WorkspaceLayout layout) {
+        Path file = layout.observerDir().resolve(FILE_NAME);
+        synchronized (FILES) {
+            try {
+                ServeLock mine = HELD.get(key(file));
+                if (mine != null) {
+                    return Optional.of(mine.self());
+                }
+            } catch (IOException e) {
+                return Optional.empty(); // no observer/ directory: no lock file
+            }
+            if (!Files.isRegularFile(file)) {
+                return Optional.empty();
+            }
+            try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+                return Optional.of(read(ch));
+            } catch (IOException | RuntimeException e) {
+                return Optional.empty();
+            }
+        }
+    }
+
     /** The holder a lock file names (another process holds it); pid -1 and no URL where it does not say. */
     private static Holder read(FileChannel ch) throws IOException {
         ByteBuffer b = ByteBuffer.allocate(4096); // the content is a few short lines; more is not a lock file of ours

@@ -73,6 +73,10 @@ final class SseHub {
         /** When it last read something, or had nothing unread (ticker time). */
         private long progressAt; // guarded by the hub
         boolean needsSnapshot;
+        /** How many of the first queued frames are history (backfill) rather than live. */
+        int history;
+        /** The id it resumed after, or -1 when it got (or will get) a snapshot. */
+        long resumedAfter = -1;
         private Thread writer;
         private boolean finished;
 
@@ -256,8 +260,41 @@ final class SseHub {
             c.needsSnapshot = true;
         } else if (!replay(c, lastEventId)) {
             c.queue.add(snapshotFrame(current, seq));
+        } else {
+            c.resumedAfter = Long.parseLong(lastEventId.trim()); // replay parsed it
         }
         clients.add(c);
+        return c;
+    }
+
+    /**
+     * Connects a client that asked for the ring ({@code ?backfill=true}): ahead of what {@link #connect} queues, the
+     * core events the ring holds from before the client's resume point (all of them when it cannot resume: its
+     * snapshot covers them), so a console that attaches shows what happened before it. Deltas are not sent again:
+     * the state the client holds (or the snapshot it gets) has them. {@link Client#history} says how many lead.
+     *
+     * @return the client, or null when the hub is full
+     */
+    synchronized @Nullable Client connectWithHistory(@Nullable String lastEventId, @Nullable InetSocketAddress local,
+            @Nullable InetSocketAddress remote, long now) {
+        Client c = connect(lastEventId, local, remote, now);
+        if (c == null) {
+            return null;
+        }
+        long upTo = c.resumedAfter < 0 ? seq : c.resumedAfter; // resumed: the history ends where the client's state does
+        List<String> past = new ArrayList<>();
+        for (Map.Entry<Long, String> e : history) {
+            if (e.getKey() <= upTo && !e.getValue().contains("\nevent: " + Wire.DELTA + "\n")) {
+                past.add(e.getValue());
+            }
+        }
+        int room = Math.max(0, queueCapacity - c.queue.size() - 16); // room left for live frames: the newest history
+        List<String> kept = past.subList(Math.max(0, past.size() - room), past.size());
+        List<String> queued = new ArrayList<>(c.queue);
+        c.queue.clear();
+        c.queue.addAll(kept);
+        c.queue.addAll(queued);
+        c.history = kept.size();
         return c;
     }
 

@@ -134,6 +134,10 @@ final class Wire {
     static final String EVENT_STREAM = "text/event-stream";
     /** On the state: the id of the last SSE frame the revision includes; the stream resumes after it. */
     static final String EVENT_ID = "Kiln-Event-Id";
+    /** The events route's query parameter asking for the replay ring's events first (an attaching reader's backfill). */
+    static final String BACKFILL = "backfill";
+    /** The answer's header naming how many of the stream's first frames are that backfill (history). */
+    static final String BACKFILL_COUNT = "Kiln-Backfill";
 
     // ---- SSE ---------------------------------------------------------------------------------------------------
     /** The first event of a stream (and after a gap the history cannot fill): the whole state document. */

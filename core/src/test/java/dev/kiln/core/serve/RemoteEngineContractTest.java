@@ -9,6 +9,7 @@ import dev.kiln.core.engine.Engine;
 import dev.kiln.core.engine.EngineEvent;
 import dev.kiln.core.engine.EngineException;
 import dev.kiln.core.engine.WorkspaceActions;
+import dev.kiln.core.projection.TickFinished;
 import dev.kiln.core.seed.SeedCaches;
 import dev.kiln.core.seed.SeedEvent;
 import dev.kiln.core.snapshot.ContractFile;
@@ -107,6 +108,39 @@ class RemoteEngineContractTest extends EngineContractTest {
         assertThat(events).as("the breaks were seen").anyMatch(e -> e instanceof EngineEvent.ConnectionChanged c && !c.connected());
         assertThat(events).as("every break resumed without a reset")
                 .noneMatch(e -> e instanceof EngineEvent.ConnectionChanged c && c.reset());
+    }
+
+    @Test
+    void attach_eventsFromBeforeTheAttach_arriveFirstOnceThenTheLiveOnes() throws Exception {
+        for (int i = 0; i < 5; i++) { // the daemon's ring holds these; nobody attached is reading them
+            bus.publish(new SeedEvent.WarmOutput(Instant.now(), "before", "line " + i, false));
+        }
+        try (RemoteEngine late = RemoteEngine.connect(daemon.url(), daemon.tokenFile(), null, Clock.systemUTC())) {
+            List<String> got = new CopyOnWriteArrayList<>();
+            List<String> order = new CopyOnWriteArrayList<>();
+            late.events().subscribe(e -> {
+                if (e instanceof SeedEvent.WarmOutput w && w.target().equals("before")) {
+                    got.add(w.line());
+                    order.add("warm");
+                } else if (e instanceof TickFinished) {
+                    order.add("tick");
+                }
+            });
+            late.start(false);
+            assertThat(got).as("the ring's events are published before start returns")
+                    .containsExactly("line 0", "line 1", "line 2", "line 3", "line 4");
+            // the ring holds past ticks too (published as history); the current one comes after all of them
+            assertThat(order.lastIndexOf("tick")).as("then the current tick, so no past one overrides it")
+                    .isGreaterThan(order.lastIndexOf("warm"));
+            bus.publish(new SeedEvent.WarmOutput(Instant.now(), "before", "live", false));
+            Await.await("the live line", () -> got.contains("live"));
+            late.breakStream(); // a resume after the break asks no history again: nothing arrives twice
+            Await.await("reconnected", late::connected);
+            bus.publish(new SeedEvent.WarmOutput(Instant.now(), "before", "after the break", false));
+            Await.await("the line after the break", () -> got.contains("after the break"));
+            assertThat(got).containsExactly("line 0", "line 1", "line 2", "line 3", "line 4", "live", "after the break");
+            assertThat(late.snapshot().contracts()).hasSameSizeAs(engine.snapshot().contracts());
+        }
     }
 
     @Test

@@ -149,4 +149,29 @@ class SseHubTest {
         object.fieldNames().forEachRemaining(out::add);
         return Collections.unmodifiableList(out);
     }
+
+    @Test
+    void connectWithHistory_theRingsEventsBeforeTheResumePoint_noDeltas_thenTheResume() throws Exception {
+        SseHub hub = new SseHub(64, 64, 4, 100);
+        hub.publish(published(1, Map.of("a", leaf("a", "one")), true)); // id 100: the first revision
+        hub.publishEvent("warm_output", "{\"line\":\"w1\"}"); // 101
+        hub.publish(published(2, Map.of("a", leaf("a", "two")), true)); // 102: a delta, in the state already
+        hub.publishEvent("warm_output", "{\"line\":\"w2\"}"); // 103: the state the client loaded ends here
+        hub.publishEvent("warm_output", "{\"line\":\"w3\"}"); // 104: after it, a resume brings it
+        SseHub.Client c = hub.connectWithHistory("103", null, null, 0);
+        assertThat(c).isNotNull();
+        assertThat(c.history).isEqualTo(2);
+        List<String> frames = new ArrayList<>(c.queue);
+        assertThat(frames).hasSize(3);
+        assertThat(frames.get(0)).startsWith("id: 101\n").contains("w1");
+        assertThat(frames.get(1)).startsWith("id: 103\n").contains("w2");
+        assertThat(frames.get(2)).startsWith("id: 104\n").contains("w3");
+
+        SseHub.Client fresh = hub.connectWithHistory(null, null, null, 0); // no state: every event, then the snapshot
+        assertThat(fresh.history).isEqualTo(3);
+        List<String> all = new ArrayList<>(fresh.queue);
+        assertThat(all).hasSize(4);
+        assertThat(all.get(3)).contains("event: snapshot");
+        assertThat(all).noneMatch(f -> f.contains("event: delta"));
+    }
 }

@@ -1,7 +1,8 @@
-package dev.kiln.ui;
+package dev.kiln.app.bench.fx;
 
 import dev.kiln.core.projection.TickResult;
 import dev.kiln.core.workspace.WorkspaceLayout;
+import dev.kiln.ui.KilnConsole;
 import dev.kiln.ui.shell.MainViewModel;
 import dev.kiln.ui.shell.Page;
 import dev.kiln.ui.shell.Theme;
@@ -278,7 +279,7 @@ public final class ConsoleLoad {
         private static String signature(StackTraceElement[] stack) {
             StringBuilder b = new StringBuilder();
             for (int i = 0; i < stack.length && b.length() < 400; i++) {
-                if (stack[i].getClassName().startsWith("dev.kiln.") && !stack[i].getClassName().startsWith("dev.kiln.ui.ConsoleLoad")) {
+                if (stack[i].getClassName().startsWith("dev.kiln.") && !stack[i].getClassName().startsWith("dev.kiln.app.bench.fx.ConsoleLoad")) {
                     b.append(b.length() == 0 ? "" : " < ").append(frame(stack[i]));
                     if (b.chars().filter(c -> c == '<').count() == 2) {
                         break;

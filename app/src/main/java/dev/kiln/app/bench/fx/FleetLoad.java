@@ -1,6 +1,7 @@
-package dev.kiln.ui;
+package dev.kiln.app.bench.fx;
 
 import dev.kiln.core.workspace.WorkspaceLayout;
+import dev.kiln.ui.KilnConsole;
 import dev.kiln.ui.fleet.FleetRow;
 import dev.kiln.ui.fleet.FleetView;
 import dev.kiln.ui.fleet.FleetViewModel;

@@ -1,6 +1,7 @@
-package dev.kiln.ui;
+package dev.kiln.app.bench.fx;
 
 import dev.kiln.core.recording.ReplayEngine;
+import dev.kiln.ui.KilnConsole;
 import dev.kiln.ui.shell.MainViewModel;
 import dev.kiln.ui.shell.Page;
 import dev.kiln.ui.shell.Theme;
