@@ -427,6 +427,7 @@ public final class FleetView extends VBox {
                 vm.actionKindProperty()));
         heatBox.visibleProperty().bind(heatBox.managedProperty());
         vm.progress().addListener((javafx.collections.ListChangeListener<FleetActions.Progress>) c -> drawHeat(heat));
+        drawHeat(heat); // a page made again (another window size or theme) shows the last action's map at once
 
         HBox side = new HBox(10, runs, heatBox);
         VBox.setVgrow(side, Priority.ALWAYS);

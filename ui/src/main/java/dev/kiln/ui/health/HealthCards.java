@@ -86,6 +86,8 @@ public final class HealthCards {
             }
         };
         state.addListener((o, a, b) -> show.run());
+        // held by the card: a binding made for it (the Fleet page's) is otherwise only weakly observed, and collected
+        card.getProperties().put(HealthCards.class, state);
         show.run();
         return card;
     }
