@@ -140,27 +140,37 @@ class FleetRealPicturesTest {
         FleetRow failing = onFx(() -> vm.row("tick-broken").orElseThrow());
         assertThat(failing.healthText(java.time.Instant.now())).startsWith("failing: ").contains("contract");
         assertThat(onFx(() -> vm.rows().get(0).verdictWord())).as("failing first").isEqualTo("failing");
+        // the default rules over each daemon's own samples: the broken contract's rule fires on its row, and tints it
+        assertThat(failing.alerts()).extracting(a -> a.name()).contains("KilnContractFailures");
+        assertThat(failing.tint()).isEqualTo("failing");
+        assertThat(onFx(() -> vm.row("eval-seed").orElseThrow().alerts())).extracting(a -> a.name()).contains("KilnSeedStale");
+        assertThat(onFx(() -> vm.row("eval-ok").orElseThrow().alerts())).isEmpty();
         onFx(() -> {
             for (javafx.scene.Node n : stage.getScene().getRoot().lookupAll(".table-row-cell")) {
                 if (n instanceof javafx.scene.control.TableRow<?> row && row.getItem() instanceof FleetRow r) {
                     List<String> pseudo = row.getPseudoClassStates().stream().map(Object::toString).toList();
-                    assertThat(pseudo.contains("verdict-failing")).as("row of " + r.name() + " tinted failing").isEqualTo(r.verdictWord().equals("failing"));
-                    assertThat(pseudo.contains("verdict-degraded")).as("row of " + r.name() + " tinted degraded").isEqualTo(r.verdictWord().equals("degraded"));
+                    assertThat(pseudo.contains("verdict-failing")).as("row of " + r.name() + " tinted failing").isEqualTo(r.tint().equals("failing"));
+                    assertThat(pseudo.contains("verdict-degraded")).as("row of " + r.name() + " tinted degraded").isEqualTo(r.tint().equals("degraded"));
                 }
             }
             return null;
         });
 
-        // a fleet probe of the three that answer: the demo's three servers on each, a heat map of hosts x servers
+        // a fleet probe of the failing one and the gone one (the healthy and the degraded stay as they are for the
+        // pictures): the demo's three servers on the one, a row that says why on the other
         onFx(() -> {
-            vm.choose("eval-ok", true);
-            vm.choose("eval-seed", true);
             vm.choose("tick-broken", true);
+            vm.choose("gone-1", true);
             assertThat(vm.runAction(FleetActions.Kind.PROBE)).isEmpty();
             return null;
         });
         Await.await("the fleet probe ended", Duration.ofMinutes(4), () -> onFx(() -> !vm.actionRunningProperty().get()));
-        assertThat(onFx(() -> vm.progress().stream().map(p -> p.state()).toList())).containsOnly(FleetActions.State.DONE);
+        Map<String, FleetActions.State> ended = onFx(() -> {
+            Map<String, FleetActions.State> m = new HashMap<>();
+            vm.progress().forEach(p -> m.put(p.name(), p.state()));
+            return m;
+        });
+        assertThat(ended).containsEntry("tick-broken", FleetActions.State.DONE).containsEntry("gone-1", FleetActions.State.FAILED);
         assertThat(onFx(() -> vm.heatServers())).hasSize(3);
 
         Path shots = Files.createDirectories(Path.of(System.getProperty("kiln.shots", "target/shots")));
@@ -171,7 +181,7 @@ class FleetRealPicturesTest {
                     model[0].navigate(Page.FLEET);
                     return null;
                 });
-                Await.await("the page over every daemon", PATIENCE, () -> onFx(() -> stage.getScene().lookup("#fleet-heat-eval-ok-"
+                Await.await("the page over every daemon", PATIENCE, () -> onFx(() -> stage.getScene().lookup("#fleet-heat-tick-broken-"
                         + vm.heatServers().get(0)) != null && ((FleetView) stage.getScene().lookup("#page-fleet")).model().rows().size() == 4));
                 Thread.sleep(500);
                 onFx(() -> {

@@ -73,18 +73,22 @@ public final class FleetView extends VBox {
         table = new TableView<>(vm.rows());
         table.setId("fleet-table");
         table.getStyleClass().addAll("striped", "dense", "fleet-table");
-        table.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_FLEX_LAST_COLUMN);
+        // the figures keep their widths; the window's width goes to the Health column (the verdict and its reasons)
+        table.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_ALL_COLUMNS);
         table.getColumns().add(chooseColumn());
-        table.getColumns().add(column("Daemon", 90, (r, now) -> r.name() + (r.saved() ? "" : " (session)")));
-        TableColumn<FleetRow, String> status = column("Health", 270, FleetRow::healthText);
+        TableColumn<FleetRow, String> daemon = column("Daemon", 96, (r, now) -> r.name() + (r.saved() ? "" : " (session)"));
+        daemon.setMaxWidth(170);
+        table.getColumns().add(daemon);
+        TableColumn<FleetRow, String> status = column("Health", 280, FleetRow::healthText);
         status.setCellFactory(c -> new StatusCell());
         table.getColumns().add(status);
-        table.getColumns().add(column("Rev.", 50, (r, now) -> r.revisionText()));
-        table.getColumns().add(column("Projected", 88, FleetRow::projectedText));
-        table.getColumns().add(column("Watch", 64, (r, now) -> r.watchText()));
-        table.getColumns().add(column("Contracts", 100, (r, now) -> r.contractsText()));
-        table.getColumns().add(column("Seeds", 100, (r, now) -> r.seedsText()));
-        TableColumn<FleetRow, String> probe = column("Last probe: slowest", 130, (r, now) -> r.probeText());
+        table.getColumns().add(fixed(column("Rev.", 52, (r, now) -> r.revisionText())));
+        table.getColumns().add(fixed(column("Projected", 94, FleetRow::projectedText)));
+        table.getColumns().add(fixed(column("Watch", 66, (r, now) -> r.watchText())));
+        table.getColumns().add(fixed(column("Contracts", 100, (r, now) -> r.contractsText())));
+        table.getColumns().add(fixed(column("Seeds", 104, (r, now) -> r.seedsText())));
+        TableColumn<FleetRow, String> probe = column("Last probe", 130, (r, now) -> r.probeText());
+        probe.setMaxWidth(260);
         probe.setCellFactory(c -> new ProbeCell());
         table.getColumns().add(probe);
         table.setPlaceholder(new Label("No daemons yet. Connect to one: its URL, token file and certificate pin"
@@ -94,9 +98,9 @@ public final class FleetView extends VBox {
                 @Override
                 protected void updateItem(FleetRow r, boolean empty) {
                     super.updateItem(r, empty);
-                    int rank = empty || r == null ? 3 : r.verdictRank(); // pseudo-classes: no CSS re-match per update
-                    pseudoClassStateChanged(VERDICT_FAILING, rank == 0);
-                    pseudoClassStateChanged(VERDICT_DEGRADED, rank == 1);
+                    String tint = empty || r == null ? "" : r.tint(); // pseudo-classes: no CSS re-match per update
+                    pseudoClassStateChanged(VERDICT_FAILING, tint.equals("failing"));
+                    pseudoClassStateChanged(VERDICT_DEGRADED, tint.equals("degraded"));
                 }
             };
             row.setOnMouseClicked(e -> {
@@ -613,6 +617,12 @@ public final class FleetView extends VBox {
         });
     }
 
+    private static TableColumn<FleetRow, String> fixed(TableColumn<FleetRow, String> c) {
+        c.setMinWidth(c.getPrefWidth());
+        c.setMaxWidth(c.getPrefWidth());
+        return c;
+    }
+
     private TableColumn<FleetRow, String> column(String name, double width, BiFunction<FleetRow, Instant, String> value) {
         TableColumn<FleetRow, String> c = new TableColumn<>(name);
         c.setPrefWidth(width);
@@ -663,8 +673,9 @@ public final class FleetView extends VBox {
                 case 2 -> "text-muted";
                 default -> "state-ok";
             });
-            tip.setText(r.error().isEmpty() ? r.verdictText() + (r.state() == FleetRow.State.DEGRADED
-                    ? "\n" + r.reachText(java.time.Instant.now()) : "") : r.error());
+            tip.setText((r.error().isEmpty() ? r.verdictText() + (r.state() == FleetRow.State.DEGRADED
+                    ? "\n" + r.reachText(java.time.Instant.now()) : "") : r.error())
+                    + (r.alerts().isEmpty() ? "" : "\n" + r.alertsText()));
             if (getTooltip() != tip) {
                 setTooltip(tip);
             }

@@ -597,14 +597,14 @@ public final class FleetViewModel implements AutoCloseable {
         }
         want.forEach((k, d) -> {
             if (!pollers.containsKey(k)) {
-                pollers.put(k, new Poller(d, true, source.open(d)));
+                pollers.put(k, new Poller(d, true, source.open(d), rules()));
             }
         });
         rosterChanged();
     }
 
     private void start(DaemonEntry d, boolean saved) {
-        Poller p = new Poller(d, saved, source.open(d));
+        Poller p = new Poller(d, saved, source.open(d), rules());
         pollers.put(key(d.name()), p);
         rosterChanged();
     }
@@ -712,7 +712,11 @@ public final class FleetViewModel implements AutoCloseable {
         for (int i = 0; i < due.size() && i < answers.size(); i++) {
             Poller p = due.get(i);
             Answer a = answers.get(i);
-            next.put(p, a.health() != null ? answered(p, a.health(), at) : failed(p, a.error(), at));
+            Update u = a.health() != null ? answered(p, a.health(), at) : failed(p, a.error(), at);
+            // the rules over its answer's samples, here on the asking thread (one cycle at a time): they tint its row
+            List<dev.kiln.core.alert.AlertRule> firing = p.alerts.evaluate(a.health() != null ? a.health().evidence().samples()
+                    : Map.of()).stream().filter(dev.kiln.core.alert.Alert::firing).map(dev.kiln.core.alert.Alert::rule).toList();
+            next.put(p, firing.isEmpty() ? u : new Update(u.row().firing(firing), u.failures(), u.dueAt()));
         }
         List<FleetRow> all = seen.roster().stream().filter(p -> !p.stopped)
                 .map(p -> {
@@ -819,6 +823,11 @@ public final class FleetViewModel implements AutoCloseable {
         return d.compareTo(BACKOFF_MAX) > 0 ? BACKOFF_MAX : d;
     }
 
+    /** A daemon's own evaluation of the default alert rules (each daemon's rules pend and fire on their own). */
+    private dev.kiln.core.alert.Alerts rules() {
+        return new dev.kiln.core.alert.Alerts(dev.kiln.core.alert.AlertRules.defaults(), clock, dev.kiln.core.telemetry.EventSink.none());
+    }
+
     private static String key(String name) {
         return name.strip().toLowerCase(Locale.ROOT);
     }
@@ -828,6 +837,8 @@ public final class FleetViewModel implements AutoCloseable {
         final DaemonEntry entry;
         final boolean saved;
         final HealthSource.Asker asker;
+        /** The alert rules over its answers; evaluated on the asking thread only (one cycle at a time). */
+        final dev.kiln.core.alert.Alerts alerts;
         /** Written on the FX thread between cycles, read by the asking thread during one (one cycle at a time). */
         volatile FleetRow row;
         volatile int failures;
@@ -835,11 +846,12 @@ public final class FleetViewModel implements AutoCloseable {
         /** When it is asked next; written on the FX thread, read by the timer's. */
         volatile Instant dueAt = Instant.MIN;
 
-        Poller(DaemonEntry entry, boolean saved, HealthSource.Asker asker) {
+        Poller(DaemonEntry entry, boolean saved, HealthSource.Asker asker, dev.kiln.core.alert.Alerts alerts) {
             this.entry = entry;
             this.saved = saved;
             this.asker = asker;
             this.row = FleetRow.connecting(entry, saved);
+            this.alerts = alerts;
         }
     }
 }

@@ -147,6 +147,26 @@ class FleetViewModelTest {
     }
 
     @Test
+    void alertRules_overEachDaemonsSamples_fireOnItsRow_andRaiseItsTint() {
+        // judged healthy by its daemon, yet one of its three seeds is stale: KilnSeedStale (a warning) fires on it
+        answers.put("eval-1", judged(healthy(1, Duration.ZERO), HealthState.HEALTHY));
+        answers.put("eval-2", REFUSED);
+        answers.put("tick-1", judged(watchDegraded(3), HealthState.FAILING, "contract_failures 2 contracts failed"));
+        FleetViewModel vm = model(file);
+        vm.load();
+        FleetRow ok = vm.row("eval-1").orElseThrow();
+        assertThat(ok.verdictWord()).isEqualTo("healthy");
+        assertThat(ok.alerts()).extracting(r -> r.name()).containsExactly("KilnSeedStale");
+        assertThat(ok.tint()).as("a firing warning tints a healthy row degraded").isEqualTo("degraded");
+        assertThat(ok.alertsText()).isEqualTo("alerts firing: WARNING KilnSeedStale");
+        FleetRow broken = vm.row("tick-1").orElseThrow();
+        assertThat(broken.alerts()).extracting(r -> r.name()).contains("KilnContractFailures");
+        assertThat(broken.tint()).isEqualTo("failing");
+        assertThat(vm.row("eval-2").orElseThrow().alerts()).as("no answer, no samples").isEmpty();
+        assertThat(vm.row("eval-2").orElseThrow().tint()).isEqualTo("failing");
+    }
+
+    @Test
     void aPollCycle_reachesTheShownRowsAsOneChange_inTheirOrder() {
         answers.put("eval-1", healthy(1, Duration.ZERO));
         answers.put("eval-2", healthy(1, Duration.ZERO));
