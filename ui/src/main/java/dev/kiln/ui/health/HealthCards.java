@@ -45,7 +45,7 @@ public final class HealthCards {
             }
             head = b.length() == 0 ? head.substring(0, Math.min(20, head.length())) : b.toString();
         }
-        return head + " …" + more;
+        return head + "\u00a0…" + more; // a no-break space: the "…" never stands alone on a line
     }
 
     /** Decorates {@code card} with {@code state}; {@code id} (may be null) prefixes the added labels' ids. */

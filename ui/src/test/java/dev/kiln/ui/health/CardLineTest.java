@@ -14,16 +14,16 @@ class CardLineTest {
 
     @Test
     void line_pathInIt_theHead_keepingHowManyMore() {
-        assertThat(HealthCards.line("1 contract failed: tasks/area-2/leaf-03/contract.json")).isEqualTo("1 contract failed …");
+        assertThat(HealthCards.line("1 contract failed: tasks/area-2/leaf-03/contract.json")).isEqualTo("1 contract failed\u00a0…");
         assertThat(HealthCards.line("2 contracts failed: tasks/a/contract.json, tasks/b/leaf-04/contract.json (+2 more)"))
-                .isEqualTo("2 contracts failed … (+2 more)");
+                .isEqualTo("2 contracts failed\u00a0… (+2 more)");
     }
 
     @Test
     void line_longWithoutAHead_cutAtAWordWithinTheBound() {
         String reason = "the last projection is 46 s old, more than 3 heartbeats (15 s each), and nothing has moved since then at all";
         String line = HealthCards.line(reason);
-        assertThat(line).endsWith(" …").hasSizeLessThanOrEqualTo(HealthCards.LINE + 2);
+        assertThat(line).endsWith("\u00a0…").hasSizeLessThanOrEqualTo(HealthCards.LINE + 2);
         assertThat(reason).startsWith(line.substring(0, line.length() - 2));
     }
 }

@@ -61,8 +61,8 @@ class HealthCardsPageTest {
         WaitForAsyncUtils.waitForFxEvents();
         assertThat(failuresState.getText()).isEqualTo("✖ FAILING");
         // the path would be cut on the card: its line is the reason's head, the whole reason in the card's tooltip
-        assertThat(robot.lookup("#card-failures-reason").queryAs(Label.class).getText()).isEqualTo("1 contract failed …");
-        assertThat(robot.lookup("#card-health-reason").queryAs(Label.class).getText()).isEqualTo("1 contract failed … (+1 more)");
+        assertThat(robot.lookup("#card-failures-reason").queryAs(Label.class).getText()).isEqualTo("1 contract failed\u00a0…");
+        assertThat(robot.lookup("#card-health-reason").queryAs(Label.class).getText()).isEqualTo("1 contract failed\u00a0… (+1 more)");
         assertThat(robot.lookup("#card-health-state").queryAs(Label.class).getText()).isEqualTo("✖ FAILING");
         assertThat(robot.lookup("#projection-health").queryAs(Label.class).getText()).isEqualTo("failing");
         assertThat(robot.lookup("#card-age-state").queryAs(Label.class).getText()).isEqualTo("✔ OK");
