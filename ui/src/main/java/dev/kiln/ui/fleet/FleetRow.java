@@ -27,9 +27,17 @@ import java.util.Optional;
  *     the cards show it); failing with reason {@code unreachable} while it does not answer (or refuses: token, pin,
  *     an API version this console does not speak, with its message); empty, "unknown" on the page, before its first
  *     answer: unknown is this page's word for a row not asked yet, not a verdict
+ * @param alerts the alert rules that fire on its last answer (the console's rules over its health's samples, as the
+ *     Alerts panel evaluates them for the console's own workspace); they tint its row: critical as failing, a
+ *     warning as degraded, whatever its verdict
  */
 public record FleetRow(DaemonEntry entry, boolean saved, State state, Optional<DaemonHealth> health, Optional<Instant> seenAt,
-        Optional<Instant> downSince, String error, Optional<Instant> retryAt, Optional<HealthVerdict> verdict) {
+        Optional<Instant> downSince, String error, Optional<Instant> retryAt, Optional<HealthVerdict> verdict,
+        java.util.List<dev.kiln.core.alert.AlertRule> alerts) {
+
+    public FleetRow {
+        alerts = java.util.List.copyOf(alerts);
+    }
     private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm:ss").withZone(ZoneId.systemDefault());
 
     /** What the last poll found, in the order the page lists them: the ones that need a look first. */
@@ -46,21 +54,44 @@ public record FleetRow(DaemonEntry entry, boolean saved, State state, Optional<D
 
     static FleetRow connecting(DaemonEntry entry, boolean saved) {
         return new FleetRow(entry, saved, State.CONNECTING, Optional.empty(), Optional.empty(), Optional.empty(), "",
-                Optional.empty(), Optional.empty());
+                Optional.empty(), Optional.empty(), java.util.List.of());
     }
 
     FleetRow answered(DaemonHealth h, Instant now) {
         return new FleetRow(entry, saved, h.healthy() ? State.UP : State.DEGRADED, Optional.of(h), Optional.of(now),
-                Optional.empty(), "", Optional.empty(), Optional.of(h.verdict()));
+                Optional.empty(), "", Optional.empty(), Optional.of(h.verdict()), alerts);
     }
 
     FleetRow failed(String why, Instant now, Instant retry) {
         return new FleetRow(entry, saved, State.DOWN, health, seenAt, Optional.of(downSince.orElse(now)), why,
-                Optional.of(retry), Optional.of(HealthVerdict.unreachable(why)));
+                Optional.of(retry), Optional.of(HealthVerdict.unreachable(why)), java.util.List.of());
     }
 
     FleetRow with(DaemonEntry e, boolean nowSaved) {
-        return new FleetRow(e, nowSaved, state, health, seenAt, downSince, error, retryAt, verdict);
+        return new FleetRow(e, nowSaved, state, health, seenAt, downSince, error, retryAt, verdict, alerts);
+    }
+
+    /** The same row with the rules that fire on its answer. */
+    FleetRow firing(java.util.List<dev.kiln.core.alert.AlertRule> rules) {
+        return new FleetRow(entry, saved, state, health, seenAt, downSince, error, retryAt, verdict, rules);
+    }
+
+    /**
+     * How its row is tinted: {@code "failing"}, {@code "degraded"} or {@code ""}: its verdict, raised by a rule that
+     * fires on it (critical as failing, a warning as degraded).
+     */
+    public String tint() {
+        int rank = verdictRank();
+        for (dev.kiln.core.alert.AlertRule r : alerts) {
+            rank = Math.min(rank, r.severity().equals("critical") ? 0 : 1);
+        }
+        return rank == 0 ? "failing" : rank == 1 ? "degraded" : "";
+    }
+
+    /** {@code "alerts firing: CRITICAL KilnContractFailures, WARNING KilnSeedStale"}, empty when none fires. */
+    public String alertsText() {
+        return alerts.isEmpty() ? "" : "alerts firing: " + String.join(", ", alerts.stream()
+                .map(r -> r.severity().toUpperCase(Locale.ROOT) + " " + r.name()).toList());
     }
 
     /** The verdict's word: {@code "failing"}, {@code "degraded"}, {@code "unknown"} (not asked yet), {@code "healthy"}. */

@@ -46,6 +46,7 @@ public final class FleetView extends VBox {
     private static final java.time.format.DateTimeFormatter TIME = java.time.format.DateTimeFormatter.ofPattern("HH:mm:ss")
             .withZone(java.time.ZoneId.systemDefault());
     private final TableView<FleetRow> table;
+    private final TextField filterField = org.controlsfx.control.textfield.TextFields.createClearableTextField();
     private String selectedName;
 
     public FleetView(FleetViewModel vm) {
@@ -72,24 +73,36 @@ public final class FleetView extends VBox {
         table = new TableView<>(vm.rows());
         table.setId("fleet-table");
         table.getStyleClass().addAll("striped", "dense", "fleet-table");
-        table.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_FLEX_LAST_COLUMN);
+        // the figures keep their widths; the window's width goes to the Health column (the verdict and its reasons)
+        table.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_ALL_COLUMNS);
         table.getColumns().add(chooseColumn());
-        table.getColumns().add(column("Daemon", 90, (r, now) -> r.name() + (r.saved() ? "" : " (session)")));
-        TableColumn<FleetRow, String> status = column("Health", 270, FleetRow::healthText);
+        TableColumn<FleetRow, String> daemon = column("Daemon", 96, (r, now) -> r.name() + (r.saved() ? "" : " (session)"));
+        daemon.setMaxWidth(170);
+        table.getColumns().add(daemon);
+        TableColumn<FleetRow, String> status = column("Health", 280, FleetRow::healthText);
         status.setCellFactory(c -> new StatusCell());
         table.getColumns().add(status);
-        table.getColumns().add(column("Rev.", 50, (r, now) -> r.revisionText()));
-        table.getColumns().add(column("Projected", 88, FleetRow::projectedText));
-        table.getColumns().add(column("Watch", 64, (r, now) -> r.watchText()));
-        table.getColumns().add(column("Contracts", 100, (r, now) -> r.contractsText()));
-        table.getColumns().add(column("Seeds", 100, (r, now) -> r.seedsText()));
-        TableColumn<FleetRow, String> probe = column("Last probe: slowest", 130, (r, now) -> r.probeText());
+        table.getColumns().add(fixed(column("Rev.", 52, (r, now) -> r.revisionText())));
+        table.getColumns().add(fixed(column("Projected", 94, FleetRow::projectedText)));
+        table.getColumns().add(fixed(column("Watch", 66, (r, now) -> r.watchText())));
+        table.getColumns().add(fixed(column("Contracts", 100, (r, now) -> r.contractsText())));
+        table.getColumns().add(fixed(column("Seeds", 104, (r, now) -> r.seedsText())));
+        TableColumn<FleetRow, String> probe = column("Last probe", 130, (r, now) -> r.probeText());
+        probe.setMaxWidth(260);
         probe.setCellFactory(c -> new ProbeCell());
         table.getColumns().add(probe);
         table.setPlaceholder(new Label("No daemons yet. Connect to one: its URL, token file and certificate pin"
                 + " are what kiln serve prints when it starts."));
         table.setRowFactory(t -> {
-            TableRow<FleetRow> row = new TableRow<>();
+            TableRow<FleetRow> row = new TableRow<>() {
+                @Override
+                protected void updateItem(FleetRow r, boolean empty) {
+                    super.updateItem(r, empty);
+                    String tint = empty || r == null ? "" : r.tint(); // pseudo-classes: no CSS re-match per update
+                    pseudoClassStateChanged(VERDICT_FAILING, tint.equals("failing"));
+                    pseudoClassStateChanged(VERDICT_DEGRADED, tint.equals("degraded"));
+                }
+            };
             row.setOnMouseClicked(e -> {
                 if (e.getClickCount() == 2 && !row.isEmpty()) {
                     vm.open(row.getItem());
@@ -155,15 +168,18 @@ public final class FleetView extends VBox {
         detail.textProperty().bind(Bindings.createStringBinding(() -> detail(table.getSelectionModel().getSelectedItem(), vm.nowProperty().get()),
                 table.getSelectionModel().selectedItemProperty(), vm.nowProperty()));
 
+        // The fleet by verdict: a card each, coloured by its verdict while a daemon is in it (icon and word too), the
+        // daemons named under the number; a click shows only those rows.
         HBox cards = new HBox(12,
-                Cards.card("Up", fleet(r -> r.state() == FleetRow.State.UP ? 1 : 0, n -> n + " of " + vm.rows().size()), "fleet-up"),
-                Cards.card("Down or degraded", fleet(r -> r.state() == FleetRow.State.DOWN || r.state() == FleetRow.State.DEGRADED ? 1 : 0,
-                        Object::toString), "fleet-down"),
-                Cards.card("Contracts", fleet(r -> live(r).map(h -> h.contracts()).orElse(0L), Object::toString), null),
-                Cards.card("Failures", fleet(r -> live(r).map(h -> h.failures()).orElse(0L), Object::toString), null),
+                verdictCard("Healthy", c -> c.healthy(), FleetCounts::healthyCard, "fleet-healthy", "healthy"),
+                verdictCard("Degraded", c -> c.degraded(), FleetCounts::degradedCard, "fleet-degraded", "degraded"),
+                verdictCard("Failing", c -> c.failing(), FleetCounts::failingCard, "fleet-failing", "failing"),
+                verdictCard("Unreachable", c -> c.unreachable(), FleetCounts::unreachableCard, "fleet-unreachable", "down"),
+                Cards.card("Contract failures", fleet(r -> live(r).map(h -> h.failures()).orElse(0L), Object::toString), "fleet-failures"),
                 Cards.card("Stale seeds", fleet(r -> live(r).flatMap(h -> h.seeds()).map(x -> (long) x.stale()).orElse(0L),
-                        Object::toString), null));
+                        Object::toString), "fleet-stale-seeds"));
         cards.getChildren().forEach(c -> HBox.setHgrow(c, Priority.ALWAYS));
+        cards.setMinHeight(Region.USE_PREF_SIZE);
 
         getStylesheets().add(FleetView.class.getResource("fleet.css").toExternalForm());
         SplitPane split = new SplitPane(table, results());
@@ -216,10 +232,25 @@ public final class FleetView extends VBox {
         }
     }
 
+    private static final javafx.css.PseudoClass VERDICT_FAILING = javafx.css.PseudoClass.getPseudoClass("verdict-failing");
+    private static final javafx.css.PseudoClass VERDICT_DEGRADED = javafx.css.PseudoClass.getPseudoClass("verdict-degraded");
+
+    /** A card counting one verdict over the whole fleet; a click filters the rows to it (again: shows all). */
+    private VBox verdictCard(String label, java.util.function.ToIntFunction<FleetCounts> count,
+            java.util.function.Function<FleetCounts, dev.kiln.ui.health.CardState> state, String id, String filterWord) {
+        VBox card = dev.kiln.ui.health.HealthCards.decorate(Cards.card(label, Bindings.createStringBinding(
+                () -> Integer.toString(count.applyAsInt(vm.countsProperty().get())), vm.countsProperty()), id),
+                Bindings.createObjectBinding(() -> state.apply(vm.countsProperty().get()), vm.countsProperty()), id);
+        card.getStyleClass().add("fleet-card");
+        card.setOnMouseClicked(e -> filterField.setText(filterWord.equals(vm.filterProperty().get()) ? "" : filterWord));
+        return card;
+    }
+
     /** A sum over the rows, rendered, updated with them. */
     private javafx.beans.binding.StringBinding fleet(java.util.function.ToLongFunction<FleetRow> each,
             java.util.function.Function<Long, String> render) {
-        return Bindings.createStringBinding(() -> render.apply(vm.rows().stream().mapToLong(each).sum()), vm.rows());
+        return Bindings.createStringBinding(() -> render.apply(vm.allRows().stream().mapToLong(each).sum()), vm.rows(),
+                vm.countsProperty()); // the whole fleet, whatever the filter
     }
 
     /** The health a row shows now: none while it is down. */
@@ -241,7 +272,7 @@ public final class FleetView extends VBox {
 
     /** Filter, order, and the fleet-wide actions on the ticked daemons. */
     private HBox tools() {
-        TextField filter = org.controlsfx.control.textfield.TextFields.createClearableTextField();
+        TextField filter = filterField;
         filter.setId("fleet-filter");
         filter.setPromptText("Filter: name, URL or state (failing, degraded, down…)");
         filter.setPrefColumnCount(24);
@@ -400,6 +431,7 @@ public final class FleetView extends VBox {
                 vm.actionKindProperty()));
         heatBox.visibleProperty().bind(heatBox.managedProperty());
         vm.progress().addListener((javafx.collections.ListChangeListener<FleetActions.Progress>) c -> drawHeat(heat));
+        drawHeat(heat); // a page made again (another window size or theme) shows the last action's map at once
 
         HBox side = new HBox(10, runs, heatBox);
         VBox.setVgrow(side, Priority.ALWAYS);
@@ -585,6 +617,12 @@ public final class FleetView extends VBox {
         });
     }
 
+    private static TableColumn<FleetRow, String> fixed(TableColumn<FleetRow, String> c) {
+        c.setMinWidth(c.getPrefWidth());
+        c.setMaxWidth(c.getPrefWidth());
+        return c;
+    }
+
     private TableColumn<FleetRow, String> column(String name, double width, BiFunction<FleetRow, Instant, String> value) {
         TableColumn<FleetRow, String> c = new TableColumn<>(name);
         c.setPrefWidth(width);
@@ -597,12 +635,27 @@ public final class FleetView extends VBox {
 
     /** The health text, coloured by the verdict beside its glyph, with the full reasons (or error) as its tooltip. */
     private static final class StatusCell extends TableCell<FleetRow, String> {
+        /** One per cell, its text set per update: a tooltip is a popup window of its own, too dear to make per update. */
+        private final Tooltip tip = new Tooltip();
+        private String style = "";
+
+        /** Changes the style class only when it changes: a style class change re-matches the cell's CSS. */
+        private void style(String s) {
+            if (!s.equals(style)) {
+                getStyleClass().remove(style);
+                if (!s.isEmpty()) {
+                    getStyleClass().add(s);
+                }
+                style = s;
+            }
+        }
+
         @Override
         protected void updateItem(String text, boolean empty) {
             super.updateItem(text, empty);
-            getStyleClass().removeAll("state-ok", "state-warn", "state-bad", "text-muted");
             FleetRow r = getTableRow() == null ? null : getTableRow().getItem();
             if (empty || text == null || r == null) {
+                style("");
                 setText(null);
                 setTooltip(null);
                 return;
@@ -614,28 +667,45 @@ public final class FleetView extends VBox {
                 case 2 -> "? ";
                 default -> "✓ ";
             } + text);
-            getStyleClass().add(switch (rank) {
+            style(switch (rank) {
                 case 0 -> "state-bad";
                 case 1 -> "state-warn";
                 case 2 -> "text-muted";
                 default -> "state-ok";
             });
-            setTooltip(new Tooltip(r.error().isEmpty() ? r.verdictText() + (r.state() == FleetRow.State.DEGRADED
-                    ? "\n" + r.reachText(java.time.Instant.now()) : "") : r.error()));
+            tip.setText((r.error().isEmpty() ? r.verdictText() + (r.state() == FleetRow.State.DEGRADED
+                    ? "\n" + r.reachText(java.time.Instant.now()) : "") : r.error())
+                    + (r.alerts().isEmpty() ? "" : "\n" + r.alertsText()));
+            if (getTooltip() != tip) {
+                setTooltip(tip);
+            }
         }
     }
 
     /** The probe's verdict, in danger colour when a server failed or missed its timeout. */
     private static final class ProbeCell extends TableCell<FleetRow, String> {
+        private final Tooltip tip = new Tooltip();
+
         @Override
         protected void updateItem(String text, boolean empty) {
             super.updateItem(text, empty);
-            getStyleClass().remove("state-bad");
             FleetRow r = getTableRow() == null ? null : getTableRow().getItem();
             setText(empty ? null : text);
-            setTooltip(empty || r == null ? null : new Tooltip(r.probeTooltip()));
-            if (!empty && r != null && r.probeBad()) {
-                getStyleClass().add("state-bad");
+            if (empty || r == null) {
+                setTooltip(null);
+            } else {
+                tip.setText(r.probeTooltip());
+                if (getTooltip() != tip) {
+                    setTooltip(tip);
+                }
+            }
+            boolean bad = !empty && r != null && r.probeBad();
+            if (bad != getStyleClass().contains("state-bad")) {
+                if (bad) {
+                    getStyleClass().add("state-bad");
+                } else {
+                    getStyleClass().remove("state-bad");
+                }
             }
         }
     }

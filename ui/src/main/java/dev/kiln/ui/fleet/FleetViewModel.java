@@ -35,8 +35,6 @@ import javafx.beans.property.ReadOnlyStringProperty;
 import javafx.beans.property.ReadOnlyStringWrapper;
 import javafx.collections.FXCollections;
 import javafx.collections.ObservableList;
-import javafx.collections.transformation.FilteredList;
-import javafx.collections.transformation.SortedList;
 
 
 /**
@@ -45,7 +43,9 @@ import javafx.collections.transformation.SortedList;
  *
  * <p>Polling runs in cycles: each cycle asks every daemon that is due, at most {@link #ASKERS} at once, each within
  * {@link #ASK_TIMEOUT} (so a dead host costs one bounded question, never the cycle), and brings all the answers to
- * the FX thread in one hop. A daemon that answers is due again after {@link #POLL}; one that does not backs off
+ * the FX thread in one hop: the asking thread works out a snapshot of the whole page (each asked daemon's next row,
+ * the rows shown, filtered and ordered, and the counts by verdict), and the FX thread only sets it, in one change of
+ * the table's list. A daemon that answers is due again after {@link #POLL}; one that does not backs off
  * ({@link #BACKOFF_FIRST}, doubling, at most {@link #BACKOFF_MAX}, short enough that a restarted daemon is seen
  * within 5 s), shows since when and when it asks again, and comes back by itself. Rows sort by the daemon's verdict
  * (failing first) and filter by name or state. Adding, editing and removing daemons writes the list (never over a
@@ -54,7 +54,7 @@ import javafx.collections.transformation.SortedList;
  * <p>Concurrency: a cycle's questions run on the shared asking pool, started from the {@link Scheduler}'s thread
  * through {@link Background} (one hop back per cycle); an action's progress arrives from its run's threads and is
  * brought to the FX thread in one hop per burst of changes. All other state is touched on the FX thread (the
- * caller's thread in tests); the timer thread reads only the volatile roster and due times; an answer for a poller
+ * caller's thread in tests); the timer and asking threads read only the volatile view (pollers, filter, order), rows and due times; an answer for a poller
  * that was removed or replaced meanwhile is dropped.
  */
 public final class FleetViewModel implements AutoCloseable {
@@ -134,13 +134,16 @@ public final class FleetViewModel implements AutoCloseable {
     private final Consumer<DaemonEntry> opener;
     private final FleetActions actions;
     private final Map<String, Poller> pollers = new LinkedHashMap<>();
-    private final ObservableList<FleetRow> backing = FXCollections.observableArrayList();
-    private final FilteredList<FleetRow> filtered = new FilteredList<>(backing, r -> true);
-    private final SortedList<FleetRow> rows = new SortedList<>(filtered, ORDER);
+    /** The rows the filter lets through, in the chosen order: set whole, once per change (a cycle's snapshot). */
+    private final ObservableList<FleetRow> rows = FXCollections.observableArrayList();
+    private final ReadOnlyObjectWrapper<FleetCounts> counts = new ReadOnlyObjectWrapper<>(FleetCounts.of(List.of()));
     private final ReadOnlyStringWrapper filter = new ReadOnlyStringWrapper("");
     private final ReadOnlyObjectWrapper<Sort> sort = new ReadOnlyObjectWrapper<>(Sort.HEALTH);
-    /** The pollers the timer thread may read: replaced whole on the FX thread whenever they change. */
-    private volatile List<Poller> roster = List.of();
+    /**
+     * What a cycle's snapshot is made against, replaced whole on the FX thread whenever the pollers, the filter or the
+     * order change; the timer's and the askers' threads read it.
+     */
+    private volatile View view = new View(List.of(), "", ORDER, 0);
     /** {@link #IDLE}, {@link #SCHEDULED} or {@link #ASKING}: at most one cycle at a time. */
     private final java.util.concurrent.atomic.AtomicInteger phase = new java.util.concurrent.atomic.AtomicInteger();
     private static final int IDLE = 0;
@@ -229,14 +232,21 @@ public final class FleetViewModel implements AutoCloseable {
 
     /** Every daemon listed, whatever the filter. */
     public List<FleetRow> allRows() {
-        return List.copyOf(backing);
+        return pollers.values().stream().map(p -> p.row).toList();
+    }
+
+    /** The whole fleet by verdict (whatever the filter), for the page's cards; replaced once per cycle. */
+    public ReadOnlyObjectProperty<FleetCounts> countsProperty() {
+        return counts.getReadOnlyProperty();
     }
 
     /** Shows only the daemons whose name, URL or state ({@code failing}, {@code down} …) contains {@code text}. */
     public void filter(String text) {
         String f = text == null ? "" : text.strip().toLowerCase(Locale.ROOT);
         filter.set(f);
-        filtered.setPredicate(r -> r.matches(f));
+        View v = view;
+        view = new View(v.roster(), f, v.order(), v.version() + 1);
+        reshow();
     }
 
     public ReadOnlyStringProperty filterProperty() {
@@ -246,7 +256,9 @@ public final class FleetViewModel implements AutoCloseable {
     /** Orders the rows by {@code s}. */
     public void sort(Sort s) {
         sort.set(Objects.requireNonNull(s));
-        rows.setComparator(s == Sort.NAME ? BY_NAME : ORDER);
+        View v = view;
+        view = new View(v.roster(), v.filter(), s == Sort.NAME ? BY_NAME : ORDER, v.version() + 1);
+        reshow();
     }
 
     public ReadOnlyObjectProperty<Sort> sortProperty() {
@@ -297,7 +309,7 @@ public final class FleetViewModel implements AutoCloseable {
                 out.add(r.entry());
             }
         });
-        backing.stream().filter(r -> chosen.contains(key(r.name())) && !rows.contains(r)).forEach(r -> out.add(r.entry()));
+        allRows().stream().filter(r -> chosen.contains(key(r.name())) && !rows.contains(r)).forEach(r -> out.add(r.entry()));
         return out;
     }
 
@@ -505,7 +517,7 @@ public final class FleetViewModel implements AutoCloseable {
         if (p != null && !p.saved) {
             stop(p);
             pollers.remove(key(name));
-            backing.remove(p.row);
+            rosterChanged();
             return Optional.empty();
         }
         try {
@@ -580,26 +592,20 @@ public final class FleetViewModel implements AutoCloseable {
             DaemonEntry d = want.get(e.getKey());
             if (p.saved && (d == null || !d.equals(p.entry)) || !p.saved && d != null) {
                 stop(p);
-                backing.remove(p.row);
                 it.remove();
             }
         }
-        List<FleetRow> added = new java.util.ArrayList<>();
         want.forEach((k, d) -> {
             if (!pollers.containsKey(k)) {
-                Poller p = new Poller(d, true, source.open(d));
-                pollers.put(k, p);
-                added.add(p.row);
+                pollers.put(k, new Poller(d, true, source.open(d), rules()));
             }
         });
-        backing.addAll(added);
         rosterChanged();
     }
 
     private void start(DaemonEntry d, boolean saved) {
-        Poller p = new Poller(d, saved, source.open(d));
+        Poller p = new Poller(d, saved, source.open(d), rules());
         pollers.put(key(d.name()), p);
-        backing.add(p.row);
         rosterChanged();
     }
 
@@ -609,7 +615,9 @@ public final class FleetViewModel implements AutoCloseable {
 
     /** A poller came or went: the timer's roster follows, and a new one is asked now (not at the next cycle). */
     private void rosterChanged() {
-        roster = List.copyOf(pollers.values());
+        View v = view;
+        view = new View(List.copyOf(pollers.values()), v.filter(), v.order(), v.version() + 1);
+        reshow();
         if (phase.compareAndSet(SCHEDULED, IDLE)) {
             Background.Cancellable c = nextCycle;
             if (c != null) {
@@ -625,7 +633,7 @@ public final class FleetViewModel implements AutoCloseable {
             return;
         }
         Instant now = clock.instant();
-        Instant due = roster.stream().filter(p -> !p.stopped).map(p -> p.dueAt).min(Comparator.naturalOrder()).orElse(null);
+        Instant due = view.roster().stream().filter(p -> !p.stopped).map(p -> p.dueAt).min(Comparator.naturalOrder()).orElse(null);
         if (due == null) {
             phase.set(IDLE);
             return;
@@ -649,7 +657,8 @@ public final class FleetViewModel implements AutoCloseable {
         }
         Instant at = clock.instant();
         long started = System.nanoTime();
-        List<Poller> due = roster.stream().filter(p -> !p.stopped && !p.dueAt.isAfter(at)).toList();
+        View seen = view;
+        List<Poller> due = seen.roster().stream().filter(p -> !p.stopped && !p.dueAt.isAfter(at)).toList();
         if (due.isEmpty()) {
             phase.set(IDLE);
             kick();
@@ -659,44 +668,109 @@ public final class FleetViewModel implements AutoCloseable {
         // failed background task), once per poll.
         background.run(() -> {
             try {
-                return askAll(due);
+                return Optional.of(snapshot(seen, due, askAll(due)));
             } catch (InterruptedException e) {
                 if (closed) {
-                    return List.<Answer>of(); // the console closed while it asked: nothing to show
+                    return Optional.<Snapshot>empty(); // the console closed while it asked: nothing to show
                 }
                 throw e;
             }
-        }, answers -> {
-            if (answers.size() != due.size()) {
+        }, made -> {
+            if (made.isEmpty()) {
                 phase.set(IDLE);
                 return;
             }
-            // All answers land in one change of the list: one re-sort and one table update per cycle, not one per daemon.
-            batch = new java.util.ArrayList<>(backing);
-            for (int i = 0; i < due.size(); i++) {
-                Poller p = due.get(i);
-                Answer a = answers.get(i);
-                if (a.health() != null) {
-                    answered(p, a.health());
-                } else {
-                    failed(p, a.error());
-                }
-            }
-            List<FleetRow> changed = batch;
-            batch = null;
-            if (!changed.equals(backing)) {
-                backing.setAll(changed);
-            }
-            now.set(clock.instant());
+            Snapshot snap = made.get();
+            apply(snap);
+            now.set(snap.at());
             lastCycle.set(Duration.ofNanos(System.nanoTime() - started));
             phase.set(IDLE);
             kick();
         }, e -> {
             Exception why = e instanceof Exception x ? x : new RuntimeException(e);
-            due.forEach(p -> failed(p, why));
+            due.forEach(p -> {
+                if (!p.stopped) {
+                    Update u = failed(p, why, clock.instant());
+                    p.row = u.row();
+                    p.failures = u.failures();
+                    p.dueAt = u.dueAt();
+                }
+            });
+            reshow();
             phase.set(IDLE);
             kick();
         });
+    }
+
+    /**
+     * What a cycle's answers make of the page, worked out on the asking thread so that the FX thread only applies it:
+     * each asked daemon's next row and due time, the rows shown (filtered, ordered) and the counts by verdict.
+     */
+    private Snapshot snapshot(View seen, List<Poller> due, List<Answer> answers) {
+        Instant at = clock.instant();
+        Map<Poller, Update> next = new java.util.IdentityHashMap<>();
+        for (int i = 0; i < due.size() && i < answers.size(); i++) {
+            Poller p = due.get(i);
+            Answer a = answers.get(i);
+            Update u = a.health() != null ? answered(p, a.health(), at) : failed(p, a.error(), at);
+            // the rules over its answer's samples, here on the asking thread (one cycle at a time): they tint its row
+            List<dev.kiln.core.alert.AlertRule> firing = p.alerts.evaluate(a.health() != null ? a.health().evidence().samples()
+                    : Map.of()).stream().filter(dev.kiln.core.alert.Alert::firing).map(dev.kiln.core.alert.Alert::rule).toList();
+            next.put(p, firing.isEmpty() ? u : new Update(u.row().firing(firing), u.failures(), u.dueAt()));
+        }
+        List<FleetRow> all = seen.roster().stream().filter(p -> !p.stopped)
+                .map(p -> {
+                    Update u = next.get(p);
+                    return u == null ? p.row : u.row();
+                }).toList();
+        return new Snapshot(seen.version(), at, next, shown(all, seen), FleetCounts.of(all));
+    }
+
+    /** On the FX thread: the snapshot's rows, due times and counts, in one change of the table's list. */
+    private void apply(Snapshot snap) {
+        snap.next().forEach((p, u) -> {
+            if (!p.stopped) {
+                p.row = u.row();
+                p.failures = u.failures();
+                p.dueAt = u.dueAt();
+            }
+        });
+        if (snap.version() == view.version()) {
+            show(snap.shown(), snap.counts());
+        } else {
+            reshow(); // the list, the filter or the order changed while it asked: made again from the rows as they are
+        }
+    }
+
+    /** Makes the shown rows and counts again from every poller's row, on the FX thread (an edit, a filter, an order). */
+    private void reshow() {
+        List<FleetRow> all = allRows();
+        show(shown(all, view), FleetCounts.of(all));
+    }
+
+    private void show(List<FleetRow> shown, FleetCounts c) {
+        if (!shown.equals(rows)) {
+            rows.setAll(shown);
+        }
+        if (!c.equals(counts.get())) {
+            counts.set(c);
+        }
+    }
+
+    private static List<FleetRow> shown(List<FleetRow> all, View v) {
+        return all.stream().filter(r -> r.matches(v.filter())).sorted(v.order()).toList();
+    }
+
+    /** The pollers, filter and order a snapshot is made against; {@code version} counts their changes. */
+    private record View(List<Poller> roster, String filter, Comparator<FleetRow> order, long version) {
+    }
+
+    /** One poller's next state. */
+    private record Update(FleetRow row, int failures, Instant dueAt) {
+    }
+
+    /** A cycle's outcome, ready for the FX thread. */
+    private record Snapshot(long version, Instant at, Map<Poller, Update> next, List<FleetRow> shown, FleetCounts counts) {
     }
 
     /** Asks every poller of {@code due} at once on the shared pool, each within its bound; in their order. */
@@ -729,25 +803,15 @@ public final class FleetViewModel implements AutoCloseable {
     private record Answer(DaemonHealth health, Exception error) {
     }
 
-    private void answered(Poller p, DaemonHealth h) {
-        if (p.stopped) {
-            return;
-        }
-        p.failures = 0;
-        Instant at = clock.instant();
-        replace(p, p.row.answered(h, at));
-        p.dueAt = at.plus(POLL);
+    /** Read on the asking thread: the poller's row and failures are the FX thread's, unchanged while it asks. */
+    private static Update answered(Poller p, DaemonHealth h, Instant at) {
+        return new Update(p.row.answered(h, at), 0, at.plus(POLL));
     }
 
-    private void failed(Poller p, Throwable e) {
-        if (p.stopped) {
-            return;
-        }
-        Duration wait = backoff(p.failures++);
-        Instant at = clock.instant();
+    private static Update failed(Poller p, Throwable e, Instant at) {
+        Duration wait = backoff(p.failures);
         String why = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-        replace(p, p.row.failed(why, at, at.plus(wait)));
-        p.dueAt = at.plus(wait);
+        return new Update(p.row.failed(why, at, at.plus(wait)), p.failures + 1, at.plus(wait));
     }
 
     /** {@link #BACKOFF_FIRST} doubled per earlier failure, at most {@link #BACKOFF_MAX}. */
@@ -759,17 +823,10 @@ public final class FleetViewModel implements AutoCloseable {
         return d.compareTo(BACKOFF_MAX) > 0 ? BACKOFF_MAX : d;
     }
 
-    private void replace(Poller p, FleetRow row) {
-        List<FleetRow> into = batch != null ? batch : backing;
-        int i = into.indexOf(p.row);
-        p.row = row;
-        if (i >= 0) {
-            into.set(i, row);
-        }
+    /** A daemon's own evaluation of the default alert rules (each daemon's rules pend and fire on their own). */
+    private dev.kiln.core.alert.Alerts rules() {
+        return new dev.kiln.core.alert.Alerts(dev.kiln.core.alert.AlertRules.defaults(), clock, dev.kiln.core.telemetry.EventSink.none());
     }
-
-    /** While a cycle's answers are applied: the rows as they become, set on {@link #backing} at once after. */
-    private List<FleetRow> batch;
 
     private static String key(String name) {
         return name.strip().toLowerCase(Locale.ROOT);
@@ -780,17 +837,21 @@ public final class FleetViewModel implements AutoCloseable {
         final DaemonEntry entry;
         final boolean saved;
         final HealthSource.Asker asker;
-        FleetRow row;
-        int failures;
+        /** The alert rules over its answers; evaluated on the asking thread only (one cycle at a time). */
+        final dev.kiln.core.alert.Alerts alerts;
+        /** Written on the FX thread between cycles, read by the asking thread during one (one cycle at a time). */
+        volatile FleetRow row;
+        volatile int failures;
         volatile boolean stopped;
         /** When it is asked next; written on the FX thread, read by the timer's. */
         volatile Instant dueAt = Instant.MIN;
 
-        Poller(DaemonEntry entry, boolean saved, HealthSource.Asker asker) {
+        Poller(DaemonEntry entry, boolean saved, HealthSource.Asker asker, dev.kiln.core.alert.Alerts alerts) {
             this.entry = entry;
             this.saved = saved;
             this.asker = asker;
             this.row = FleetRow.connecting(entry, saved);
+            this.alerts = alerts;
         }
     }
 }

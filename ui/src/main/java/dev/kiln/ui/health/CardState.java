@@ -8,9 +8,15 @@ import dev.kiln.core.health.HealthState;
  *
  * @param state healthy, degraded or failing
  * @param reason the first reason that concerns the card, or an alert that fires on it; empty when healthy
+ * @param detail the whole story for the card's tooltip (every reason, every daemon); the reason when there is no more
  */
-public record CardState(HealthState state, String reason) {
+public record CardState(HealthState state, String reason, String detail) {
     public static final CardState UNKNOWN = new CardState(HealthState.HEALTHY, "");
+
+    /** A card whose tooltip says its reason and no more. */
+    public CardState(HealthState state, String reason) {
+        this(state, reason, reason);
+    }
 
     /** {@code OK}, {@code DEGRADED}, {@code FAILING}: the word beside the colour. */
     public String word() {

@@ -193,25 +193,31 @@ public final class HealthViewModel {
     static CardState cardState(Card card, HealthVerdict v, List<Alert> active) {
         HealthState state = HealthState.HEALTHY;
         String reason = "";
+        List<String> detail = new ArrayList<>(); // the tooltip: every reason and firing rule of the card
         for (HealthReason r : v.reasons()) {
-            if (concerns(card, r.code()) && r.state().compareTo(state) > 0) {
-                state = r.state();
-                reason = r.message();
+            if (concerns(card, r.code())) {
+                detail.add(r.state().wireName() + ": " + r.message());
+                if (r.state().compareTo(state) > 0) {
+                    state = r.state();
+                    reason = r.message();
+                }
             }
         }
         for (Alert a : active) {
             if (a.firing() && card == cardOf(a.rule())) {
                 HealthState s = a.rule().severity().equals("critical") ? HealthState.FAILING : HealthState.DEGRADED;
+                String text = "alert " + a.rule().name() + " firing: " + a.rule().summary();
+                detail.add(text);
                 if (s.compareTo(state) > 0) {
                     state = s;
-                    reason = "alert " + a.rule().name() + " firing: " + a.rule().summary();
+                    reason = text;
                 }
             }
         }
         if (card == Card.HEALTH && !v.reasons().isEmpty()) {
             reason = v.headline();
         }
-        return new CardState(state, reason);
+        return new CardState(state, reason, detail.size() > 1 ? String.join("\n", detail) : reason);
     }
 
     private static boolean concerns(Card card, String code) {

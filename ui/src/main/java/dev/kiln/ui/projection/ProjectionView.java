@@ -44,7 +44,7 @@ public final class ProjectionView extends VBox {
         header.setAlignment(Pos.CENTER_LEFT);
 
         dev.kiln.ui.health.HealthViewModel health = vm.health();
-        HBox cards = new HBox(12,
+        HBox cards = new HBox(8,
                 HealthCards.decorate(Cards.card("Health", Bindings.createStringBinding(() -> health.verdictProperty().get() == null
                         ? "–" : health.verdictProperty().get().state().wireName(), health.verdictProperty()), "projection-health"),
                         health.cardProperty(HealthViewModel.Card.HEALTH), "card-health"),
@@ -52,11 +52,14 @@ public final class ProjectionView extends VBox {
                         health.cardProperty(HealthViewModel.Card.AGE), "card-age"),
                 Cards.card("Revision", Bindings.createStringBinding(() -> text(vm, r -> Long.toString(r.revision())), vm.lastProperty()), "projection-revision"),
                 Cards.card("Contracts", Bindings.createStringBinding(() -> text(vm, r -> Integer.toString(r.leaves())), vm.lastProperty()), null),
-                Cards.card("Last tick", Bindings.createStringBinding(() -> text(vm, r -> String.format("%.1f ms", r.durationMillis())), vm.lastProperty()), null),
+                Cards.card("Last tick", Bindings.createStringBinding(() -> text(vm, r -> r.durationMillis() < 100 ? String.format("%.1f ms", r.durationMillis())
+                        : Math.round(r.durationMillis()) + " ms"), vm.lastProperty()), null),
                 Cards.card("Parsed / reused", Bindings.createStringBinding(() -> text(vm, r -> r.stats().parsed() + " / " + r.stats().reused()), vm.lastProperty()), null),
                 HealthCards.decorate(Cards.card("Failures", Bindings.createStringBinding(() -> text(vm, r -> Integer.toString(r.failures())), vm.lastProperty()), null),
                         health.cardProperty(HealthViewModel.Card.FAILURES), "card-failures"));
         cards.getChildren().forEach(c -> HBox.setHgrow(c, Priority.ALWAYS));
+        // the verdict's word ("degraded") is the widest value: its card keeps it whole, the others share the rest
+        ((javafx.scene.layout.Region) cards.getChildren().get(0)).setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
 
         // the watch's and the wake reasons' lines change with ticks: they do so without laying out the page
         SteadyLabel watchLine = new SteadyLabel();

@@ -205,6 +205,8 @@ public final class MainWindow implements AutoCloseable {
             model.pageProperty().addListener((obs, old, now) -> b.setSelected(now == p));
             bar.getChildren().add(b);
         }
+        // #29: firing alert rules as icon and count in the navigation; a click opens the Alerts panel (Projection page)
+        bar.getChildren().add(new dev.kiln.ui.health.AlertBadge(projection.health(), () -> model.navigate(Page.PROJECTION)));
         Region push = new Region();
         VBox.setVgrow(push, Priority.ALWAYS);
         Button theme = new Button();

@@ -119,6 +119,70 @@ class FleetViewModelTest {
     }
 
     @Test
+    void counts_byVerdict_ofTheWholeFleetWhateverTheFilter_namingEachGroup() {
+        answers.put("eval-1", judged(healthy(1, Duration.ZERO), HealthState.HEALTHY));
+        answers.put("eval-2", REFUSED);
+        answers.put("tick-1", judged(healthy(1, Duration.ZERO), HealthState.FAILING, "contract_failures 2 contracts failed"));
+        FleetViewModel vm = model(file);
+        vm.load();
+        vm.filter("eval");
+        FleetCounts c = vm.countsProperty().get();
+        assertThat(List.of(c.healthy(), c.degraded(), c.failing(), c.unreachable(), c.unknown())).containsExactly(1, 0, 1, 1, 0);
+        assertThat(c.failingCard().state()).isEqualTo(HealthState.FAILING);
+        assertThat(c.failingCard().reason()).isEqualTo("tick-1");
+        assertThat(c.failingCard().detail()).isEqualTo("tick-1: contract_failures 2 contracts failed");
+        assertThat(c.unreachableCard().state()).isEqualTo(HealthState.FAILING);
+        assertThat(c.unreachableCard().reason()).isEqualTo("eval-2");
+        assertThat(c.unreachableCard().detail()).startsWith("eval-2: ").contains("nothing listens there");
+        assertThat(c.degradedCard().state()).as("no daemon degraded: the card is not coloured").isEqualTo(HealthState.HEALTHY);
+        assertThat(c.degradedCard().reason()).isEmpty();
+        assertThat(c.healthyCard().reason()).isEqualTo("1 of 3");
+
+        answers.put("tick-1", judged(healthy(1, Duration.ZERO), HealthState.DEGRADED, "seed_stale 1 seed stale"));
+        advance(FleetViewModel.POLL);
+        c = vm.countsProperty().get();
+        assertThat(List.of(c.healthy(), c.degraded(), c.failing())).containsExactly(1, 1, 0);
+        assertThat(c.degradedCard().state()).isEqualTo(HealthState.DEGRADED);
+        assertThat(c.degradedCard().reason()).isEqualTo("tick-1");
+    }
+
+    @Test
+    void alertRules_overEachDaemonsSamples_fireOnItsRow_andRaiseItsTint() {
+        // judged healthy by its daemon, yet one of its three seeds is stale: KilnSeedStale (a warning) fires on it
+        answers.put("eval-1", judged(healthy(1, Duration.ZERO), HealthState.HEALTHY));
+        answers.put("eval-2", REFUSED);
+        answers.put("tick-1", judged(watchDegraded(3), HealthState.FAILING, "contract_failures 2 contracts failed"));
+        FleetViewModel vm = model(file);
+        vm.load();
+        FleetRow ok = vm.row("eval-1").orElseThrow();
+        assertThat(ok.verdictWord()).isEqualTo("healthy");
+        assertThat(ok.alerts()).extracting(r -> r.name()).containsExactly("KilnSeedStale");
+        assertThat(ok.tint()).as("a firing warning tints a healthy row degraded").isEqualTo("degraded");
+        assertThat(ok.alertsText()).isEqualTo("alerts firing: WARNING KilnSeedStale");
+        FleetRow broken = vm.row("tick-1").orElseThrow();
+        assertThat(broken.alerts()).extracting(r -> r.name()).contains("KilnContractFailures");
+        assertThat(broken.tint()).isEqualTo("failing");
+        assertThat(vm.row("eval-2").orElseThrow().alerts()).as("no answer, no samples").isEmpty();
+        assertThat(vm.row("eval-2").orElseThrow().tint()).isEqualTo("failing");
+    }
+
+    @Test
+    void aPollCycle_reachesTheShownRowsAsOneChange_inTheirOrder() {
+        answers.put("eval-1", healthy(1, Duration.ZERO));
+        answers.put("eval-2", healthy(1, Duration.ZERO));
+        answers.put("tick-1", healthy(1, Duration.ZERO));
+        FleetViewModel vm = model(file);
+        vm.load();
+        List<String> changes = new ArrayList<>();
+        vm.rows().addListener((javafx.collections.ListChangeListener<FleetRow>) ch -> changes.add(ch.toString()));
+        answers.put("eval-2", REFUSED);
+        answers.put("tick-1", judged(healthy(2, Duration.ZERO), HealthState.FAILING, "contract_failures 1 contract failed"));
+        advance(FleetViewModel.POLL);
+        assertThat(changes).as("three answers, one change of the table's list").hasSize(1);
+        assertThat(vm.rows()).extracting(FleetRow::name).containsExactly("eval-2", "tick-1", "eval-1");
+    }
+
+    @Test
     void ages_tickWithTheClock_withoutAskingAgain() {
         answers.put("eval-1", healthy(42, Duration.ofSeconds(3)));
         FleetViewModel vm = model(file);

@@ -60,7 +60,9 @@ class HealthCardsPageTest {
                 && alertsTitle.getText().contains("firing"));
         WaitForAsyncUtils.waitForFxEvents();
         assertThat(failuresState.getText()).isEqualTo("✖ FAILING");
-        assertThat(robot.lookup("#card-failures-reason").queryAs(Label.class).getText()).startsWith("1 contract failed: ").endsWith("/contract.json");
+        // the path would be cut on the card: its line is the reason's head, the whole reason in the card's tooltip
+        assertThat(robot.lookup("#card-failures-reason").queryAs(Label.class).getText()).isEqualTo("1 contract failed\u00a0…");
+        assertThat(robot.lookup("#card-health-reason").queryAs(Label.class).getText()).isEqualTo("1 contract failed\u00a0… (+1 more)");
         assertThat(robot.lookup("#card-health-state").queryAs(Label.class).getText()).isEqualTo("✖ FAILING");
         assertThat(robot.lookup("#projection-health").queryAs(Label.class).getText()).isEqualTo("failing");
         assertThat(robot.lookup("#card-age-state").queryAs(Label.class).getText()).isEqualTo("✔ OK");
@@ -69,16 +71,34 @@ class HealthCardsPageTest {
         assertThat(alertsTitle.getText()).isEqualTo("Alerts — 2 firing");
         assertThat(robot.lookup(".alert-row").queryAll()).hasSize(2);
 
+        // the navigation's badge: the firing rules' count; a click opens the Alerts panel from any page
+        javafx.scene.control.Button badge = robot.lookup("#alert-badge").queryAs(javafx.scene.control.Button.class);
+        assertThat(badge.isVisible()).isTrue();
+        assertThat(badge.getText()).isEqualTo("✖  2 alerts firing");
+        assertThat(badge.getStyleClass()).contains("alert-badge-critical");
+        robot.interact(() -> model.navigate(Page.FLEET));
+        robot.clickOn("#alert-badge");
+        WaitForAsyncUtils.waitForFxEvents();
+        assertThat(model.pageProperty().get()).isEqualTo(Page.PROJECTION);
+        assertThat(robot.lookup("#alerts-panel").query().isVisible()).isTrue();
+
         Path dir = Files.createDirectories(Path.of(System.getProperty("kiln.shots", "target/shots")));
-        for (int[] size : new int[][] {{1280, 800}, {1600, 1000}}) {
+        for (int[] size : new int[][] {{1180, 740}, {1600, 1000}}) {
             for (Theme t : Theme.values()) {
                 // a scene of that size, as kiln screenshot makes one (the headless screen is smaller than 1600x1000)
                 robot.interact(() -> model = KilnConsole.show(stage, layout, BACKGROUND, true, t, size[0], size[1]));
                 robot.interact(() -> model.navigate(Page.PROJECTION));
                 WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> robot.lookup("#alerts-title").queryAs(Label.class)
                         .getText().contains("2 firing"));
+                WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> robot.lookup("#card-failures-state").queryAs(Label.class)
+                        .getText().contains("FAILING"));
                 WaitForAsyncUtils.waitForFxEvents();
                 robot.interact(() -> {
+                    for (String id : new String[] {"#card-health-reason", "#card-failures-reason", "#card-age-reason"}) {
+                        Label l = robot.lookup(id).queryAs(Label.class);
+                        assertThat(l.getHeight()).as(id + " shows all its lines at " + size[0] + "x" + size[1] + ": " + l.getText())
+                                .isGreaterThanOrEqualTo(l.prefHeight(l.getWidth()) - 0.5);
+                    }
                     try {
                         dev.kiln.ui.util.PngSnapshot.write(stage.getScene(),
                                 dir.resolve("health-cards-" + t.key() + "-" + size[0] + "x" + size[1] + ".png"));

@@ -17,9 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
-import javafx.animation.AnimationTimer;
 import javafx.application.Platform;
 import javafx.stage.Stage;
 
@@ -48,7 +45,12 @@ public final class FleetLoad {
      * @param stop stops that daemon
      * @param start starts it again on its port; returns once it listens
      */
-    public record Options(Path listFile, Path local, int seconds, String restarted, Runnable stop, Runnable start) {
+    public record Options(Path listFile, Path local, int seconds, String restarted, Runnable stop, Runnable start,
+            boolean hotspots) {
+        /** Without the sampled window. */
+        public Options(Path listFile, Path local, int seconds, String restarted, Runnable stop, Runnable start) {
+            this(listFile, local, seconds, restarted, stop, start, false);
+        }
     }
 
     /**
@@ -85,16 +87,7 @@ public final class FleetLoad {
                 vm.lastCycleProperty().addListener((x, a, d) -> cycles.add(d.toNanos()));
                 return null;
             });
-            Pulses pulses = new Pulses(o.seconds() * PULSE_HZ * 2);
-            onFx(() -> {
-                pulses.start();
-                return null;
-            });
-            Thread.sleep(TimeUnit.SECONDS.toMillis(o.seconds()));
-            onFx(() -> {
-                pulses.stop();
-                return null;
-            });
+            ConsoleLoad.Pulses pulses = ConsoleLoad.time(o.seconds(), false);
             long[] gaps = pulses.gaps();
             Arrays.sort(gaps);
             long[] c = onFx(() -> cycles.stream().mapToLong(Long::longValue).sorted().toArray());
@@ -106,6 +99,12 @@ public final class FleetLoad {
             out.put("poll_cycles", c.length);
             out.put("poll_cycle_ms_p95", c.length == 0 ? Double.NaN : ms(c[(int) Math.min(c.length - 1, Math.ceil(c.length * 0.95) - 1)]));
             out.put("poll_cycle_ms_max", c.length == 0 ? Double.NaN : ms(c[c.length - 1]));
+            if (o.hotspots()) {
+                ConsoleLoad.Pulses sampled = ConsoleLoad.time(o.seconds(), true);
+                long[] s = sampled.gaps();
+                out.put("max_fx_stall_ms_sampled", s.length == 0 ? Double.NaN : ms(Arrays.stream(s).max().getAsLong()));
+                out.put("stall_hotspots", sampled.hotspots(8));
+            }
             out.put("daemons_up", onFx(() -> vm.allRows().stream().filter(r -> r.state() != FleetRow.State.DOWN).count()));
 
             // A restart: stopped, seen down, started again on its port: how long until its row is back.
@@ -132,42 +131,6 @@ public final class FleetLoad {
 
     private static double ms(long nanos) {
         return Math.round(nanos / 1e5) / 10.0;
-    }
-
-    /** Times the gap between successive pulses. */
-    private static final class Pulses {
-        private final long[] gaps;
-        private final AtomicInteger count = new AtomicInteger();
-        private final AtomicLong last = new AtomicLong();
-        private final AnimationTimer timer;
-
-        Pulses(int capacity) {
-            gaps = new long[capacity];
-            timer = new AnimationTimer() {
-                @Override
-                public void handle(long ignored) {
-                    long t = System.nanoTime();
-                    long prev = last.getAndSet(t);
-                    int i = count.get();
-                    if (prev != 0 && i < gaps.length) {
-                        gaps[i] = t - prev;
-                        count.set(i + 1);
-                    }
-                }
-            };
-        }
-
-        void start() {
-            timer.start();
-        }
-
-        void stop() {
-            timer.stop();
-        }
-
-        long[] gaps() {
-            return Arrays.copyOf(gaps, count.get());
-        }
     }
 
     // the FX hops are ConsoleLoad's: one way to wait for the console's thread in the bench home

@@ -1,0 +1,206 @@
+package dev.kiln.app.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kiln.core.fleet.DaemonEntry;
+import dev.kiln.core.fleet.DaemonList;
+import dev.kiln.core.fleet.FleetActions;
+import dev.kiln.core.serve.ProjectionDaemon;
+import dev.kiln.core.workspace.WorkspaceLayout;
+import dev.kiln.testkit.Await;
+import dev.kiln.testkit.DaemonTest;
+import dev.kiln.testkit.FxTest;
+import dev.kiln.testkit.ProcessTest;
+import dev.kiln.ui.KilnConsole;
+import dev.kiln.ui.fleet.FleetCounts;
+import dev.kiln.ui.fleet.FleetRow;
+import dev.kiln.ui.fleet.FleetView;
+import dev.kiln.ui.fleet.FleetViewModel;
+import dev.kiln.ui.shell.MainViewModel;
+import dev.kiln.ui.shell.Page;
+import dev.kiln.ui.shell.Theme;
+import dev.kiln.ui.util.FxBackground;
+import dev.kiln.ui.util.PngSnapshot;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import javafx.application.Platform;
+import javafx.scene.control.Label;
+import javafx.stage.Stage;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.testfx.api.FxRobot;
+import org.testfx.framework.junit5.ApplicationExtension;
+import org.testfx.framework.junit5.Start;
+
+/**
+ * The Fleet page over real daemons on loopback (in this JVM, each its own port and demo workspace): a healthy one
+ * (nothing wrong in its workspace), a degraded one (a seed never warmed), a failing one (a malformed contract) and a
+ * URL nothing listens on. The verdict cards count them, each row is coloured by its verdict with its reason, and a
+ * fleet probe of the three live ones draws its heat map; pictures in both themes at the default size and at
+ * 1600x1000 ({@code -Dkiln.shots=DIR}, default {@code target/shots}) for a person to look at.
+ */
+@DaemonTest @ProcessTest @FxTest
+@ExtendWith(ApplicationExtension.class)
+class FleetRealPicturesTest {
+    private static final FxBackground BACKGROUND = new FxBackground();
+    private static final Duration PATIENCE = Duration.ofSeconds(120);
+    private final List<ProjectionDaemon> daemons = new ArrayList<>();
+    private Stage stage;
+    private WorkspaceLayout local;
+
+    @Start
+    void start(Stage stage) throws Exception {
+        this.stage = stage;
+        Path dir = Files.createTempDirectory("kiln-fleet-real");
+        List<DaemonEntry> entries = new ArrayList<>();
+        String[] names = {"eval-ok", "eval-seed", "tick-broken"};
+        for (int i = 0; i < names.length; i++) {
+            Path ws = dir.resolve(names[i]);
+            assertThat(CliRun.kiln("demo", ws.toString(), "--contracts", "8").exit()).isZero();
+            if (i == 0) {
+                HealthStatusTest.healthyDemo(ws); // no malformed contract, no target: healthy
+            } else if (i == 1) {
+                dropMalformed(ws); // the never-warmed target stays: degraded (seed stale)
+            }
+            ProjectionDaemon d = ProjectionDaemon.builder(WorkspaceLayout.of(ws)).port(0).start();
+            daemons.add(d);
+            entries.add(new DaemonEntry(names[i], d.url(), Optional.of(d.tokenFile()), Optional.empty()));
+        }
+        for (ProjectionDaemon d : daemons) {
+            d.awaitFirstProjection(PATIENCE);
+        }
+        int closed;
+        try (ServerSocket s = new ServerSocket(0)) {
+            closed = s.getLocalPort();
+        }
+        entries.add(DaemonEntry.of("gone-1", "http://127.0.0.1:" + closed, "", ""));
+        Path list = dir.resolve("config").resolve(DaemonList.FILE);
+        DaemonList.update(list, l -> DaemonList.of(entries));
+        KilnConsole.daemonList(list);
+        Path localWs = dir.resolve("local");
+        assertThat(CliRun.kiln("demo", localWs.toString(), "--contracts", "5").exit()).isZero();
+        local = WorkspaceLayout.of(localWs);
+    }
+
+    private static void dropMalformed(Path ws) throws Exception {
+        com.fasterxml.jackson.databind.ObjectMapper m = new com.fasterxml.jackson.databind.ObjectMapper();
+        try (var s = Files.walk(ws.resolve("tasks"))) {
+            for (Path f : s.filter(p -> p.getFileName().toString().equals("contract.json")).toList()) {
+                try {
+                    m.readTree(f.toFile());
+                } catch (java.io.IOException e) {
+                    Files.delete(f);
+                }
+            }
+        }
+    }
+
+    @AfterEach
+    void stopDaemons() {
+        daemons.forEach(ProjectionDaemon::close);
+    }
+
+    @AfterAll
+    static void cleanUp() {
+        BACKGROUND.close();
+    }
+
+    @Test
+    void fleetPage_realHealthyDegradedFailingAndGone_cardsRowsAndAProbeHeatMap_bothThemesTwoSizes(FxRobot robot) throws Exception {
+        MainViewModel[] model = {null};
+        onFx(() -> model[0] = KilnConsole.show(stage, local, BACKGROUND, false, Theme.LIGHT, 1180, 740));
+        onFx(() -> {
+            model[0].navigate(Page.FLEET);
+            return null;
+        });
+        FleetViewModel vm = onFx(() -> ((FleetView) stage.getScene().lookup("#page-fleet")).model());
+        Await.await("every daemon judged", PATIENCE, () -> onFx(() -> vm.allRows().stream().noneMatch(r -> r.verdict().isEmpty())));
+        Map<String, String> verdicts = onFx(() -> {
+            Map<String, String> m = new HashMap<>();
+            vm.allRows().forEach(r -> m.put(r.name(), r.verdictWord()));
+            return m;
+        });
+        assertThat(verdicts).containsEntry("eval-ok", "healthy").containsEntry("eval-seed", "degraded")
+                .containsEntry("tick-broken", "failing").containsEntry("gone-1", "failing");
+        FleetCounts c = onFx(() -> vm.countsProperty().get());
+        assertThat(List.of(c.healthy(), c.degraded(), c.failing(), c.unreachable())).containsExactly(1, 1, 1, 1);
+        assertThat(onFx(() -> ((Label) stage.getScene().lookup("#fleet-failing-state")).getText())).isEqualTo("✖ FAILING");
+        assertThat(onFx(() -> ((Label) stage.getScene().lookup("#fleet-failing-reason")).getText())).isEqualTo("tick-broken");
+        assertThat(onFx(() -> ((Label) stage.getScene().lookup("#fleet-degraded-state")).getText())).isEqualTo("▲ DEGRADED");
+        FleetRow failing = onFx(() -> vm.row("tick-broken").orElseThrow());
+        assertThat(failing.healthText(java.time.Instant.now())).startsWith("failing: ").contains("contract");
+        assertThat(onFx(() -> vm.rows().get(0).verdictWord())).as("failing first").isEqualTo("failing");
+        // the default rules over each daemon's own samples: the broken contract's rule fires on its row, and tints it
+        assertThat(failing.alerts()).extracting(a -> a.name()).contains("KilnContractFailures");
+        assertThat(failing.tint()).isEqualTo("failing");
+        assertThat(onFx(() -> vm.row("eval-seed").orElseThrow().alerts())).extracting(a -> a.name()).contains("KilnSeedStale");
+        assertThat(onFx(() -> vm.row("eval-ok").orElseThrow().alerts())).isEmpty();
+        onFx(() -> {
+            for (javafx.scene.Node n : stage.getScene().getRoot().lookupAll(".table-row-cell")) {
+                if (n instanceof javafx.scene.control.TableRow<?> row && row.getItem() instanceof FleetRow r) {
+                    List<String> pseudo = row.getPseudoClassStates().stream().map(Object::toString).toList();
+                    assertThat(pseudo.contains("verdict-failing")).as("row of " + r.name() + " tinted failing").isEqualTo(r.tint().equals("failing"));
+                    assertThat(pseudo.contains("verdict-degraded")).as("row of " + r.name() + " tinted degraded").isEqualTo(r.tint().equals("degraded"));
+                }
+            }
+            return null;
+        });
+
+        // a fleet probe of the failing one and the gone one (the healthy and the degraded stay as they are for the
+        // pictures): the demo's three servers on the one, a row that says why on the other
+        onFx(() -> {
+            vm.choose("tick-broken", true);
+            vm.choose("gone-1", true);
+            assertThat(vm.runAction(FleetActions.Kind.PROBE)).isEmpty();
+            return null;
+        });
+        Await.await("the fleet probe ended", Duration.ofMinutes(4), () -> onFx(() -> !vm.actionRunningProperty().get()));
+        Map<String, FleetActions.State> ended = onFx(() -> {
+            Map<String, FleetActions.State> m = new HashMap<>();
+            vm.progress().forEach(p -> m.put(p.name(), p.state()));
+            return m;
+        });
+        assertThat(ended).containsEntry("tick-broken", FleetActions.State.DONE).containsEntry("gone-1", FleetActions.State.FAILED);
+        assertThat(onFx(() -> vm.heatServers())).hasSize(3);
+
+        Path shots = Files.createDirectories(Path.of(System.getProperty("kiln.shots", "target/shots")));
+        for (int[] size : new int[][] {{1180, 740}, {1600, 1000}}) {
+            for (Theme t : Theme.values()) {
+                onFx(() -> {
+                    model[0] = KilnConsole.show(stage, local, BACKGROUND, false, t, size[0], size[1]);
+                    model[0].navigate(Page.FLEET);
+                    return null;
+                });
+                Await.await("the page over every daemon", PATIENCE, () -> onFx(() -> stage.getScene().lookup("#fleet-heat-tick-broken-"
+                        + vm.heatServers().get(0)) != null && ((FleetView) stage.getScene().lookup("#page-fleet")).model().rows().size() == 4));
+                Thread.sleep(500);
+                onFx(() -> {
+                    stage.getScene().getRoot().applyCss();
+                    stage.getScene().getRoot().layout();
+                    PngSnapshot.write(stage.getScene(), shots.resolve("fleet-real-" + t.key() + "-" + size[0] + "x" + size[1] + ".png"));
+                    return null;
+                });
+            }
+        }
+    }
+
+    private static <T> T onFx(java.util.concurrent.Callable<T> c) {
+        java.util.concurrent.FutureTask<T> t = new java.util.concurrent.FutureTask<>(c);
+        Platform.runLater(t);
+        try {
+            return t.get(60, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+}
