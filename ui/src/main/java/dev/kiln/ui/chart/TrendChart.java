@@ -82,6 +82,7 @@ public final class TrendChart extends Region {
     private ChartZoom zoom;
     private int hovered = -1;
     private double dragStart = Double.NaN;
+    private long dragStartTime; // the time under the press: the live window moves on while the drag lasts
     // the plot's corners as drawn last, for the pointer
     private double plotLeft;
     private double plotRight;
@@ -248,6 +249,11 @@ public final class TrendChart extends Region {
         dev.kiln.ui.util.PngSnapshot.write(snapshot(null, null), file);
     }
 
+    /** Where point {@code i} is drawn, in this chart's coordinates {x, y of the plot's middle} (for tests and pointers). */
+    public double[] pointAt(int i) {
+        return new double[] {canvas.getLayoutX() + xOf(data.at(i)), canvas.getLayoutY() + (plotTop + plotBottom) / 2};
+    }
+
     /** The times the plot shows now: the zoom, else the whole window. */
     private long from() {
         return zoom != null ? zoom.from() : windowFrom;
@@ -297,6 +303,7 @@ public final class TrendChart extends Region {
     private void pressed(MouseEvent e) {
         if (e.getButton() == MouseButton.PRIMARY && e.getX() >= plotLeft && e.getX() <= plotRight) {
             dragStart = e.getX();
+            dragStartTime = timeAt(dragStart);
         }
     }
 
@@ -318,7 +325,7 @@ public final class TrendChart extends Region {
         dragStart = Double.NaN;
         band.setVisible(false);
         if (Math.abs(e.getX() - start) >= 6) {
-            ChartZoom.dragged(timeAt(start), timeAt(e.getX())).ifPresent(this::setZoom);
+            ChartZoom.dragged(dragStartTime, timeAt(e.getX())).ifPresent(this::setZoom);
         }
     }
 
