@@ -139,7 +139,7 @@ public final class TrendChart extends Region {
         axisProbe.textFillProperty().addListener(o -> draw());
         axisProbe.fontProperty().addListener(o -> draw());
         gridProbe.backgroundProperty().addListener(o -> draw());
-        getChildren().addAll(canvas, legend, axisProbe, gridProbe, band, hoverBox, reset);
+        getChildren().addAll(canvas, legend, axisProbe, gridProbe, band, reset, hoverBox); // the hover box over all
         idProperty().addListener((o, a, id) -> {
             for (int i = 0; i < legendItems.length; i++) {
                 legendItems[i].setId(id == null ? null : id + "-legend-" + i);
@@ -241,7 +241,7 @@ public final class TrendChart extends Region {
 
     /** The hover box's text now; empty when the pointer is not over a point. */
     public String hoverText() {
-        return hoverBox.isVisible() ? hoverBox.getText() : "";
+        return hoverBox.isVisible() && hovered >= 0 && hovered < data.size() ? data.describe(hovered, names, shown, zone) : "";
     }
 
     /** Writes the chart as it is drawn now (with its legend) as a PNG. */
@@ -291,13 +291,34 @@ public final class TrendChart extends Region {
     }
 
     private void showHover() {
-        hoverBox.setText(data.describe(hovered, names, shown, zone));
+        hoverBox.setText(columns(data.describe(hovered, names, shown, zone)));
         hoverBox.setVisible(true);
         hoverBox.autosize();
-        double x = xOf(data.at(hovered));
+        double x = canvas.getLayoutX() + xOf(data.at(hovered));
         double w = hoverBox.getWidth();
         double left = x + 10 + w > getWidth() ? x - 10 - w : x + 10;
-        hoverBox.relocate(Math.max(0, left), Math.max(0, plotTop));
+        hoverBox.relocate(Math.max(0, left), Math.max(0, Math.min(plotTop, getHeight() - hoverBox.getHeight())));
+    }
+
+    /** The hover text with more than three series in two columns, so the box fits a chart's height. */
+    private static String columns(String described) {
+        String[] lines = described.split("\n");
+        if (lines.length <= 4) {
+            return described;
+        }
+        int half = (lines.length - 1 + 1) / 2;
+        int width = 0;
+        for (int i = 1; i <= half; i++) {
+            width = Math.max(width, lines[i].length());
+        }
+        StringBuilder b = new StringBuilder(lines[0]);
+        for (int i = 1; i <= half; i++) {
+            b.append('\n').append(lines[i]);
+            if (i + half < lines.length) {
+                b.append(" ".repeat(width - lines[i].length() + 3)).append(lines[i + half]);
+            }
+        }
+        return b.toString();
     }
 
     private void pressed(MouseEvent e) {

@@ -105,7 +105,10 @@ public final class ContractsView extends VBox {
                 pseudoClassStateChanged(SEVERITY_BAD, shows && row.state().equals("unreadable"));
                 pseudoClassStateChanged(SEVERITY_WARN, shows && !row.state().equals("unreadable")
                         && (row.flagged() || row.deadline().endsWith("overdue")));
-                setTooltip(shows && row.changed() ? CHANGED_TIP : null);
+                javafx.scene.control.Tooltip tip = shows && row.changed() ? CHANGED_TIP : null;
+                if (getTooltip() != tip) {
+                    setTooltip(tip); // installing a tooltip is not free: only when it changes (a replay updates rows every pulse)
+                }
             }
         });
         // the details pane follows the selected row, and closes when the row goes (filtered out, deleted)

@@ -182,12 +182,19 @@ class ChartQuestionsTest {
         robot.interact(() -> robot.lookup("#contracts-filter").queryAs(javafx.scene.control.TextField.class).setText(""));
 
         // every flagged row edited: after that revision, changed rows still show their severity (tint and marker)
+        robot.interact(() -> robot.lookup("#contracts-flagged").queryAs(javafx.scene.control.CheckBox.class).setSelected(false));
         for (String legacy : demo.legacyIds()) {
             edit(workspace.resolve(legacy));
         }
+        List<Path> all;
+        try (var files = Files.walk(workspace.resolve("tasks"))) {
+            all = files.filter(f -> f.endsWith("contract.json")).sorted().toList();
+        }
+        for (int i = 0; i < 12; i++) {
+            edit(all.get(i)); // rows at the top of the table, overdue ones among them
+        }
         WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> fx(() -> rowsWith(table, "changed", "severity-warn")) >= 1);
         shoot(robot, "contracts-severity-changed", () -> { });
-        robot.interact(() -> robot.lookup("#contracts-flagged").queryAs(javafx.scene.control.CheckBox.class).setSelected(false));
     }
 
     /** Table rows on screen that carry both pseudo-classes. */
