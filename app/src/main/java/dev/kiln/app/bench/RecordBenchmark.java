@@ -56,6 +56,9 @@ public final class RecordBenchmark implements Callable<Integer> {
     @Option(names = "--replay-seconds", paramLabel = "S", description = "Wall seconds of replay at 60x timed for FX stalls (default: ${DEFAULT-VALUE}; 0: none).")
     int replaySeconds = 20;
 
+    @Option(names = "--hotspots", description = "After the timed replay, sample the FX thread's stack in late pulses for as long again (stall_hotspots).")
+    boolean hotspots;
+
     @Option(names = "--json", description = "Print compact JSON.")
     boolean json;
 
@@ -183,7 +186,7 @@ public final class RecordBenchmark implements Callable<Integer> {
                 / parse[parse.length / 2], 2));
         out.put("record_wall_seconds", round(recordSeconds, 1));
         if (replaySeconds > 0) {
-            out.putAll(UiBenchmark.replay(file, 60, replaySeconds)); // the one benchmark class that may load JavaFX
+            out.putAll(UiBenchmark.replay(file, 60, replaySeconds, hotspots)); // the one benchmark class that may load JavaFX
             out.put("target_max_fx_stall_ms", 16.0);
         }
         out.put("load_average", loadAverage());

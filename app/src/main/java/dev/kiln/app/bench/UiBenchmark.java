@@ -130,8 +130,8 @@ public final class UiBenchmark implements Callable<Integer> {
      * For {@code kiln bench record}: a recording replayed in the console headless at {@code speed} for {@code seconds},
      * its FX pulse gaps ({@code dev.kiln.app.bench.fx.ReplayLoad}). Here because this is the benchmark class that may load JavaFX.
      */
-    static Map<String, Object> replay(Path recording, double speed, int seconds) throws Exception {
-        return dev.kiln.app.bench.fx.ReplayLoad.run(recording, speed, seconds);
+    static Map<String, Object> replay(Path recording, double speed, int seconds, boolean hotspots) throws Exception {
+        return dev.kiln.app.bench.fx.ReplayLoad.run(recording, speed, seconds, hotspots);
     }
 
     /** Rewrites contracts round-robin at a steady rate on its own thread, as a busy team's edits would. */

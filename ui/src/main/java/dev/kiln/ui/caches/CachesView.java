@@ -80,8 +80,8 @@ public final class CachesView extends VBox {
         cards.getChildren().forEach(c -> HBox.setHgrow(c, Priority.ALWAYS));
 
         charts = new LiveCharts<>(vm::buckets, CachesViewModel.Bucket::secondsAgo, () -> vm.chartWindowProperty().get().span(),
-                ChartWindow.BUCKETS, () -> { }).chartHeight(185);
-        Label caption = new Label("Live, newest on the right");
+                ChartWindow.BUCKETS, () -> { }).clock(vm::now, vm::observedFrom).chartHeight(185);
+        Label caption = new Label("Live · hover for values, drag to zoom");
         caption.getStyleClass().add("text-muted");
         HBox chartHead = new HBox(10, ProjectionCharts.windowPicker(vm.chartWindowProperty()), caption);
         chartHead.setAlignment(Pos.CENTER_LEFT);
@@ -159,6 +159,7 @@ public final class CachesView extends VBox {
         error.setWrapText(true);
 
         TableView<EntryRow> held2 = new TableView<>(vm.entries());
+        dev.kiln.ui.util.TableExport.install(held2, "archive-entries");
         held2.setId("caches-entries");
         held2.getStyleClass().addAll("dense", "striped");
         held2.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_FLEX_LAST_COLUMN);
@@ -172,6 +173,7 @@ public final class CachesView extends VBox {
         held2.setPlaceholder(new Label("The archive cache holds nothing yet. Get an archive above; ask again to see a hit."));
 
         TableView<ArchiveEvent> table = new TableView<>(vm.activity());
+        dev.kiln.ui.util.TableExport.install(table, "archive-activity");
         table.setId("caches-activity");
         table.getStyleClass().addAll("dense", "striped");
         table.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_FLEX_LAST_COLUMN);

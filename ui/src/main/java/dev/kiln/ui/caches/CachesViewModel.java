@@ -110,6 +110,10 @@ public final class CachesViewModel {
     public CachesViewModel(Engine engine, Background background) {
         this.engine = engine;
         this.background = background;
+        // before the page was open nothing was seen: its charts draw that time as a gap, not as "0 % hits"
+        java.time.Instant opened = engine.clock().instant();
+        parse.observeFrom(opened);
+        archive.observeFrom(opened);
     }
 
     /** Reads the archive cache's counters and entries now (the page calls it when it opens). */
@@ -169,6 +173,16 @@ public final class CachesViewModel {
         if (archiveChanged) {
             refreshEntries();
         }
+    }
+
+    /** Where the charts end: the engine's clock (a replay's position). */
+    public java.time.Instant now() {
+        return engine.clock().instant();
+    }
+
+    /** Since when the charts' samples were watched for. */
+    public java.time.Instant observedFrom() {
+        return parse.observedFrom();
     }
 
     /** The charts' buckets now, over the chosen window. */

@@ -1,6 +1,7 @@
 package dev.kiln.ui.chart;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -10,9 +11,13 @@ import javafx.animation.Animation;
 import javafx.animation.KeyFrame;
 import javafx.animation.Timeline;
 import javafx.scene.Node;
+import javafx.scene.control.Alert;
+import javafx.scene.control.ContextMenu;
+import javafx.scene.control.MenuItem;
 import javafx.scene.control.Label;
 import javafx.scene.layout.Priority;
 import javafx.scene.layout.VBox;
+import javafx.stage.FileChooser;
 
 /**
  * Live charts over a time window, fed from a view model's buckets (oldest first, a fixed number of them), each a
@@ -47,6 +52,8 @@ public final class LiveCharts<B> {
         }
     };
     private double chartHeight = 138;
+    private Supplier<Instant> now = Instant::now;
+    private Supplier<Instant> observedFrom = () -> null;
 
     /**
      * @param buckets the buckets now (called once per redraw)
@@ -120,6 +127,17 @@ public final class LiveCharts<B> {
         return buckets.get();
     }
 
+    /**
+     * The clock the buckets end at ({@code now}: the engine's, a replay's position) and since when anything was
+     * watched ({@code observedFrom}, or null): buckets that end before it show as a gap, not as 0 — the minutes
+     * before the console was open saw nothing.
+     */
+    public LiveCharts<B> clock(Supplier<Instant> now, Supplier<Instant> observedFrom) {
+        this.now = now;
+        this.observedFrom = observedFrom;
+        return this;
+    }
+
     /** The height of the charts made from now on (default 138). */
     public LiveCharts<B> chartHeight(double height) {
         this.chartHeight = height;
@@ -145,12 +163,7 @@ public final class LiveCharts<B> {
         return new double[] {10 * decade, 5 * decade};
     }
 
-    /** Seconds between x ticks: round numbers a person reads at a glance (10 s, 2 min, 10 min). */
-    static double tickUnit(double spanSeconds) {
-        return spanSeconds <= 60 ? 10 : spanSeconds <= 600 ? 120 : spanSeconds <= 3600 ? 600 : Math.ceil(spanSeconds / 6 / 60) * 60;
-    }
-
-    /** A line chart, one line per entry of {@code series} (in its order); NaN draws as 0. */
+    /** A line chart, one line per entry of {@code series} (in its order); NaN draws as a gap. */
     public VBox line(String title, String id, Map<String, ToDoubleFunction<B>> series) {
         return dress(TrendChart.Kind.LINE, title, id, series, Double.NaN);
     }
@@ -180,41 +193,57 @@ public final class LiveCharts<B> {
         chart.setMinHeight(100);
         chart.getStyleClass().add("kiln-chart");
         redraws.add(bs -> {
+            Instant end = now.get();
+            Instant since = observedFrom.get();
+            long endMillis = end.toEpochMilli();
             int n = Math.min(points, bs.size());
-            double[] ago = new double[n];
+            long[] at = new long[n];
             double[][] ys = new double[names.size()][n];
-            double[] sums = new double[n];
-            double max = 0;
             for (int i = 0; i < n; i++) {
                 B b = bs.get(i);
-                ago[i] = secondsAgo.applyAsDouble(b);
+                at[i] = endMillis - Math.round(secondsAgo.applyAsDouble(b) * 1000);
+                boolean seen = since == null || at[i] >= since.toEpochMilli();
                 for (int s = 0; s < names.size(); s++) {
-                    double v = values.get(s).applyAsDouble(b);
-                    ys[s][i] = v;
-                    double shown = Double.isNaN(v) ? 0 : v;
-                    sums[i] += shown;
-                    max = Math.max(max, kind == TrendChart.Kind.STACKED ? sums[i] : shown);
+                    ys[s][i] = seen ? values.get(s).applyAsDouble(b) : Double.NaN;
                 }
             }
-            double s = span.get().toMillis() / 1000.0;
-            // Nothing to show yet: an axis from 0 to 1, not a collapsed one labelled only "0".
-            double[] scale = Double.isNaN(fixedUpper) ? roundScale(max) : new double[] {fixedUpper, fixedUpper / 4};
-            chart.show(ago, ys, s, tickUnit(s), scale[0], scale[1], LiveCharts::agoLabel);
+            chart.show(ChartData.of(at, ys), endMillis - span.get().toMillis(), endMillis, fixedUpper);
         });
         Label t = new Label(title);
         t.getStyleClass().add("kiln-chart-title");
         VBox box = new VBox(2, t, chart);
         box.getStyleClass().add("kiln-chart-box");
+        box.setOnContextMenuRequested(e -> {
+            menu(box, chart, title).show(box, e.getScreenX(), e.getScreenY());
+            e.consume();
+        });
         VBox.setVgrow(chart, Priority.ALWAYS);
         return box;
     }
 
-    /** An x tick: "now", "−30 s", "−10 min", "−1.5 min". */
-    static String agoLabel(double secondsAgo) {
-        long s = Math.round(secondsAgo);
-        if (s == 0) {
-            return "now";
-        }
-        return s < 120 ? "−" + s + " s" : s % 60 == 0 ? "−" + s / 60 + " min" : "−" + Math.round(s / 6.0) / 10.0 + " min";
+    /** The chart's context menu: export as PNG, reset the zoom, show every series. */
+    private static ContextMenu menu(VBox box, TrendChart chart, String title) {
+        MenuItem png = new MenuItem("Export chart as PNG…");
+        png.setOnAction(e -> {
+            FileChooser choose = new FileChooser();
+            choose.setTitle("Export " + title);
+            choose.setInitialFileName(chart.getId() == null ? "chart.png" : chart.getId() + ".png");
+            choose.getExtensionFilters().add(new FileChooser.ExtensionFilter("PNG image", "*.png"));
+            java.io.File f = choose.showSaveDialog(box.getScene() == null ? null : box.getScene().getWindow());
+            if (f != null) {
+                try {
+                    dev.kiln.ui.util.PngSnapshot.write(box.snapshot(null, null), f.toPath());
+                } catch (java.io.IOException ex) {
+                    new Alert(Alert.AlertType.ERROR, "The chart could not be written to " + f + ": " + ex.getMessage()
+                            + ". Choose another place and try again.").show();
+                }
+            }
+        });
+        MenuItem reset = new MenuItem("Reset zoom");
+        reset.setDisable(chart.zoom().isEmpty());
+        reset.setOnAction(e -> chart.resetZoom());
+        MenuItem all = new MenuItem("Show every series");
+        all.setOnAction(e -> chart.seriesNames().forEach(s -> chart.setSeriesShown(s, true)));
+        return new ContextMenu(png, reset, all);
     }
 }

@@ -22,6 +22,7 @@ public final class SampleHistory<S> {
     private final Duration keep;
     private final int maxSamples;
     private final ArrayDeque<Timed<S>> samples = new ArrayDeque<>();
+    private Instant observedFrom;
 
     public SampleHistory(Duration keep, int maxSamples) {
         if (keep.isNegative() || keep.isZero()) {
@@ -36,10 +37,28 @@ public final class SampleHistory<S> {
 
     /** Adds a sample taken at {@code at} (in time order) and drops what is older than {@code keep} before it. */
     public void add(Instant at, S sample) {
+        if (observedFrom == null) {
+            observedFrom = at;
+        }
         samples.addLast(new Timed<>(at, sample));
         Instant oldest = at.minus(keep);
         while (samples.size() > maxSamples || samples.peekFirst().at().isBefore(oldest)) {
             samples.removeFirst();
+        }
+    }
+
+    /**
+     * Since when samples were watched for: set by {@link #observeFrom}, else the first sample's time; null before
+     * either. A chart draws the time before it as a gap: nothing was seen there, which is not 0.
+     */
+    public Instant observedFrom() {
+        return observedFrom;
+    }
+
+    /** Samples were watched for from {@code at} on (the console opened, a page started listening). */
+    public void observeFrom(Instant at) {
+        if (observedFrom == null || at.isBefore(observedFrom)) {
+            observedFrom = at;
         }
     }
 

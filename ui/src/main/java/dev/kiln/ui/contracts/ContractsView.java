@@ -61,7 +61,12 @@ public final class ContractsView extends VBox {
         filter.setMaxWidth(420);
         Region grow = new Region();
         HBox.setHgrow(grow, Priority.ALWAYS);
-        HBox tools = new HBox(10, filter, flagged, grow, busy, heal, refresh);
+        Label matches = new Label();
+        matches.setId("contracts-matches");
+        matches.getStyleClass().add("text-muted");
+        matches.textProperty().bind(vm.matchCountProperty());
+        matches.setMinWidth(Region.USE_PREF_SIZE);
+        HBox tools = new HBox(10, filter, matches, flagged, grow, busy, heal, refresh);
         tools.setAlignment(Pos.CENTER_LEFT);
         VBox header = new VBox(10, heading, tools);
 
@@ -70,6 +75,7 @@ public final class ContractsView extends VBox {
         notice.setId("contracts-notice");
 
         TableView<ContractRow> table = new TableView<>(vm.shownRows());
+        dev.kiln.ui.util.TableExport.install(table, "contracts");
         table.setId("contracts-table");
         table.getStyleClass().addAll("dense", "striped");
         // The dense rows' own height, fixed: a table that changes every tick then skips re-measuring rows in each layout.
@@ -93,12 +99,27 @@ public final class ContractsView extends VBox {
             @Override
             protected void updateItem(ContractRow row, boolean empty) {
                 super.updateItem(row, empty);
-                pseudoClassStateChanged(CHANGED, !empty && row != null && row.changed());
+                boolean shows = !empty && row != null;
+                // the change is a marker at the row's edge, the severity its tint: one never wipes out the other
+                pseudoClassStateChanged(CHANGED, shows && row.changed());
+                pseudoClassStateChanged(SEVERITY_BAD, shows && row.state().equals("unreadable"));
+                pseudoClassStateChanged(SEVERITY_WARN, shows && !row.state().equals("unreadable")
+                        && (row.flagged() || row.deadline().endsWith("overdue")));
+                javafx.scene.control.Tooltip tip = shows && row.changed() ? CHANGED_TIP : null;
+                if (getTooltip() != tip) {
+                    setTooltip(tip); // installing a tooltip is not free: only when it changes (a replay updates rows every pulse)
+                }
             }
         });
+        // the details pane follows the selected row, and closes when the row goes (filtered out, deleted)
         table.getSelectionModel().selectedItemProperty().addListener((o, a, row) -> {
-            if (row != null) {
+            if (row != null || !table.getItems().contains(vm.selectedProperty().get())) {
                 vm.select(row);
+            }
+        });
+        vm.selectedProperty().addListener((o, a, row) -> {
+            if (row != null && table.getSelectionModel().getSelectedItem() != row && table.getItems().contains(row)) {
+                table.getSelectionModel().select(row); // the same file's new row after a tick
             }
         });
         // Changed rows glow for a moment after a tick, then settle.
@@ -116,6 +137,9 @@ public final class ContractsView extends VBox {
     }
 
     private static final javafx.css.PseudoClass CHANGED = javafx.css.PseudoClass.getPseudoClass("changed");
+    private static final javafx.css.PseudoClass SEVERITY_BAD = javafx.css.PseudoClass.getPseudoClass("severity-bad");
+    private static final javafx.css.PseudoClass SEVERITY_WARN = javafx.css.PseudoClass.getPseudoClass("severity-warn");
+    private static final javafx.scene.control.Tooltip CHANGED_TIP = new javafx.scene.control.Tooltip("Changed in the last tick");
 
     /** The selected contract: its file, how the last tick got it, and its JSON as on disk. */
     private static VBox details(ContractsViewModel vm, TableView<ContractRow> table) {

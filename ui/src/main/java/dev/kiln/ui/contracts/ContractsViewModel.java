@@ -59,12 +59,26 @@ public final class ContractsViewModel {
     private final javafx.beans.property.ReadOnlyIntegerWrapper changedCount = new javafx.beans.property.ReadOnlyIntegerWrapper(0);
     private final ReadOnlyObjectWrapper<ContractRow> selected = new ReadOnlyObjectWrapper<>();
     private final ReadOnlyStringWrapper details = new ReadOnlyStringWrapper("");
+    private final ReadOnlyStringWrapper matchCount = new ReadOnlyStringWrapper("");
 
     public ContractsViewModel(Engine engine, Background background) {
         this.engine = engine;
         this.background = background;
         filter.addListener((o, a, b) -> applyFilter());
         flaggedOnly.addListener((o, a, b) -> applyFilter());
+        shown.addListener((javafx.collections.ListChangeListener<ContractRow>) c -> countMatches());
+    }
+
+    /** "42 of 10,000 match" while a filter hides rows, else "10,000 rows"; updated with the rows. */
+    private void countMatches() {
+        boolean filtering = flaggedOnly.get() || (filter.get() != null && !filter.get().isBlank());
+        matchCount.set(filtering ? String.format(Locale.ROOT, "%,d of %,d match", shown.size(), all.size())
+                : String.format(Locale.ROOT, "%,d row%s", all.size(), all.size() == 1 ? "" : "s"));
+    }
+
+    /** How many rows the filter lets through, of how many: "42 of 10,000 match". */
+    public ReadOnlyStringProperty matchCountProperty() {
+        return matchCount.getReadOnlyProperty();
     }
 
     /** Runs a manual projection tick in the background and shows its snapshot. */
@@ -248,6 +262,7 @@ public final class ContractsViewModel {
      * all 10,000 re-filtered and re-drew every row each tick (kiln bench ui).
      */
     private void apply(ContractSnapshot snapshot, Built built, int version) {
+        ContractRow sel = selected.get(); // before the rows change: a table clears its selection when its row is replaced
         shownSnapshot = snapshot;
         loading.set(false);
         error.set("");
@@ -261,7 +276,6 @@ public final class ContractsViewModel {
         }
         allVersion++;
         changedCount.set(built.changed());
-        ContractRow sel = selected.get();
         if (sel != null) {
             built.rows().stream().filter(r -> r.file().equals(sel.file())).findFirst().ifPresentOrElse(this::select, () -> select(null));
         }
@@ -383,6 +397,11 @@ public final class ContractsViewModel {
         shown.setPredicate(r -> (!flagged || r.flagged())
                 && (needle.isEmpty() || (r.file() + " " + r.declaredId() + " " + r.state() + " " + r.status() + " " + r.title())
                         .toLowerCase(Locale.ROOT).contains(needle)));
+        countMatches();
+        ContractRow sel = selected.get();
+        if (sel != null && !shown.contains(sel)) {
+            select(null); // the filter hid it: the details pane does not keep a row the table no longer shows
+        }
     }
 
     public ObservableList<ContractRow> rows() {

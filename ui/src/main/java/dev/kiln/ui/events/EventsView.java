@@ -47,6 +47,7 @@ public final class EventsView extends VBox {
         header.setAlignment(Pos.CENTER_LEFT);
 
         TableView<EventRow> table = new TableView<>(vm.shownRows());
+        dev.kiln.ui.util.TableExport.install(table, "events");
         table.setId("events-table");
         table.getStyleClass().addAll("dense", "striped");
         // The dense rows' own height, fixed: a table that changes every tick then skips re-measuring rows in each layout.

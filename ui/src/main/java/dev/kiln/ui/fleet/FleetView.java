@@ -71,6 +71,7 @@ public final class FleetView extends VBox {
         listError.visibleProperty().bind(listError.managedProperty());
 
         table = new TableView<>(vm.rows());
+        dev.kiln.ui.util.TableExport.install(table, "fleet");
         table.setId("fleet-table");
         table.getStyleClass().addAll("striped", "dense", "fleet-table");
         // the figures keep their widths; the window's width goes to the Health column (the verdict and its reasons)
@@ -384,6 +385,7 @@ public final class FleetView extends VBox {
         head.setWrapText(true);
 
         TableView<FleetActions.Progress> runs = new TableView<>(vm.progress());
+        dev.kiln.ui.util.TableExport.install(runs, "fleet-runs");
         runs.setId("fleet-progress");
         runs.getStyleClass().addAll("dense", "fleet-table");
         runs.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_FLEX_LAST_COLUMN);

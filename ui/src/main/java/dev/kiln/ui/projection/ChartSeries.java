@@ -56,6 +56,16 @@ public final class ChartSeries {
         samples.add(r.at(), new Sample(r.at(), r.durationMillis(), r.stats().parsed(), r.stats().reused(), r.reason(), r.changed()));
     }
 
+    /** Since when ticks were watched for (see {@link SampleHistory#observedFrom}); null before. */
+    public Instant observedFrom() {
+        return samples.observedFrom();
+    }
+
+    /** Ticks were watched for from {@code at} on. */
+    public void observeFrom(Instant at) {
+        samples.observeFrom(at);
+    }
+
     /** Samples held (for the memory bound). */
     public int size() {
         return samples.size();

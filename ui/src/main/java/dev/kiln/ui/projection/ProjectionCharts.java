@@ -29,9 +29,9 @@ public final class ProjectionCharts extends VBox {
         setId("projection-charts");
         setSpacing(8);
         charts = new LiveCharts<>(vm::buckets, ChartSeries.Bucket::secondsAgo, () -> vm.chartWindowProperty().get().span(),
-                ChartWindow.BUCKETS, vm::refreshClock);
+                ChartWindow.BUCKETS, vm::refreshClock).clock(vm::now, () -> vm.series().observedFrom());
 
-        Label caption = new Label("Live, newest on the right");
+        Label caption = new Label("Live · hover for values, drag to zoom");
         caption.getStyleClass().add("text-muted");
         HBox head = new HBox(10, windowPicker(vm.chartWindowProperty()), caption);
         head.setAlignment(Pos.CENTER_LEFT);

@@ -103,6 +103,7 @@ public final class ProjectionView extends VBox {
         degraded.visibleProperty().bind(degraded.managedProperty());
 
         TableView<TickResult> table = new TableView<>(vm.history());
+        dev.kiln.ui.util.TableExport.install(table, "ticks");
         table.setId("projection-ticks");
         table.getStyleClass().addAll("dense", "striped");
         // The dense rows' own height, fixed: a table that changes every tick then skips re-measuring rows in each layout.

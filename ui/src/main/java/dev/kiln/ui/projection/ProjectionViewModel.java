@@ -58,6 +58,7 @@ public final class ProjectionViewModel {
         this.background = background;
         this.staleness = new StalenessViewModel(engine, background);
         this.health = new dev.kiln.ui.health.HealthViewModel(engine, background, dev.kiln.core.alert.AlertRules.defaults());
+        series.observeFrom(engine.clock().instant()); // before the page was open nothing was seen: a gap, not 0
     }
 
     private final dev.kiln.ui.health.HealthViewModel health;
@@ -184,6 +185,11 @@ public final class ProjectionViewModel {
     /** How far back the charts look. */
     public javafx.beans.property.ObjectProperty<ChartWindow> chartWindowProperty() {
         return chartWindow;
+    }
+
+    /** Where the charts end: the engine's clock (a replay's position). */
+    public java.time.Instant now() {
+        return engine.clock().instant();
     }
 
     /** The charts' buckets now, over the chosen window. */

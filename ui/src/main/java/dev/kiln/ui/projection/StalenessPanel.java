@@ -73,6 +73,7 @@ public final class StalenessPanel extends VBox {
         error.visibleProperty().bind(error.managedProperty());
 
         TableView<StalenessViewModel.Row> table = new TableView<>(vm.rows());
+        dev.kiln.ui.util.TableExport.install(table, "staleness");
         table.setId("staleness-differences");
         table.getStyleClass().addAll("dense", "striped");
         table.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_FLEX_LAST_COLUMN);

@@ -62,6 +62,7 @@ public final class SeedsView extends VBox {
         uv.visibleProperty().bind(uv.managedProperty());
 
         TableView<TargetRow> seeds = new TableView<>(vm.rows());
+        dev.kiln.ui.util.TableExport.install(seeds, "seeds");
         seeds.setId("seeds-table");
         seeds.getStyleClass().addAll("dense", "striped");
         seeds.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_FLEX_LAST_COLUMN);
@@ -167,6 +168,7 @@ public final class SeedsView extends VBox {
         HBox.setHgrow(chart, Priority.ALWAYS);
 
         TableView<WarmResult> history = new TableView<>(vm.history());
+        dev.kiln.ui.util.TableExport.install(history, "warm-history");
         history.setId("seeds-history");
         history.getStyleClass().addAll("dense", "striped");
         history.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_FLEX_LAST_COLUMN);

@@ -23,7 +23,11 @@ public final class PngSnapshot {
 
     /** Renders {@code scene} (on the FX thread) and writes it to {@code file}. */
     public static void write(Scene scene, Path file) throws IOException {
-        WritableImage image = scene.snapshot(null);
+        write(scene.snapshot(null), file);
+    }
+
+    /** Writes {@code image} (a node's or a scene's snapshot) to {@code file}. */
+    public static void write(WritableImage image, Path file) throws IOException {
         int w = (int) image.getWidth();
         int h = (int) image.getHeight();
         PixelReader pixels = image.getPixelReader();

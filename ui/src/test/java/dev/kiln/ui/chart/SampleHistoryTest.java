@@ -50,10 +50,20 @@ class SampleHistoryTest {
     }
 
     @Test
-    void tickUnit_roundNumbersPerWindow() {
-        assertThat(LiveCharts.tickUnit(60)).isEqualTo(10);
-        assertThat(LiveCharts.tickUnit(600)).isEqualTo(120);
-        assertThat(LiveCharts.tickUnit(3600)).isEqualTo(600);
+    void observedFrom_theFirstSampleOrAnEarlierStart_nullBefore() {
+        SampleHistory<String> h = new SampleHistory<>(Duration.ofMinutes(1), 10);
+        assertThat(h.observedFrom()).isNull();
+        Instant t0 = Instant.parse("2026-01-05T09:00:00Z");
+        h.add(t0.plusSeconds(5), "a");
+        assertThat(h.observedFrom()).isEqualTo(t0.plusSeconds(5));
+        h.observeFrom(t0); // the page opened before its first sample
+        assertThat(h.observedFrom()).isEqualTo(t0);
+        h.observeFrom(t0.plusSeconds(30)); // a later start does not forget what was watched
+        assertThat(h.observedFrom()).isEqualTo(t0);
+        for (int i = 0; i < 20; i++) {
+            h.add(t0.plusSeconds(100 + i), "b"); // the first samples dropped: still watched since t0
+        }
+        assertThat(h.observedFrom()).isEqualTo(t0);
     }
 
     @Test
@@ -76,9 +86,5 @@ class SampleHistoryTest {
         assertThat(TrendChart.number(2500)).isEqualTo("2,500");
         assertThat(TrendChart.number(0.5)).isEqualTo("0.5");
         assertThat(TrendChart.number(0.01)).isEqualTo("0.01");
-        assertThat(LiveCharts.agoLabel(0)).isEqualTo("now");
-        assertThat(LiveCharts.agoLabel(30)).isEqualTo("−30 s");
-        assertThat(LiveCharts.agoLabel(600)).isEqualTo("−10 min");
-        assertThat(LiveCharts.agoLabel(150)).isEqualTo("−2.5 min");
     }
 }

@@ -55,6 +55,46 @@ abstract class ContractsViewModelTest extends EngineTestBase {
     }
 
     @Test
+    void matchCount_saysHowManyOfAllTheFilterLetsThrough() {
+        new DemoWorkspace().write(tmp, 60, 5, false);
+        ContractsViewModel vm = open();
+        vm.refresh();
+        assertThat(vm.matchCountProperty().get()).isEqualTo("60 rows");
+
+        vm.filterProperty().set("UNREADABLE");
+        assertThat(vm.matchCountProperty().get()).isEqualTo("1 of 60 match");
+
+        vm.filterProperty().set("no such contract");
+        assertThat(vm.matchCountProperty().get()).isEqualTo("0 of 60 match");
+
+        vm.filterProperty().set("");
+        assertThat(vm.matchCountProperty().get()).isEqualTo("60 rows");
+    }
+
+    @Test
+    void selection_followsTheRowThroughATick_andClearsWhenTheFilterHidesIt() throws Exception {
+        new DemoWorkspace().write(tmp, 60, 5, false);
+        ContractsViewModel vm = open();
+        vm.refresh();
+        ContractRow row = vm.rows().stream().filter(r -> r.state().equals("ok")).findFirst().orElseThrow();
+        vm.select(row);
+        Path file = tmp.resolve("tasks").resolve(row.file());
+        Files.writeString(file, Files.readString(file).replaceFirst("\"title\" : \"[^\"]*\"", "\"title\" : \"selected and edited\""));
+
+        vm.refresh();
+
+        assertThat(vm.selectedProperty().get()).isNotNull();
+        assertThat(vm.selectedProperty().get().file()).isEqualTo(row.file());
+        assertThat(vm.selectedProperty().get().title()).isEqualTo("selected and edited"); // the new row, not the stale one
+        assertThat(vm.detailsProperty().get()).contains("selected and edited");
+
+        vm.filterProperty().set("UNREADABLE");
+
+        assertThat(vm.selectedProperty().get()).isNull();
+        assertThat(vm.detailsProperty().get()).isEmpty();
+    }
+
+    @Test
     void heal_previewWritesNothing_applyRewritesExactlyThePreviewedIds() throws Exception {
         DemoSummary demo = new DemoWorkspace().write(tmp, 60, 5, false);
         ContractsViewModel vm = open();

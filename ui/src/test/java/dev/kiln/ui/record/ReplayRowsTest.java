@@ -11,6 +11,8 @@ import dev.kiln.testkit.Await;
 import dev.kiln.ui.EngineTestBase;
 import dev.kiln.ui.contracts.ContractRow;
 import dev.kiln.ui.contracts.ContractsViewModel;
+import dev.kiln.ui.projection.ChartWindow;
+import dev.kiln.ui.projection.ProjectionViewModel;
 import dev.kiln.ui.util.Background;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,7 +26,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A session recorded with the console's Record button replays, in the Contracts page's model, to the rows the live
- * page showed at each moment; against the engine the subclass supplies (local, or attached to a daemon).
+ * page showed at each moment, and in the Projection page's model to the same ticks table rows and chart values (the
+ * edits' ticks per chart bucket, their parsed and reused counts); against the engine the subclass supplies (local,
+ * or attached to a daemon).
  */
 abstract class ReplayRowsTest extends EngineTestBase {
     @TempDir
@@ -36,6 +40,20 @@ abstract class ReplayRowsTest extends EngineTestBase {
                 r.title(), r.deadline(), r.problem())).collect(Collectors.toList());
     }
 
+    /** The edits' ticks (manual) as the ticks table shows them: revision, reason, enumerated, parsed, reused, failed. */
+    static List<String> ticks(ProjectionViewModel vm) {
+        return vm.history().stream().filter(t -> t.reason() == dev.kiln.core.projection.WakeReason.MANUAL)
+                .map(t -> t.revision() + "|" + t.reason() + "|" + t.stats().enumerated() + "|" + t.stats().parsed() + "|"
+                        + t.stats().reused() + "|" + t.stats().failed())
+                .collect(Collectors.toList());
+    }
+
+    /** The charts' values of the edits' ticks at {@code now}: manual ticks per bucket of the last minute. */
+    static List<Integer> chart(ProjectionViewModel vm, Instant now) {
+        return vm.series().buckets(ChartWindow.ONE_MINUTE, now).stream()
+                .map(b -> b.reason(dev.kiln.core.projection.WakeReason.MANUAL)).collect(Collectors.toList());
+    }
+
     @Test
     void replay_ofARecordedSessionWithEdits_showsTheRowsTheLiveConsoleShowed() throws Exception {
         Path ws = tmp.resolve("ws");
@@ -44,6 +62,8 @@ abstract class ReplayRowsTest extends EngineTestBase {
         ContractsViewModel page = new ContractsViewModel(live, Background.inline());
         page.refresh();
         RecordViewModel rec = new RecordViewModel(live, Background.inline());
+        ProjectionViewModel liveProjection = new ProjectionViewModel(live, Background.inline());
+        List<KilnEvent> liveEvents = recording(live);
         Path file = tmp.resolve("session.kilnrec");
         rec.startRecording(file);
         assertThat(rec.problemProperty().get()).isEmpty();
@@ -55,7 +75,10 @@ abstract class ReplayRowsTest extends EngineTestBase {
         }
         List<Instant> moments = new ArrayList<>();
         List<List<String>> seen = new ArrayList<>();
+        List<List<String>> liveTicks = new ArrayList<>();
+        List<List<Integer>> liveCharts = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
+            int ticksBefore = ticks(liveProjection).size();
             Path f = contracts.get(3 + i * 11);
             Files.writeString(f, Files.readString(f).replaceFirst("\"title\" : \"[^\"]*\"", "\"title\" : \"replayed edit " + i + "\""));
             long before = rec.framesRecorded();
@@ -64,6 +87,12 @@ abstract class ReplayRowsTest extends EngineTestBase {
             Thread.sleep(5); // the moment after the frames' arrival
             moments.add(Instant.now());
             seen.add(shown(page.rows()));
+            Await.await("the edit's tick in the live Projection page", () -> {
+                pump(liveEvents, liveProjection::accept);
+                return ticks(liveProjection).size() >= ticksBefore + 1;
+            });
+            liveTicks.add(ticks(liveProjection));
+            liveCharts.add(chart(liveProjection, moments.get(i)));
         }
         rec.stopRecording();
         assertThat(rec.recordingTextProperty().get()).startsWith("Recorded ").contains("session.kilnrec");
@@ -86,6 +115,24 @@ abstract class ReplayRowsTest extends EngineTestBase {
             }
             assertThat(bar.positionTextProperty().get()).contains("UTC");
             assertThat(bar.positionProperty().get()).isBetween(0.0, 1.0);
+        }
+
+        // played from the start, change by change: the Projection page's ticks table and charts as the live one showed
+        try (ReplayEngine replay = ReplayEngine.open(file, Ticker.systemTicker())) {
+            List<KilnEvent> events = recording(replay);
+            ProjectionViewModel replayed = new ProjectionViewModel(replay, Background.inline());
+            replay.start(false);
+            pump(events, replayed::accept);
+            for (int i = 0; i < moments.size(); i++) {
+                int want = liveTicks.get(i).size();
+                while (ticks(replayed).size() < want && replay.stepToNextChange()) {
+                    pump(events, replayed::accept);
+                }
+                pump(events, replayed::accept);
+                assertThat(ticks(replayed)).as("ticks table at moment %d", i).isEqualTo(liveTicks.get(i));
+                assertThat(chart(replayed, moments.get(i))).as("chart values at moment %d", i).isEqualTo(liveCharts.get(i));
+                assertThat(liveCharts.get(i).stream().mapToInt(Integer::intValue).sum()).isEqualTo(want);
+            }
         }
     }
 }

@@ -29,6 +29,14 @@ public final class ReplayLoad {
      * time was covered ({@code replayed_recorded_seconds}).
      */
     public static Map<String, Object> run(Path recording, double speed, int seconds) throws Exception {
+        return run(recording, speed, seconds, false);
+    }
+
+    /**
+     * As {@link #run(Path, double, int)}; with {@code hotspots}, a further window of as many seconds samples the FX
+     * thread's stack during late pulses ({@code stall_hotspots}: what runs there per replayed frame).
+     */
+    public static Map<String, Object> run(Path recording, double speed, int seconds, boolean hotspots) throws Exception {
         KilnConsole.useHeadlessPlatform();
         System.setProperty("javafx.animation.pulse", Integer.toString(ConsoleLoad.PULSE_HZ));
         CountDownLatch up = new CountDownLatch(1);
@@ -52,6 +60,7 @@ public final class ReplayLoad {
             java.time.Instant from = engine.position();
             engine.play(speed);
             ConsoleLoad.Pulses pulses = ConsoleLoad.time(seconds, false);
+            ConsoleLoad.Pulses sampled = hotspots ? ConsoleLoad.time(seconds, true) : null;
             engine.pause();
             java.time.Instant to = engine.position();
             ConsoleLoad.onFx(() -> {
@@ -65,6 +74,9 @@ public final class ReplayLoad {
             out.put("pulse_hz", ConsoleLoad.PULSE_HZ);
             out.put("pulses", gaps.length);
             ConsoleLoad.stalls(gaps, "", out);
+            if (sampled != null) {
+                out.put("stall_hotspots", sampled.hotspots(10));
+            }
         } finally {
             engine.close();
             Platform.exit();
