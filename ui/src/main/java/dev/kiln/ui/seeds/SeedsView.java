@@ -66,23 +66,30 @@ public final class SeedsView extends VBox {
         seeds.setId("seeds-table");
         seeds.getStyleClass().addAll("dense", "striped");
         seeds.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_FLEX_LAST_COLUMN);
-        seeds.getColumns().add(column("Target", 100, TargetRow::target));
-        TableColumn<TargetRow, String> state = column("State", 125, r -> r.state().label());
+        seeds.getColumns().add(column("Target", 90, TargetRow::target));
+        seeds.getColumns().get(0).setMinWidth(72);
+        TableColumn<TargetRow, String> state = column("State", 115, r -> r.state().label());
+        state.setMinWidth(130); // "never warmed", bold: the constrained policy shrinks the wide ones, never these
         state.setCellFactory(c -> new StateCell<>());
         seeds.getColumns().add(state);
-        seeds.getColumns().add(column("Lockfile", 120, TargetRow::lockfile));
-        seeds.getColumns().add(column("Size", 150, TargetRow::size));
+        seeds.getColumns().add(column("Lockfile", 110, TargetRow::lockfile)); // 12 hex digits
+        seeds.getColumns().get(seeds.getColumns().size() - 1).setMinWidth(118);
+        seeds.getColumns().add(column("Size", 140, TargetRow::size));
+        seeds.getColumns().get(seeds.getColumns().size() - 1).setMinWidth(150); // "12.3 MiB · 42 wheels"
         TableColumn<TargetRow, TargetRow> store = new TableColumn<>("Store");
         store.setPrefWidth(135);
-        store.setMinWidth(120);
+        store.setMinWidth(132); // "▲ store unreachable" reads whole
         store.setCellValueFactory(f -> new javafx.beans.property.ReadOnlyObjectWrapper<>(f.getValue()));
         store.setCellFactory(c -> new StoreCell());
         seeds.getColumns().add(store);
-        seeds.getColumns().add(column("Last warm", 240, TargetRow::lastWarm));
-        TableColumn<TargetRow, String> progress = column("Progress", 100, TargetRow::progress);
+        seeds.getColumns().add(column("Last warm", 190, TargetRow::lastWarm));
+        seeds.getColumns().get(seeds.getColumns().size() - 1).setMinWidth(100);
+        TableColumn<TargetRow, String> progress = column("Progress", 120, TargetRow::progress);
+        progress.setMinWidth(128); // "pulled · 12.3 MiB"
         progress.setCellFactory(c -> new StateCell<>());
         seeds.getColumns().add(progress);
         TableColumn<TargetRow, String> reason = column("Reason", 150, TargetRow::reason);
+        reason.setMinWidth(60);
         reason.setCellFactory(c -> new TableCell<>() {
             @Override
             protected void updateItem(String item, boolean empty) {

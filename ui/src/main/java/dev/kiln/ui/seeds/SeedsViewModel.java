@@ -316,7 +316,7 @@ public final class SeedsViewModel {
             case ALREADY_STORED -> "the store already has it; nothing sent";
             case UNCHANGED -> "this host's seed is the store's copy; nothing downloaded";
         };
-        return target + ": " + what + " in " + seconds(t.duration()) + " — " + t.message();
+        return target + ": " + what + " · " + seconds(t.duration()) + " — " + t.message();
     }
 
     /** Whether a push or pull this page started is running. */

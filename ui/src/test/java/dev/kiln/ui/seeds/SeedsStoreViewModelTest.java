@@ -110,7 +110,7 @@ abstract class SeedsStoreViewModelTest extends EngineTestBase {
 
         vm.push("beta");
         assertThat(vm.errorProperty().get()).isEmpty();
-        assertThat(vm.messageProperty().get()).startsWith("beta: pushed ").contains(" to the store in ");
+        assertThat(vm.messageProperty().get()).startsWith("beta: pushed ").contains(" to the store · ");
         assertThat(row(vm, "beta").progress()).startsWith("pushed · ");
         assertThat(row(vm, "beta").store()).isEqualTo(StoreState.BOTH);
         assertThat(row(vm, "beta").storeReason()).contains("sha256").contains("62 files"); // 60 modules + 2 seed files

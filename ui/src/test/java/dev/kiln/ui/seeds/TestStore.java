@@ -74,12 +74,20 @@ final class TestStore {
         String hash = seeds.plan(target).hash();
         Path d = seeds.stagingDir(target, hash);
         Random r = new Random(salt.hashCode());
+        long bytes = 0;
         for (int i = 0; i < files; i++) {
             Path f = d.resolve("archive-v0/pkg" + (i % 7) + "/mod" + i + ".py");
             Files.createDirectories(f.getParent());
-            Files.writeString(f, "# " + salt + " " + i + "\nVALUE = " + r.nextLong() + "\n");
+            byte[] body = new byte[256 + r.nextInt(4096)];
+            r.nextBytes(body);
+            String text = "# " + salt + " " + i + "\nVALUE = \"" + java.util.HexFormat.of().formatHex(body) + "\"\n";
+            Files.writeString(f, text);
+            bytes += text.length();
         }
-        Files.writeString(d.resolve("kiln-seed.json"), "{\"target\": \"" + target + "\", \"hash\": \"" + hash + "\"}\n");
+        // the manifest a warm writes (SeedStore's fields), so the page shows a size and a warm time as for a real one
+        Files.writeString(d.resolve("kiln-seed.json"), "{\"target\": \"" + target + "\", \"hash\": \"" + hash
+                + "\", \"uv_version\": \"made by the test\", \"warmed_at\": \"" + java.time.Instant.now().minusSeconds(600)
+                + "\", \"duration_ms\": 4200, \"bytes\": " + bytes + ", \"files\": " + files + ", \"wheels\": 7}\n");
         Files.writeString(d.resolve(".kiln-seed-hash"), hash + "\n", StandardCharsets.US_ASCII);
         seeds.install(target, hash, d, Cancellation.create());
     }
