@@ -128,8 +128,7 @@ class ArchitectureTest {
      */
     static final Map<String, String> PUBLIC_BY_DESIGN = Map.ofEntries(
             Map.entry("dev.kiln.core.startup.BytecodeException", "what Bytecode's public methods throw; callers may catch it"),
-            Map.entry("dev.kiln.core.startup.ServerConfigException", "what ServerConfigs and Kiln document they throw; names the file, server and field"),
-            Map.entry("dev.kiln.core.store.StoreEvent", "what ObjectStore publishes on the engine's bus; the Seeds page's store column is its first reader (not built yet)"));
+            Map.entry("dev.kiln.core.startup.ServerConfigException", "what ServerConfigs and Kiln document they throw; names the file, server and field"));
 
     /**
      * Pending merge (issue 11): public only because the daemon (core.api) or a benchmark in core still needs them

@@ -85,6 +85,15 @@ public final class Kiln implements AutoCloseable {
         return engine;
     }
 
+    /**
+     * The environment the object store's AWS credential chain is read from (default: this process's). Tests and tools
+     * that run a store of their own give one; nothing reads credentials from a workspace file.
+     */
+    public Kiln storeEnvironment(java.util.Map<String, String> environment) {
+        actions.storeEnvironment(environment);
+        return this;
+    }
+
     /** The actions an owned daemon's API runs: the same as this process's engine, so both see one archive cache. */
     private dev.kiln.core.engine.WorkspaceActions actions() {
         return actions;

@@ -267,7 +267,8 @@ final class LocalEngine implements Engine {
                         snapshot().failures().stream().map(f -> f.path()).toList(), "")
                 .age(age.map(a -> a.isNegative() ? Duration.ZERO : a), heartbeat)
                 .seeds(actions.seeds(), actions.warmHistory())
-                .stateFileError(Optional.ofNullable(kiln.projector().stateFileError()).orElse(""));
+                .stateFileError(Optional.ofNullable(kiln.projector().stateFileError()).orElse(""))
+                .storeError(actions.storeUnreachable());
         kiln.watchStatus().ifPresent(w -> b.watch(w.live(), w.partial(), w.partial() ? w.note() : w.reason()));
         List<SavedRun> runs = actions.probeRuns();
         if (!runs.isEmpty()) {

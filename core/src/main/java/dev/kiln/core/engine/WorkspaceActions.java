@@ -212,6 +212,55 @@ public final class WorkspaceActions implements AutoCloseable {
         }
     }
 
+    /** How long a store check stands for health before the next one asks the store again. */
+    static final Duration STORE_CHECK_TTL = Duration.ofSeconds(30);
+
+    /** The last word on whether the store answers: from a status read, a push, a pull or a health check. */
+    private record StoreCheck(java.time.Instant at, Optional<String> unreachable) {
+    }
+
+    private volatile @Nullable StoreCheck storeCheck;
+
+    /** Records what a store request just showed: it answered, or it did not (a refusal is an answer). */
+    private void noteStore(@Nullable RuntimeException e) {
+        if (e == null) {
+            storeCheck = new StoreCheck(clock.instant(), Optional.empty());
+        } else if (e instanceof dev.kiln.core.store.StoreException s && s.unreachable()) {
+            storeCheck = new StoreCheck(clock.instant(), Optional.of(String.valueOf(s.getMessage())));
+        }
+    }
+
+    /**
+     * Why the configured store does not answer, for health's {@code store_unreachable}; empty when none is configured
+     * or it answered the last check. The last push, pull or status read counts as a check; when none is younger than
+     * {@link #STORE_CHECK_TTL} this asks the store once (bounded by the client's retries).
+     */
+    public Optional<String> storeUnreachable() {
+        Optional<dev.kiln.core.store.ObjectStore> s;
+        try {
+            s = store();
+        } catch (dev.kiln.core.store.StoreException | dev.kiln.core.workspace.WorkspaceException e) {
+            return Optional.empty(); // not usable at all (no credentials, a bad kiln.json): the Seeds page says why
+        }
+        if (s.isEmpty()) {
+            return Optional.empty();
+        }
+        StoreCheck c = storeCheck;
+        if (c == null || Duration.between(c.at(), clock.instant()).compareTo(STORE_CHECK_TTL) >= 0) {
+            try {
+                s.get().check();
+                noteStore(null);
+            } catch (dev.kiln.core.store.StoreException e) {
+                noteStore(e);
+                if (!e.unreachable()) {
+                    noteStore(null); // it answered (a refusal): reachable
+                }
+            }
+            c = storeCheck;
+        }
+        return c == null ? Optional.empty() : c.unreachable();
+    }
+
     /** See {@link Engine#storeStatus}. */
     public Optional<dev.kiln.core.store.StoreStatus> storeStatus() {
         Optional<dev.kiln.core.store.ObjectStore> s;
@@ -229,7 +278,9 @@ public final class WorkspaceActions implements AutoCloseable {
         for (String t : seeds.targets()) {
             try {
                 rows.add(s.get().presence(seeds, t));
+                noteStore(null);
             } catch (RuntimeException e) {
+                noteStore(e);
                 problems.add(t + ": " + e.getMessage());
                 if (e instanceof dev.kiln.core.store.StoreException && e.getMessage() != null
                         && e.getMessage().contains("failed")) {
@@ -253,7 +304,7 @@ public final class WorkspaceActions implements AutoCloseable {
         requireTarget(target);
         dev.kiln.core.store.ObjectStore s = requireStore();
         return start("push", target, "a push of seed '" + target + "'", idempotencyKey,
-                () -> new Job<>(null, () -> s.pushSeed(seeds, target)));
+                () -> new Job<>(null, () -> noted(() -> s.pushSeed(seeds, target))));
     }
 
     public Action<dev.kiln.core.store.Transfer> pullSeed(String target, String idempotencyKey) {
@@ -261,8 +312,19 @@ public final class WorkspaceActions implements AutoCloseable {
         dev.kiln.core.store.ObjectStore s = requireStore();
         return start("pull", target, "a pull of seed '" + target + "'", idempotencyKey, () -> {
             Cancellation c = Cancellation.create();
-            return new Job<>(c::cancel, () -> s.pullSeed(seeds, target, c));
+            return new Job<>(c::cancel, () -> noted(() -> s.pullSeed(seeds, target, c)));
         });
+    }
+
+    private <T> T noted(java.util.function.Supplier<T> transfer) {
+        try {
+            T t = transfer.get();
+            noteStore(null);
+            return t;
+        } catch (RuntimeException e) {
+            noteStore(e);
+            throw e;
+        }
     }
 
     // --- probe

@@ -34,15 +34,27 @@ import java.util.Optional;
  * @param failedContracts the first few contract paths that failed (at most {@link HealthEvidence#NAMED_FAILURES})
  * @param watchPartial whether its watch stat-walks directories over the inotify limit ({@code watchReason} the note)
  * @param reported the verdict the daemon judged ({@code verdict}, {@code reasons}); empty from an older daemon
+ * @param storeError why its workspace's configured object store does not answer; empty when it does or none is set
  */
 public record DaemonHealth(URI url, int apiVersion, long revision, long projections, Optional<Instant> lastProjectionAt,
         Optional<Duration> lastProjectionAge, String lastError, Duration heartbeat, boolean watchLive,
         String watchReason, long contracts, long failures, Optional<String> tlsFingerprint, Optional<Seeds> seeds,
         Optional<Probe> lastProbe, String stateFileError, List<String> failedContracts, boolean watchPartial,
-        Optional<HealthVerdict> reported) {
+        Optional<HealthVerdict> reported, String storeError) {
 
     public DaemonHealth {
         failedContracts = List.copyOf(failedContracts);
+    }
+
+    /** A health report that says nothing of an object store (as an older daemon's). */
+    public DaemonHealth(URI url, int apiVersion, long revision, long projections, Optional<Instant> lastProjectionAt,
+            Optional<Duration> lastProjectionAge, String lastError, Duration heartbeat, boolean watchLive,
+            String watchReason, long contracts, long failures, Optional<String> tlsFingerprint, Optional<Seeds> seeds,
+            Optional<Probe> lastProbe, String stateFileError, List<String> failedContracts, boolean watchPartial,
+            Optional<HealthVerdict> reported) {
+        this(url, apiVersion, revision, projections, lastProjectionAt, lastProjectionAge, lastError, heartbeat, watchLive,
+                watchReason, contracts, failures, tlsFingerprint, seeds, lastProbe, stateFileError, failedContracts,
+                watchPartial, reported, "");
     }
 
     /** A health report without the verdict's evidence (as an older daemon's). */
@@ -162,7 +174,8 @@ public record DaemonHealth(URI url, int apiVersion, long revision, long projecti
                 .watch(watchLive, watchPartial, watchReason)
                 .stateFileError(stateFileError)
                 .probe(lastProbe.map(p -> new HealthEvidence.Probe(p.servers(), p.overTimeout(), p.failed(), p.slowest(),
-                        p.slowestStart(), p.slowestTimeout())));
+                        p.slowestStart(), p.slowestTimeout())))
+                .storeError(storeError.isEmpty() ? Optional.empty() : Optional.of(storeError));
         seeds.ifPresent(s -> b.seeds(s.targets(), s.staleTargets().isEmpty() && s.stale() > 0
                 ? java.util.Collections.nCopies(s.stale(), "?") : s.staleTargets(), s.failedTargets()));
         return b.build();

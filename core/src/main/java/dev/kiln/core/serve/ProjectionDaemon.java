@@ -410,9 +410,13 @@ public final class ProjectionDaemon implements AutoCloseable {
         WatchStatus ws = watcher.status();
         java.util.List<String> failed = projector.snapshot().failures().stream().map(f -> f.path())
                 .limit(dev.kiln.core.health.HealthEvidence.NAMED_FAILURES).toList();
-        return HealthWire.judge(HealthWire.evidence(Wire.healthFacts(Wire.health(loop.metrics(), revision(), ws,
-                clock.instant(), heartbeat, projector.stateFileError()), hostFacts.get()), failed, ws),
-                java.net.URI.create("http://127.0.0.1/"));
+        com.fasterxml.jackson.databind.node.ObjectNode body = Wire.healthFacts(Wire.health(loop.metrics(), revision(), ws,
+                clock.instant(), heartbeat, projector.stateFileError()), hostFacts.get());
+        WorkspaceActions a = actions;
+        if (a != null) {
+            a.storeUnreachable().ifPresent(s -> body.put("store_error", s)); // only while it applies
+        }
+        return HealthWire.judge(HealthWire.evidence(body, failed, ws), java.net.URI.create("http://127.0.0.1/"));
     }
 
     /** What {@code /metrics} reads at scrape time: volatile values only, never the loop's lock. */

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.kiln.core.store.ObjectManifest;
 import dev.kiln.core.store.SeedPresence;
+import dev.kiln.core.store.StoreEvent;
 import dev.kiln.core.store.StoreKey;
 import dev.kiln.core.store.StoreStats;
 import dev.kiln.core.store.StoreStatus;
@@ -113,4 +114,29 @@ final class StoreWire {
     static @Nullable TransferWire transfer(@Nullable Object v) {
         return v instanceof Transfer t ? TransferWire.of(t) : null;
     }
+
+    /**
+     * SSE {@code store}: a push or pull started, was done or failed ({@code phase}); {@code outcome} only when done.
+     */
+    public record Event(@JsonProperty("at") Instant at, @JsonProperty("operation") String operation,
+            @JsonProperty("phase") String phase, @JsonProperty("key") String key, @JsonProperty("outcome") @Nullable String outcome,
+            @JsonProperty("bytes_moved") long bytesMoved, @JsonProperty("duration_ms") long durationMs,
+            @JsonProperty("message") String message) {
+
+        static Event of(StoreEvent e) {
+            return new Event(e.at(), e.operation().wire(), e.phase().wire(), e.key().path(),
+                    e.outcome().map(Transfer.Outcome::wire).orElse(null), e.bytes(), e.duration().toMillis(), e.message());
+        }
+
+        StoreEvent toCore() {
+            return new StoreEvent(at, StoreEvent.Operation.valueOf(operation.toUpperCase(Locale.ROOT)),
+                    StoreEvent.Phase.valueOf(phase.toUpperCase(Locale.ROOT)), new StoreKey(key),
+                    Optional.ofNullable(outcome).map(o -> Transfer.Outcome.valueOf(o.toUpperCase(Locale.ROOT))), bytesMoved,
+                    Duration.ofMillis(durationMs), message);
+        }
+    }
+
+    /** The store's codecs in {@link WireTypes}: its event (the status and transfers are read as themselves). */
+    static final List<WireTypes.Codec<?, ?>> CODECS = List.of(
+            WireTypes.Codec.of(StoreEvent.class, Event.class, Event::of, Event::toCore));
 }

@@ -384,7 +384,8 @@ final class Wire {
                     n.path("last_error").asText(""), java.time.Duration.ofMillis(n.path("heartbeat_ms").asLong()),
                     w.path("live").asBoolean(false), HealthWire.watchReason(w), n.path("contracts").asLong(),
                     n.path("failures").asLong(), pin, readSeeds(n), readProbe(n), n.path("state_file_error").asText(""),
-                    HealthWire.failedContracts(n), w.path("partial").asBoolean(false), HealthWire.readVerdict(n));
+                    HealthWire.failedContracts(n), w.path("partial").asBoolean(false), HealthWire.readVerdict(n),
+                    n.path("store_error").asText(""));
         } catch (RuntimeException e) {
             throw new IOException("the answer is not a health report (" + e.getMessage() + "): " + abbreviate(body), e);
         }
@@ -712,6 +713,7 @@ final class Wire {
         m.put("archive_evicted", ArchiveEvent.Evicted.class);
         m.put("heal", EngineEvent.HealFinished.class);
         m.put(ACTION_FINISHED, EngineEvent.ActionFinished.class);
+        m.put("store", dev.kiln.core.store.StoreEvent.class); // a push or pull started, done or failed (its phase)
         return java.util.Collections.unmodifiableMap(m);
     }
 

@@ -376,6 +376,9 @@ public final class ObjectStore implements AutoCloseable {
     }
 
     private Transfer counted(String op, StoreKey key, Supplier<Transfer> run) {
+        StoreEvent.Operation operation = op.equals("push") ? StoreEvent.Operation.PUSH : StoreEvent.Operation.PULL;
+        long begin = ticker.read();
+        events.publish(StoreEvent.started(clock.instant(), operation, key));
         try {
             Transfer t = run.get();
             switch (t.outcome()) {
@@ -384,17 +387,27 @@ public final class ObjectStore implements AutoCloseable {
                 case PULLED -> pulls.incrementAndGet();
                 case UNCHANGED -> { }
             }
-            events.publish(new StoreEvent.Moved(clock.instant(), t));
+            events.publish(StoreEvent.done(clock.instant(), operation, t));
             LOG.info("store {} {}: {} {}", op, key, t.outcome().wire(), t.message());
             return t;
         } catch (RuntimeException e) {
             failures.incrementAndGet();
             String msg = e instanceof StoreException ? String.valueOf(e.getMessage()) : config.where() + ": " + op + " " + key
                     + " failed: " + Retry.rootMessage(e);
-            events.publish(new StoreEvent.Failed(clock.instant(), key, op, msg));
+            events.publish(StoreEvent.failed(clock.instant(), operation, key, elapsed(begin), msg));
             LOG.warn("store {} {} failed: {}", op, key, msg);
             throw e instanceof StoreException s ? s : new StoreException(msg, e);
         }
+    }
+
+    /**
+     * Asks the store one cheap question (the manifest of a key that need not exist), with the usual bounded retries: how
+     * health learns whether a configured store answers.
+     *
+     * @throws StoreException when it does not ({@link StoreException#unreachable()}) or refuses
+     */
+    public void check() {
+        manifest(new StoreKey("health/check"));
     }
 
     private Duration elapsed(long begin) {

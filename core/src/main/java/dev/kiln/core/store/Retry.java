@@ -74,7 +74,7 @@ final class Retry {
         }
         throw new StoreException(where + ": " + what + " failed " + attempts + " times (backing off from "
                 + base.toMillis() + " ms); last: " + reason + ". Is the store up and reachable? Check the endpoint and"
-                + " run again.", last);
+                + " run again.", last, true);
     }
 
     static String describe(SdkServiceException e) {

@@ -10,10 +10,25 @@ public class StoreException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
     public StoreException(String message) {
-        super(message);
+        this(message, null, false);
     }
 
+    private final boolean unreachable;
+
     public StoreException(String message, @Nullable Throwable cause) {
+        this(message, cause, false);
+    }
+
+    StoreException(String message, @Nullable Throwable cause, boolean unreachable) {
         super(message, cause);
+        this.unreachable = unreachable;
+    }
+
+    /**
+     * Whether the store did not answer (down, too slow, or failing with 5xx) through all the bounded retries — what
+     * health's {@code store_unreachable} reports; a refusal (403, a missing key, a corrupted object) is an answer.
+     */
+    public boolean unreachable() {
+        return unreachable;
     }
 }

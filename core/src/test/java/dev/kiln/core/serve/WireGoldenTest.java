@@ -225,6 +225,10 @@ class WireGoldenTest {
         m.put("heal", new EngineEvent.HealFinished(AT, new HealReport(true, 12, List.of(new HealReport.Change(
                 "tasks/a/b/contract.json", "b", "a/b")), List.of(), List.of())));
         m.put(Wire.ACTION_FINISHED, new EngineEvent.ActionFinished(AT, "probe-1", "probe", EngineEvent.Status.SUCCEEDED, ""));
+        m.put("store", new dev.kiln.core.store.StoreEvent(AT, dev.kiln.core.store.StoreEvent.Operation.PUSH,
+                dev.kiln.core.store.StoreEvent.Phase.DONE, dev.kiln.core.store.StoreKey.seed("demo", "f1d0c9a2b7e4"),
+                Optional.of(dev.kiln.core.store.Transfer.Outcome.PUSHED), 1_048_576, Duration.ofMillis(1_432),
+                "3206 files, 1048576 bytes, sha256 9f86d081884c"));
         return m;
     }
 

@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CyclicBarrier;
@@ -100,7 +101,9 @@ class ObjectStoreSeaweedTest {
             assertThat(sa.stats()).extracting(StoreStats::pushes, StoreStats::pushesSkipped).containsExactly(1L, 1L);
             assertThat(sb.stats().pulls()).isEqualTo(1);
             assertThat(sb.stats().bytesReceived()).isEqualTo(pushed.manifest().bytes());
-            assertThat(events).anyMatch(e -> e instanceof StoreEvent.Moved m && m.transfer().outcome() == Transfer.Outcome.PUSHED);
+            assertThat(events).anyMatch(e -> e.phase() == StoreEvent.Phase.STARTED && e.operation() == StoreEvent.Operation.PUSH);
+            assertThat(events).anyMatch(e -> e.phase() == StoreEvent.Phase.DONE && e.outcome().equals(Optional.of(Transfer.Outcome.PUSHED))
+                    && e.bytes() > 0);
         }
     }
 

@@ -36,7 +36,7 @@ public enum Severity {
     }
 
     /**
-     * The severity of {@code e}: a failed warm, archive build, action or probe server, and a tick whose state could
+     * The severity of {@code e}: a failed warm, archive build, action, probe server or store push / pull, and a tick whose state could
      * not be written, are errors; a cancelled one, a degraded watch, a lost daemon, a tick with unreadable contracts
      * and warm lines on stderr are warnings; the rest is information.
      */
@@ -65,6 +65,9 @@ public enum Severity {
         }
         if (e instanceof ProbeEvent.Finished f) {
             return f.result().outcome() == Outcome.OK ? INFO : ERROR;
+        }
+        if (e instanceof dev.kiln.core.store.StoreEvent s) {
+            return s.phase() == dev.kiln.core.store.StoreEvent.Phase.FAILED ? ERROR : INFO; // a push or pull that failed
         }
         return INFO;
     }

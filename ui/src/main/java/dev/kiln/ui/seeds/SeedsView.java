@@ -33,7 +33,8 @@ import javafx.scene.layout.VBox;
 
 /**
  * The Seeds page: each target's state with the reason, warm actions (one, or all stale ones in turn) with live uv
- * output and progress per target, the missing-uv message, a chart of the latest warms (duration, coloured by
+ * output and progress per target, each seed's place against the object store with push / pull, the missing-uv
+ * message, a chart of the latest warms (duration, coloured by
  * outcome) and the warm history.
  */
 public final class SeedsView extends VBox {
@@ -66,17 +67,30 @@ public final class SeedsView extends VBox {
         seeds.setId("seeds-table");
         seeds.getStyleClass().addAll("dense", "striped");
         seeds.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_FLEX_LAST_COLUMN);
-        seeds.getColumns().add(column("Target", 100, TargetRow::target));
-        TableColumn<TargetRow, String> state = column("State", 125, r -> r.state().label());
+        seeds.getColumns().add(column("Target", 90, TargetRow::target));
+        seeds.getColumns().get(0).setMinWidth(72);
+        TableColumn<TargetRow, String> state = column("State", 115, r -> r.state().label());
+        state.setMinWidth(130); // "never warmed", bold: the constrained policy shrinks the wide ones, never these
         state.setCellFactory(c -> new StateCell<>());
         seeds.getColumns().add(state);
-        seeds.getColumns().add(column("Lockfile", 120, TargetRow::lockfile));
-        seeds.getColumns().add(column("Size", 150, TargetRow::size));
-        seeds.getColumns().add(column("Last warm", 240, TargetRow::lastWarm));
-        TableColumn<TargetRow, String> progress = column("Progress", 100, TargetRow::progress);
+        seeds.getColumns().add(column("Lockfile", 110, TargetRow::lockfile)); // 12 hex digits
+        seeds.getColumns().get(seeds.getColumns().size() - 1).setMinWidth(118);
+        seeds.getColumns().add(column("Size", 140, TargetRow::size));
+        seeds.getColumns().get(seeds.getColumns().size() - 1).setMinWidth(150); // "12.3 MiB · 42 wheels"
+        TableColumn<TargetRow, TargetRow> store = new TableColumn<>("Store");
+        store.setPrefWidth(135);
+        store.setMinWidth(132); // "▲ store unreachable" reads whole
+        store.setCellValueFactory(f -> new javafx.beans.property.ReadOnlyObjectWrapper<>(f.getValue()));
+        store.setCellFactory(c -> new StoreCell());
+        seeds.getColumns().add(store);
+        seeds.getColumns().add(column("Last warm", 190, TargetRow::lastWarm));
+        seeds.getColumns().get(seeds.getColumns().size() - 1).setMinWidth(100);
+        TableColumn<TargetRow, String> progress = column("Progress", 120, TargetRow::progress);
+        progress.setMinWidth(128); // "pulled · 12.3 MiB"
         progress.setCellFactory(c -> new StateCell<>());
         seeds.getColumns().add(progress);
         TableColumn<TargetRow, String> reason = column("Reason", 150, TargetRow::reason);
+        reason.setMinWidth(60);
         reason.setCellFactory(c -> new TableCell<>() {
             @Override
             protected void updateItem(String item, boolean empty) {
@@ -99,23 +113,42 @@ public final class SeedsView extends VBox {
         Button warm = new Button("Warm");
         warm.setId("seeds-warm");
         warm.setOnAction(e -> vm.warm(selected(seeds)));
-        warm.disableProperty().bind(vm.warmingProperty().or(seeds.getSelectionModel().selectedItemProperty().isNull()));
         plan.disableProperty().bind(seeds.getSelectionModel().selectedItemProperty().isNull());
         Button all = new Button("Warm all stale");
         all.setId("seeds-warm-all");
         all.getStyleClass().add("accent");
         all.setOnAction(e -> vm.warmAllStale());
-        all.disableProperty().bind(vm.warmingProperty().or(vm.anyWantsWarmProperty().not()));
+        all.disableProperty().bind(vm.warmingProperty().or(vm.transferringProperty()).or(vm.anyWantsWarmProperty().not()));
         Button cancel = new Button("Cancel");
         cancel.setId("seeds-cancel");
         cancel.setOnAction(e -> vm.cancel());
         cancel.disableProperty().bind(vm.warmingProperty().not());
+        Button pushSeed = new Button("Push");
+        pushSeed.setId("seeds-push");
+        pushSeed.setTooltip(new Tooltip("Push the selected target's seed to the object store (on the engine's host)"));
+        pushSeed.setOnAction(e -> vm.push(selected(seeds)));
+        Button pullSeed = new Button("Pull");
+        pullSeed.setId("seeds-pull");
+        pullSeed.setTooltip(new Tooltip("Pull the store's seed for the selected target's lockfile (swapped in atomically)"));
+        pullSeed.setOnAction(e -> vm.pull(selected(seeds)));
+        javafx.beans.binding.BooleanBinding idle = vm.warmingProperty().or(vm.transferringProperty()).not()
+                .and(vm.storeConfiguredProperty());
+        pushSeed.disableProperty().bind(idle.not().or(Bindings.createBooleanBinding(() -> {
+            TargetRow r = seeds.getSelectionModel().getSelectedItem();
+            return r == null || !r.store().offersPush();
+        }, seeds.getSelectionModel().selectedItemProperty(), vm.rows())));
+        pullSeed.disableProperty().bind(idle.not().or(Bindings.createBooleanBinding(() -> {
+            TargetRow r = seeds.getSelectionModel().getSelectedItem();
+            return r == null || !r.store().offersPull();
+        }, seeds.getSelectionModel().selectedItemProperty(), vm.rows())));
+        warm.disableProperty().bind(vm.warmingProperty().or(vm.transferringProperty())
+                .or(seeds.getSelectionModel().selectedItemProperty().isNull()));
         Button refresh = new Button("Refresh");
         refresh.setOnAction(e -> vm.refresh());
         ProgressIndicator busy = new ProgressIndicator();
         busy.setPrefSize(18, 18);
-        busy.visibleProperty().bind(vm.warmingProperty());
-        busy.managedProperty().bind(vm.warmingProperty());
+        busy.visibleProperty().bind(vm.warmingProperty().or(vm.transferringProperty()));
+        busy.managedProperty().bind(busy.visibleProperty());
         ProgressBar run = new ProgressBar();
         run.setId("seeds-run-progress");
         run.setPrefWidth(110);
@@ -127,7 +160,8 @@ public final class SeedsView extends VBox {
         running.textProperty().bind(vm.runProgressProperty());
         Region push = new Region();
         HBox.setHgrow(push, Priority.ALWAYS);
-        HBox actions = new HBox(10, busy, run, running, push, plan, warm, all, cancel, refresh);
+        HBox actions = new HBox(10, busy, run, running, push, plan, warm, all, cancel, new javafx.scene.control.Separator(
+                Orientation.VERTICAL), pushSeed, pullSeed, refresh);
         Label message = new Label();
         message.setId("seeds-message");
         message.getStyleClass().add("text-muted");
@@ -138,7 +172,7 @@ public final class SeedsView extends VBox {
         message.managedProperty().bind(vm.messageProperty().isNotEmpty());
         message.visibleProperty().bind(message.managedProperty());
         actions.setAlignment(Pos.CENTER_LEFT);
-        for (Button b : new Button[] {plan, warm, all, cancel, refresh}) {
+        for (Button b : new Button[] {plan, warm, all, cancel, pushSeed, pullSeed, refresh}) {
             b.setMinWidth(Region.USE_PREF_SIZE);
         }
 
@@ -187,7 +221,18 @@ public final class SeedsView extends VBox {
         lower.setPrefHeight(320); // grows into what is left
         VBox.setVgrow(lower, Priority.ALWAYS);
 
-        getChildren().addAll(new VBox(2, title, sub), uv, seeds, actions, message, error, lower);
+        Label storeLine = new Label();
+        storeLine.setId("seeds-store");
+        storeLine.textProperty().bind(vm.storeSummaryProperty());
+        storeLine.setWrapText(true);
+        storeLine.setMaxWidth(Double.MAX_VALUE);
+        storeLine.setMinHeight(Region.USE_PREF_SIZE);
+        storeLine.managedProperty().bind(vm.storeSummaryProperty().isNotEmpty());
+        storeLine.visibleProperty().bind(storeLine.managedProperty());
+        vm.storeTroubleProperty().addListener((o, was, now) -> storeLine.getStyleClass().setAll("label", now ? "text-danger" : "text-muted"));
+        storeLine.getStyleClass().add("text-muted");
+
+        getChildren().addAll(new VBox(2, title, sub), uv, seeds, storeLine, actions, message, error, lower);
         vm.refresh();
     }
 
@@ -289,10 +334,30 @@ public final class SeedsView extends VBox {
             }
             String head = item.split(" ")[0];
             switch (head) {
-                case "fresh", "warmed", "unchanged" -> getStyleClass().add("state-ok");
-                case "stale", "never", "cancelled", "queued", "warming", "warming…", "skipped" -> getStyleClass().add("state-warn");
+                case "fresh", "warmed", "unchanged", "pushed", "pulled", "already" -> getStyleClass().add("state-ok");
+                case "stale", "never", "cancelled", "queued", "warming", "warming…", "skipped", "pushing…", "pulling…" ->
+                        getStyleClass().add("state-warn");
                 default -> getStyleClass().add("state-bad");
             }
+        }
+    }
+
+    /** A target's store state: glyph and word, coloured by the theme's variables; the store's object or the reason as tooltip. */
+    private static final class StoreCell extends TableCell<TargetRow, TargetRow> {
+        @Override
+        protected void updateItem(TargetRow item, boolean empty) {
+            super.updateItem(item, empty);
+            for (StoreState s : StoreState.values()) {
+                getStyleClass().remove(s.styleClass());
+            }
+            if (empty || item == null) {
+                setText(null);
+                setTooltip(null);
+                return;
+            }
+            setText(item.store().label());
+            getStyleClass().add(item.store().styleClass());
+            setTooltip(item.storeReason().isEmpty() ? null : new Tooltip(item.store().word() + ": " + item.storeReason()));
         }
     }
 }

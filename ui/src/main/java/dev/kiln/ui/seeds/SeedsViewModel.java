@@ -7,6 +7,9 @@ import dev.kiln.core.seed.SeedInfo;
 import dev.kiln.core.seed.WarmOutcome;
 import dev.kiln.core.seed.WarmPlan;
 import dev.kiln.core.seed.WarmResult;
+import dev.kiln.core.store.StoreEvent;
+import dev.kiln.core.store.StoreStatus;
+import dev.kiln.core.store.Transfer;
 import dev.kiln.core.telemetry.KilnEvent;
 import dev.kiln.ui.util.Background;
 import java.time.ZoneId;
@@ -35,6 +38,10 @@ import javafx.collections.ObservableList;
  * The Seeds page: every target's state (fresh / stale / never warmed / failed, with the reason), the warm history
  * and its chart, and the actions: plan (a dry run that writes nothing), warm one target, "warm all stale" (each stale
  * or never-warmed target in turn), all with uv's output streaming live and cancellable; and whether uv can run at all.
+ *
+ * <p>Beside each seed, its place against the workspace's object store (local only, in the store, both, differing, no
+ * store, unreachable) and push / pull of the selected target, through the engine: an attached console has the daemon
+ * do them on its own host.
  *
  * <p>Concurrency: FX thread only; the engine is asked in {@link Background} work, and a warm's output arrives as
  * events. The running action is read by {@link #cancel()} on the FX thread and set by the background work, hence
@@ -85,6 +92,15 @@ public final class SeedsViewModel {
     private int runDone;
     private volatile Action<WarmResult> running;
     private volatile boolean cancelled;
+    // --- the object store: its state per target (read after the seeds, it asks the store) and push / pull
+    private Optional<StoreStatus> store = Optional.empty();
+    private String storeReadError = "";
+    private boolean storeRead;
+    private final ReadOnlyBooleanWrapper storeConfigured = new ReadOnlyBooleanWrapper(false);
+    private final ReadOnlyBooleanWrapper transferring = new ReadOnlyBooleanWrapper(false);
+    private final ReadOnlyStringWrapper storeSummary = new ReadOnlyStringWrapper("");
+    private final ReadOnlyBooleanWrapper storeTrouble = new ReadOnlyBooleanWrapper(false);
+    private String transferTarget; // the target this page pushes or pulls now, or null
 
     public SeedsViewModel(Engine engine, Background background) {
         this.engine = engine;
@@ -110,7 +126,40 @@ public final class SeedsViewModel {
             history.setAll(newestFirst);
             bars.setAll(bars(journal, CHART_WARMS));
             rebuildRows();
+            refreshStore();
         }, e -> error.set("Could not read the seeds: " + e.getMessage()));
+    }
+
+    /** Asks the engine where each seed is against the store (the engine asks the store: one request per target). */
+    public void refreshStore() {
+        background.run(engine::storeStatus, s -> {
+            store = s;
+            storeReadError = "";
+            storeRead = true;
+            storeChanged();
+        }, e -> {
+            storeReadError = "the store's state could not be read: " + e.getMessage();
+            storeRead = true;
+            storeChanged();
+        });
+    }
+
+    private void storeChanged() {
+        storeConfigured.set(store.isPresent());
+        if (!storeReadError.isEmpty()) {
+            storeSummary.set("✕ " + storeReadError);
+            storeTrouble.set(true);
+        } else if (store.isEmpty()) {
+            storeSummary.set("○ No object store: kiln.json names none, so seeds stay on this host (see README, \"Caches that travel\")");
+            storeTrouble.set(false);
+        } else {
+            StoreStatus s = store.get();
+            storeSummary.set(s.problem().map(p -> "✕ Store " + s.store() + " unreachable: " + p)
+                    .orElse("Store " + s.store() + " · " + s.stats().pushes() + " pushed, " + s.stats().pulls() + " pulled, "
+                            + s.stats().failures() + " failed since the engine started"));
+            storeTrouble.set(s.problem().isPresent());
+        }
+        rebuildRows();
     }
 
     /** The plan of the first readable target says whether uv can run here (or on the daemon's host). */
@@ -130,7 +179,13 @@ public final class SeedsViewModel {
         }
         List<TargetRow> out = new ArrayList<>(seeds.size());
         for (SeedInfo s : seeds) {
-            out.add(row(s, Optional.ofNullable(last.get(s.target())), progress.getOrDefault(s.target(), "")));
+            TargetRow r = row(s, Optional.ofNullable(last.get(s.target())), progress.getOrDefault(s.target(), ""));
+            if (storeRead) {
+                StoreState.Status st = StoreState.of(s.target(), store, storeReadError);
+                r = new TargetRow(r.target(), r.state(), r.reason(), r.lockfile(), r.seeded(), r.size(), r.lastWarm(),
+                        r.progress(), st.state(), st.reason());
+            }
+            out.add(r);
         }
         rows.setAll(out);
         anyWantsWarm.set(out.stream().anyMatch(r -> r.state().wantsWarm()));
@@ -166,7 +221,11 @@ public final class SeedsViewModel {
     public void accept(List<? extends KilnEvent> batch) {
         boolean moved = false;
         boolean external = false;
+        boolean stored = false;
         for (KilnEvent e : batch) {
+            if (e instanceof StoreEvent s && s.phase() != StoreEvent.Phase.STARTED && transferTarget == null) {
+                stored = true; // a push or pull this page did not start (the CLI's, another console's): re-read
+            }
             if (e instanceof SeedEvent.WarmStarted s) {
                 output.setAll("$ " + String.join(" ", s.command()));
                 lines.put(s.target(), 0);
@@ -187,7 +246,97 @@ public final class SeedsViewModel {
         }
         if (external) {
             refresh();
+        } else if (stored) {
+            refreshStore();
         }
+    }
+
+    // --- push / pull
+
+    /** Pushes {@code target}'s seed from the engine's host to the store; progress and the result show on its row. */
+    public void push(String target) {
+        transfer(target, true);
+    }
+
+    /** Pulls the store's seed of {@code target} for its current lockfile onto the engine's host (atomic swap). */
+    public void pull(String target) {
+        transfer(target, false);
+    }
+
+    private void transfer(String target, boolean push) {
+        if (target == null || warming.get() || transferring.get()) {
+            return;
+        }
+        String verb = push ? "push" : "pull";
+        transferTarget = target;
+        transferring.set(true);
+        error.set("");
+        progress.put(target, push ? "pushing…" : "pulling…");
+        message.set((push ? "Pushing " : "Pulling ") + target + (push ? " to " : " from ") + "the store…");
+        rebuildRows();
+        String key = UUID.randomUUID().toString(); // one per press: a retried request moves the seed once
+        background.run(() -> {
+            Action<Transfer> a = push ? engine.pushSeed(target, key) : engine.pullSeed(target, key);
+            try {
+                return a.result().get();
+            } catch (ExecutionException e) {
+                throw e.getCause() instanceof Exception x ? x : e;
+            }
+        }, t -> {
+            transferTarget = null;
+            transferring.set(false);
+            progress.put(target, describeProgress(t));
+            message.set(describe(target, t));
+            refresh();
+        }, e -> {
+            transferTarget = null;
+            transferring.set(false);
+            progress.put(target, verb + " failed");
+            error.set(Character.toUpperCase(verb.charAt(0)) + verb.substring(1) + " of " + target + " failed: " + e.getMessage());
+            message.set("");
+            refresh();
+        });
+    }
+
+    /** The row's progress after a transfer: what happened and how many bytes moved. */
+    static String describeProgress(Transfer t) {
+        return switch (t.outcome()) {
+            case PUSHED -> "pushed · " + SeedsView.mib(t.bytes());
+            case PULLED -> "pulled · " + SeedsView.mib(t.bytes());
+            case ALREADY_STORED -> "already stored";
+            case UNCHANGED -> "unchanged";
+        };
+    }
+
+    /** One line on the page for a finished transfer. */
+    static String describe(String target, Transfer t) {
+        String what = switch (t.outcome()) {
+            case PUSHED -> "pushed " + SeedsView.mib(t.bytes()) + " to the store";
+            case PULLED -> "pulled " + SeedsView.mib(t.bytes()) + " from the store and swapped it in";
+            case ALREADY_STORED -> "the store already has it; nothing sent";
+            case UNCHANGED -> "this host's seed is the store's copy; nothing downloaded";
+        };
+        return target + ": " + what + " · " + seconds(t.duration()) + " — " + t.message();
+    }
+
+    /** Whether a push or pull this page started is running. */
+    public ReadOnlyBooleanProperty transferringProperty() {
+        return transferring.getReadOnlyProperty();
+    }
+
+    /** Whether kiln.json names a store (push and pull have somewhere to go). */
+    public ReadOnlyBooleanProperty storeConfiguredProperty() {
+        return storeConfigured.getReadOnlyProperty();
+    }
+
+    /** One line about the store: where it is and its counters, that none is configured, or why it is unreachable. */
+    public ReadOnlyStringProperty storeSummaryProperty() {
+        return storeSummary.getReadOnlyProperty();
+    }
+
+    /** Whether the store (or the engine asked about it) could not be reached: the summary is an error. */
+    public ReadOnlyBooleanProperty storeTroubleProperty() {
+        return storeTrouble.getReadOnlyProperty();
     }
 
     /** Moves {@code target}'s progress, if it is the one warming now (a late event must not undo its outcome). */
@@ -218,7 +367,7 @@ public final class SeedsViewModel {
 
     /** Warms {@code target}; uv's output arrives as events. */
     public void warm(String target) {
-        if (target == null || warming.get()) {
+        if (target == null || warming.get() || transferring.get()) {
             return;
         }
         startRun(List.of(target));
@@ -231,7 +380,7 @@ public final class SeedsViewModel {
 
     /** Warms each stale or never-warmed target in turn; {@link #cancel()} ends the running one and skips the rest. */
     public void warmAllStale() {
-        if (warming.get()) {
+        if (warming.get() || transferring.get()) {
             return;
         }
         List<String> targets = staleTargets();

@@ -33,6 +33,11 @@ class EventSeverityTest {
                 .isEqualTo(Severity.ERROR);
         assertThat(Severity.of(new EngineEvent.ConnectionChanged(T0, "http://h:1/", false, false, "lost")))
                 .isEqualTo(Severity.WARNING);
+        dev.kiln.core.store.StoreKey key = dev.kiln.core.store.StoreKey.seed("py312", "abc0123456789");
+        assertThat(Severity.of(dev.kiln.core.store.StoreEvent.failed(T0, dev.kiln.core.store.StoreEvent.Operation.PUSH, key,
+                Duration.ofSeconds(2), "s3://b/p: PUT … failed 4 times"))).isEqualTo(Severity.ERROR);
+        assertThat(Severity.of(dev.kiln.core.store.StoreEvent.started(T0, dev.kiln.core.store.StoreEvent.Operation.PULL, key)))
+                .isEqualTo(Severity.INFO);
         assertThat(Severity.ERROR.word()).isEqualTo("error");
         assertThat(Severity.WARNING.styleClass()).isEqualTo("kiln-severity-warning");
     }
