@@ -64,6 +64,6 @@ public final class Main {
 
     /** Runs the command line and returns the exit code; tests call this. */
     public static int run(String... args) {
-        return KilnCommand.commandLine().execute(args);
+        return KilnCommand.commandLine(args).execute(args);
     }
 }
