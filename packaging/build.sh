@@ -96,6 +96,14 @@ for jar in "$lib"/*.jar; do
   esac
 done
 cp "$here"/watcher/target/modules/*.jar "$out/mods/"
+# picocli's class files are Java 5's, and the class archive leaves every class older than Java 6 out ("Old class has
+# been linked"): each command line then parsed and verified its 160 classes again. UpgradeClassFiles.java rewrites
+# them as Java 8 class files with stack maps (java.lang.classfile, JDK 24+; on 17 they stay as they are).
+if [ "$feature" -ge 24 ]; then
+  for jar in "$out"/mods/picocli-*.jar; do
+    "$jdk/bin/java" "$here/UpgradeClassFiles.java" "$jar" "$jar.new" && mv "$jar.new" "$jar" || die "cannot rewrite $jar's class files"
+  done
+fi
 # Monocle (headless glass, for `kiln screenshot`) is linked into javafx.graphics itself: its classes are in that
 # module's own package com.sun.glass.ui.monocle, so it cannot be a module of its own, and ./kiln's run-time
 # --patch-module would, in the image, turn the JVM's class archive off (CDS refuses a patched module graph) and
