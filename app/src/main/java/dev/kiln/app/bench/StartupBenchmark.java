@@ -211,7 +211,7 @@ public final class StartupBenchmark implements Callable<Integer> {
         return out;
     }
 
-    /** Millis from start to exit of one command, which must exit 0 (status: 0 healthy or 1 degraded). */
+    /** Millis from start to exit of one command, which must exit 0 (status: any verdict but unreachable). */
     private static double timeCommand(List<String> command, Path scratch) throws IOException, InterruptedException {
         Path home = scratch.resolve("home");
         Files.createDirectories(home);
@@ -227,7 +227,10 @@ public final class StartupBenchmark implements Callable<Integer> {
             throw new IllegalStateException(String.join(" ", command) + " did not finish within 120 s");
         }
         double ms = (System.nanoTime() - t0) / 1e6;
-        if (p.exitValue() > 1) {
+        // status exits 2 for a failing daemon too (the demo workspace plants a failing contract): only unreachable is an error.
+        boolean answered = p.exitValue() <= 1 || p.exitValue() == 2 && "status".equals(command.get(1))
+                && !Files.readString(scratch.resolve("cli.log")).contains("unreachable");
+        if (!answered) {
             throw new IllegalStateException(String.join(" ", command) + " exited " + p.exitValue() + ":\n"
                     + Files.readString(scratch.resolve("cli.log")));
         }
