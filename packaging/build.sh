@@ -116,6 +116,14 @@ for jar in "$lib"/*.jar; do
   esac
 done
 cp "$here"/watcher/target/modules/*.jar "$out/mods/"
+# picocli's class files are Java 5's, and the class archive leaves every class older than Java 6 out ("Old class has
+# been linked"): each command line then parsed and verified its 160 classes again. UpgradeClassFiles.java rewrites
+# them as Java 8 class files with stack maps (java.lang.classfile, JDK 24+; on 17 they stay as they are).
+if [ "$feature" -ge 24 ]; then
+  for jar in "$out"/mods/picocli-*.jar; do
+    "$jdk/bin/java" "$here/UpgradeClassFiles.java" "$jar" "$jar.new" && mv "$jar.new" "$jar" || die "cannot rewrite $jar's class files"
+  done
+fi
 # Monocle (headless glass, for `kiln screenshot`) is linked into javafx.graphics itself: its classes are in that
 # module's own package com.sun.glass.ui.monocle, so it cannot be a module of its own, and ./kiln's run-time
 # --patch-module would, in the image, turn the JVM's class archive off (CDS refuses a patched module graph) and
@@ -185,12 +193,13 @@ rm -rf "$out/runtime-plain"
 # once, for exactly this runtime; the app never writes an archive (JDK 17 has no auto-archive, and no
 # ArchiveClassesAtExit/AOTCacheOutput flag is in the launcher). $APPDIR is the launcher's lib/app.
 if [ "$feature" -ge 25 ]; then
-  archive=kiln.aot; use_archive="-XX:AOTCache=\$APPDIR/$archive"; train_flag="-XX:AOTCacheOutput="
+  archive_option="-XX:AOTCache="; archive_ext=aot; train_flag="-XX:AOTCacheOutput="
   quiet="-Xlog:aot=off,cds=off"
 else
-  archive=kiln.jsa; use_archive="-XX:SharedArchiveFile=\$APPDIR/$archive"; train_flag="-XX:ArchiveClassesAtExit="
+  archive_option="-XX:SharedArchiveFile="; archive_ext=jsa; train_flag="-XX:ArchiveClassesAtExit="
   quiet="-Xlog:cds=off,cds+dynamic=off"
 fi
+archive="kiln.$archive_ext"; cli_archive="kiln-cli.$archive_ext"; use_archive="$archive_option\$APPDIR/$archive"
 # An archive that does not match (it cannot, unless someone edits the install) only costs speed: the JVM
 # then runs without it, and a CLI should not print JVM warnings about that.
 step "jpackage app-image (shipped, archive $archive)"
@@ -198,9 +207,11 @@ step "jpackage app-image (shipped, archive $archive)"
   --java-options "$use_archive" --java-options "$quiet"
 appdir="$out/image/kiln/lib/app"
 
-# Training run: the console on a fresh demo workspace under Xvfb, exiting as soon as its first frame is
-# shown, so the archive holds what a start needs and nothing the user's session loads later; before it, in the
-# same JVM (kiln.trainCli), the command lines scripts call most (--help, --version, project, status).
+# Training runs. First the console on a fresh demo workspace under Xvfb, exiting as soon as its first frame is
+# shown, so the archive holds what a start needs and nothing the user's session loads later. Then the command
+# line's own archive (kiln-cli.*, which lib/kiln-cli.sh gives the headless sub-commands): --help, --version,
+# project, and status against a kiln serve of a second workspace. Two archives, because a JVM loads every class of
+# its archive at start: with one, `kiln --version` loaded JavaFX's 2,800 classes too.
 offscreen=()
 if [ "$os" = linux ]; then
   command -v xvfb-run >/dev/null || die "xvfb-run is missing (the training run opens the console off-screen): apt-get install --no-install-recommends xvfb xauth"
@@ -212,12 +223,27 @@ train_env=(env HOME="$train/home" XDG_DATA_HOME="$train/data" XDG_STATE_HOME="$t
 mkdir -p "$train/home"
 "${train_env[@]}" "$java" -m dev.kiln.app/dev.kiln.app.Main demo "$train/ws" >/dev/null
 step "training run for $archive"
-# 600 s: with the CLI paths before the console and JDK 25's cache assembly after it, a loaded 2-core machine
-# took over two minutes.
+# 600 s: with JDK 25's cache assembly after it, a loaded 2-core machine took over two minutes.
 "${train_env[@]}" timeout 600 "${offscreen[@]}" "$java" "$train_flag$appdir/$archive" \
-  -Dkiln.firstFrameFile="$train/first-frame" -Dkiln.exitAfterFirstFrame=true -Dkiln.trainCli="$train/ws" \
+  -Dkiln.firstFrameFile="$train/first-frame" -Dkiln.exitAfterFirstFrame=true \
   -m dev.kiln.app/dev.kiln.app.Main "$train/ws" >"$train/train.log" 2>&1 \
   || { cat "$train/train.log" >&2; die "the training run failed"; }
+step "training run for $cli_archive"
+"${train_env[@]}" "$java" -m dev.kiln.app/dev.kiln.app.Main demo "$train/ws-serve" >/dev/null
+"${train_env[@]}" "$java" -m dev.kiln.app/dev.kiln.app.Main serve "$train/ws-serve" --port 0 >"$train/serve.log" 2>&1 &
+serve_pid=$!
+url=""
+for _ in $(seq 600); do
+  url="$(sed -n 's|^Serving .* at \(http://[^ ]*\)$|\1|p' "$train/serve.log" | head -1)"
+  [ -n "$url" ] || ! kill -0 "$serve_pid" 2>/dev/null && break
+  sleep 0.1
+done
+[ -n "$url" ] || { kill "$serve_pid" 2>/dev/null; cat "$train/serve.log" >&2; die "the training daemon did not start"; }
+"${train_env[@]}" timeout 600 "$java" "$train_flag$appdir/$cli_archive" -Dkiln.trainCli="$train/ws" -Dkiln.trainStatus="$url" \
+  -m dev.kiln.app/dev.kiln.app.Main "$train/ws" >"$train/train-cli.log" 2>&1 \
+  || { kill "$serve_pid"; cat "$train/train-cli.log" >&2; die "the command line's training run failed"; }
+kill "$serve_pid"; wait "$serve_pid" 2>/dev/null || true
+[ -s "$appdir/$cli_archive" ] || { cat "$train/train-cli.log" >&2; die "the command line's training run wrote no $cli_archive"; }
 [ -s "$train/first-frame" ] || { cat "$train/train.log" >&2; die "the training run showed no frame"; }
 [ -s "$appdir/$archive" ] || { cat "$train/train.log" >&2; die "the training run wrote no $archive"; }
 [ -d "$train/home/.openjfx" ] && die "JavaFX extracted its natives to ~/.openjfx: the .so are not in runtime/lib"
@@ -229,9 +255,10 @@ cp "$here/systemd/kiln-serve@.service" "$here/systemd/serve.d.README" "$out/imag
 # The PATH command of the Linux packages (/usr/bin/kiln links to it): a bounded heap per command, then the image's
 # java with kiln.cfg's archive options ($APPDIR there is the script's $app), so the two launchers cannot drift.
 if [ "$os" = linux ]; then
-  sed "s|KILN_ARCHIVE_OPTIONS|\"${use_archive//\$APPDIR/\$app}\" $quiet|" "$here/linux/kiln-cli.sh" >"$out/image/kiln/lib/kiln-cli.sh"
+  sed -e "s|KILN_ARCHIVE_OPTIONS|\"$archive_option\$app/\$archive\" $quiet|" -e "s|KILN_ARCHIVE_EXT|$archive_ext|g" \
+    "$here/linux/kiln-cli.sh" >"$out/image/kiln/lib/kiln-cli.sh"
   chmod 755 "$out/image/kiln/lib/kiln-cli.sh"
-  grep -q KILN_ARCHIVE_OPTIONS "$out/image/kiln/lib/kiln-cli.sh" && die "lib/kiln-cli.sh kept its KILN_ARCHIVE_OPTIONS placeholder"
+  grep -q 'KILN_ARCHIVE_[A-Z]*' "$out/image/kiln/lib/kiln-cli.sh" && die "lib/kiln-cli.sh kept a KILN_ARCHIVE_ placeholder"
   "$out/image/kiln/lib/kiln-cli.sh" --version >/dev/null || die "the built image's PATH launcher does not run: $out/image/kiln/lib/kiln-cli.sh --version"
 fi
 
@@ -321,6 +348,8 @@ deb="$(ls "$out"/kiln_*.deb 2>/dev/null | head -1 || true)"
   echo "runtime.bytes=$(du -sb "$out/image/kiln/lib/runtime" | cut -f1)"
   echo "image.bytes=$(du -sb "$out/image/kiln" | cut -f1)"
   echo "archive.bytes=$(stat -c %s "$appdir/$archive")"
+  echo "cli_archive=$cli_archive"
+  echo "cli_archive.bytes=$(stat -c %s "$appdir/$cli_archive")"
   [ -n "$deb" ] && echo "deb=$deb" && echo "deb.bytes=$(stat -c %s "$deb")" \
     && echo "deb.installed.bytes=$(( $(dpkg-deb -f "$deb" Installed-Size) * 1024 ))"
   echo "seconds=$((SECONDS - started))"

@@ -32,12 +32,14 @@ public final class Main {
         long pid = ProcessHandle.current().pid();
         String trainCli = System.getProperty("kiln.trainCli");
         if (trainCli != null && dev.kiln.app.cli.Console.opensConsoleOnly(args)) {
-            // packaging/build.sh's training run: the CLI paths scripts call, in this JVM before the console opens,
-            // so the AOT cache holds their classes too (one training run makes one cache).
+            // packaging/build.sh's training run of the command line's own cache (kiln-cli.aot): the paths scripts call,
+            // then exit. Apart from the console's cache, since a JVM loads every class of its cache at start: the
+            // console's made `kiln status` load 8,000 classes (JavaFX's among them) it never used.
             run("--help");
             run("--version");
             run("project", trainCli);
-            run("status", "http://127.0.0.1:9/");
+            run("status", System.getProperty("kiln.trainStatus", "http://127.0.0.1:9/"));
+            System.exit(0);
         }
         if (dev.kiln.app.cli.Console.opensConsoleOnly(args)) {
             // The GUI's start path: no picocli, and logback configures itself (its classes, ≈ 0.1 s) on another
@@ -64,6 +66,6 @@ public final class Main {
 
     /** Runs the command line and returns the exit code; tests call this. */
     public static int run(String... args) {
-        return KilnCommand.commandLine().execute(args);
+        return KilnCommand.commandLine(args).execute(args);
     }
 }

@@ -124,6 +124,10 @@ public final class KilnConsole extends Application {
                     java.util.concurrent.CompletableFuture<java.util.Optional<String>> asked = desktopScheme;
                     return asked != null ? asked.join() : dev.kiln.ui.shell.Theme.askGsettings();
                 }));
+        if (Boolean.getBoolean("kiln.emptyStage")) {
+            emptyStage(stage, theme); // kiln bench startup: JavaFX's floor for this image, theme and machine
+            return;
+        }
         remembered.bounds().ifPresent(b -> {
             stage.setX(b.x());
             stage.setY(b.y());
@@ -408,6 +412,24 @@ public final class KilnConsole extends Application {
             });
         };
         stage.getScene().addPostLayoutPulseListener(once[0]);
+    }
+
+    /**
+     * {@code kiln bench startup}'s floor: a Stage as large as the console's, with the same theme (AtlantaFX's sheet
+     * and Kiln's) and nothing in it, reporting its first frame as the console does. What the console's first frame
+     * costs beyond it is Kiln's.
+     */
+    private static void emptyStage(Stage stage, dev.kiln.ui.shell.Theme theme) {
+        Application.setUserAgentStylesheet(theme.userAgentStylesheet());
+        javafx.scene.Scene scene = new javafx.scene.Scene(new javafx.scene.layout.StackPane(), 1180, 740);
+        scene.getStylesheets().add(MainWindow.class.getResource("kiln.css").toExternalForm());
+        stage.setTitle("Kiln");
+        stage.setScene(scene);
+        stage.show();
+        String frameFile = System.getProperty("kiln.firstFrameFile", "");
+        if (!frameFile.isEmpty()) {
+            signalFirstFrame(stage, Path.of(frameFile), Boolean.getBoolean("kiln.exitAfterFirstFrame"));
+        }
     }
 
     /** For docs and reviews: waits for the page to settle, writes what the window shows, and exits. */

@@ -29,7 +29,30 @@ public final class KilnCommand implements Callable<Integer> {
 
     /** The configured command line, with Kiln's error handling. */
     public static CommandLine commandLine() {
-        CommandLine cl = new CommandLine(new KilnCommand());
+        return handlingErrors(new CommandLine(new KilnCommand()));
+    }
+
+    /**
+     * The command line to run {@code args}: when the first names a sub-command (not {@code help}, which lists them
+     * all), a {@code kiln} holding only that one, so picocli reflects over one command's annotations instead of
+     * every command's (most of a {@code kiln status}'s start). Usage, errors and exit codes are the full tree's:
+     * LeanCommandLineTest compares them for every sub-command.
+     */
+    public static CommandLine commandLine(String... args) {
+        if (args.length > 0 && !"help".equals(args[0]) && Console.SUB_COMMANDS.contains(args[0])) {
+            for (Class<?> c : KilnCommand.class.getAnnotation(Command.class).subcommands()) {
+                Command sub = c.getAnnotation(Command.class);
+                if (sub != null && sub.name().equals(args[0])) {
+                    CommandLine lean = new CommandLine(new Lean());
+                    lean.addSubcommand(sub.name(), new CommandLine(c));
+                    return handlingErrors(lean);
+                }
+            }
+        }
+        return commandLine();
+    }
+
+    private static CommandLine handlingErrors(CommandLine cl) {
         cl.setExecutionExceptionHandler((ex, cmd, parsed) -> {
             if (ex instanceof WorkspaceException || ex instanceof IllegalArgumentException || ex instanceof CliException) {
                 cmd.getErr().println("kiln: " + ex.getMessage());
@@ -50,6 +73,15 @@ public final class KilnCommand implements Callable<Integer> {
     public static String[] versionLines() {
         String v = KilnCommand.class.getPackage().getImplementationVersion();
         return new String[] {"kiln " + (v == null ? "0.1.0" : v) + " (Java " + Runtime.version() + ")"};
+    }
+
+    /** The top of a lean command line: only its name shows (in the sub-command's usage and errors). */
+    @Command(name = "kiln", mixinStandardHelpOptions = true, versionProvider = KilnCommand.Version.class)
+    static final class Lean implements Callable<Integer> {
+        @Override
+        public Integer call() {
+            return 0;
+        }
     }
 
     /** The version from the jar manifest, or the build's when run from classes. */

@@ -20,7 +20,7 @@ record CliRun(int exit, String out, String err) {
         try {
             System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
             System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-            CommandLine cl = KilnCommand.commandLine();
+            CommandLine cl = KilnCommand.commandLine(args);
             cl.setErr(new PrintWriter(picoErr, true));
             int exit = cl.execute(args);
             return new CliRun(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8) + picoErr);

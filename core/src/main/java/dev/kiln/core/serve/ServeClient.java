@@ -32,7 +32,9 @@ import org.jspecify.annotations.Nullable;
  * its pin); both are thread-safe.
  */
 public final class ServeClient {
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    /** Local daemons without a pin speak plain HTTP (ServeLock.Holder), so this client needs no certificate store. */
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5))
+            .sslContext(PinnedTls.plainHttpOnly()).build();
     private static final Duration READ_TIMEOUT = Duration.ofSeconds(10);
 
     private final @Nullable WorkspaceLayout layout;
@@ -74,6 +76,8 @@ public final class ServeClient {
                 .version(HttpClient.Version.HTTP_1_1).followRedirects(HttpClient.Redirect.NEVER);
         if (pin != null) {
             b.sslContext(PinnedTls.context(pin));
+        } else if ("http".equalsIgnoreCase(base.getScheme())) {
+            b.sslContext(PinnedTls.plainHttpOnly());
         }
         this.http = b.build();
         this.timeout = READ_TIMEOUT;
