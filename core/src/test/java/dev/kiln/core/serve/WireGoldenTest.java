@@ -198,7 +198,9 @@ class WireGoldenTest {
         ArchiveCacheStats stats = new ArchiveCacheStats(1, 1, 1, 0, 0, 0, 1024, 1, 12_000_000, 12_000_000);
         Path servers = ROOT.resolve("servers");
         ServerResult result = new ServerResult("demo-light", ServerConfig.Transport.STDIO, 1, Outcome.OK, null, "",
-                "2025-06-18", 299.5, 3.25, 3, 30_000, new Timeline(0.0, 120.5, null, 299.5, 302.75, null), List.of());
+                "2025-06-18", 299.5, 3.25, 3, 30_000, new Timeline(0.0, 120.5, null, 299.5, 302.75, null, 80.25), List.of(),
+                new dev.kiln.core.startup.FetchPhase(dev.kiln.core.startup.Launcher.NPX, 80.25,
+                        dev.kiln.core.startup.FetchPhase.Downloaded.NO, "npx handed off to node"));
         Map<String, KilnEvent> m = new LinkedHashMap<>();
         m.put("tick", new TickFinished(AT, new TickResult(WakeReason.CHANGE, AT, 7, true, 12, 0,
                 new SnapshotStats(12, 1, 11, 0, 0, 1_250_000), 2_500_000, List.of("gone"), null)));
