@@ -159,7 +159,8 @@ class WireGoldenTest {
             Map.entry(Wire.PROBE_RUNS, SavedRun.class), Map.entry(Wire.BYTECODE, BytecodeReport.class),
             Map.entry(Wire.ARCHIVE_STATS, ArchiveCacheStats.class), Map.entry(Wire.ARCHIVE_ENTRIES, ArchiveEntry.class),
             Map.entry(Wire.ARCHIVE_BUILD, ArchiveEntry.class), Map.entry(Wire.ARCHIVE_INVALIDATE, ArchiveCacheStats.class),
-            Map.entry(Wire.DOCTOR, Diagnosis.class), Map.entry(Wire.HEAL, HealReport.class));
+            Map.entry(Wire.DOCTOR, Diagnosis.class), Map.entry(Wire.HEAL, HealReport.class),
+            Map.entry(Wire.SERVER_SEEDS, dev.kiln.core.seed.ServerSeedInfo.class));
 
     @Test
     void clientWireTypes_readEveryTypedGolden_andWriteTheSameKeysBack() throws Exception {
@@ -173,6 +174,9 @@ class WireGoldenTest {
         }
         // the action document: its result read as the probe's report it is, and written back
         JsonNode action = ApiGoldens.load(ApiGoldens.fileOf(Wire.ACTION));
+        JsonNode warmedServers = ApiGoldens.load("server_seeds_warmed.json");
+        ApiGoldens.diff(warmedServers, Wire.value(Wire.read(warmedServers, dev.kiln.core.seed.ServerSeedsWarmed.class)), "$",
+                "server_seeds_warmed.json", problems);
         ApiGoldens.diff(action.path("result"), Wire.value(Wire.read(action.path("result"), ProbeReport.class)), "$.result",
                 "actions_id.json", problems);
         // the shapes Wire writes by hand, read by the client's readers and written again

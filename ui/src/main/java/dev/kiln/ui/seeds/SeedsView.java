@@ -186,6 +186,7 @@ public final class SeedsView extends VBox {
         VBox.setVgrow(lower, Priority.ALWAYS);
 
         getChildren().addAll(new VBox(2, title, sub), uv, seeds, actions, message, error, lower);
+        lower.getItems().add(1, new ServerSeedsPane(vm)); // the server seeds beside the target seeds (ServerSeedsPane)
         vm.refresh();
     }
 
