@@ -52,8 +52,8 @@ public final class ServerSeedsPane extends VBox {
         table.setId("server-seeds-table");
         table.getStyleClass().addAll("dense", "striped");
         table.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_FLEX_LAST_COLUMN);
-        table.getColumns().add(column("Server", 90, ServerSeedsViewModel.Row::server));
-        TableColumn<ServerSeedsViewModel.Row, String> state = column("State", 80, ServerSeedsViewModel.Row::stateText);
+        table.getColumns().add(column("Server", 80, ServerSeedsViewModel.Row::server));
+        TableColumn<ServerSeedsViewModel.Row, String> state = column("State", 72, ServerSeedsViewModel.Row::stateText);
         state.setCellFactory(c -> new TableCell<>() {
             @Override
             protected void updateItem(String item, boolean empty) {
@@ -70,12 +70,11 @@ public final class ServerSeedsPane extends VBox {
             }
         });
         table.getColumns().add(state);
-        table.getColumns().add(column("Package", 200, ServerSeedsViewModel.Row::spec));
-        table.getColumns().add(column("Forms", 110, ServerSeedsViewModel.Row::forms));
-        table.getColumns().add(column("Runtime", 100, ServerSeedsViewModel.Row::runtime));
-        table.getColumns().add(column("Size", 75, ServerSeedsViewModel.Row::size));
-        table.getColumns().add(column("Warmed", 120, ServerSeedsViewModel.Row::warmed));
-        TableColumn<ServerSeedsViewModel.Row, String> problem = column("Problem", 120, ServerSeedsViewModel.Row::problem);
+        table.getColumns().add(column("Package", 190, r -> r.spec() + (r.runtime().equals("-") ? "" : " · " + r.runtime())));
+        table.getColumns().add(column("Forms", 118, ServerSeedsViewModel.Row::forms));
+        table.getColumns().add(column("Size", 70, ServerSeedsViewModel.Row::size));
+        table.getColumns().add(column("Warmed", 110, ServerSeedsViewModel.Row::warmed));
+        TableColumn<ServerSeedsViewModel.Row, String> problem = column("Problem", 90, ServerSeedsViewModel.Row::problem);
         problem.setCellFactory(c -> new TableCell<>() {
             @Override
             protected void updateItem(String item, boolean empty) {
@@ -85,7 +84,9 @@ public final class ServerSeedsPane extends VBox {
             }
         });
         table.getColumns().add(problem);
-        table.setPlaceholder(new Label("No server in servers.json is launched through npx or uvx"));
+        Label empty = new Label();
+        empty.textProperty().bind(vm.placeholderProperty());
+        table.setPlaceholder(empty);
         table.setFixedCellSize(26);
         table.setMinHeight(26 * 3 + 30);
         table.setPrefHeight(26 * 4 + 30);
@@ -157,9 +158,11 @@ public final class ServerSeedsPane extends VBox {
         copy.setMinWidth(Region.USE_PREF_SIZE);
         copy.setOnAction(e -> vm.copy());
         copy.disableProperty().bind(vm.snippetProperty().isEmpty());
-        Label forLabel = new Label("Snippet for");
-        forLabel.setMinWidth(Region.USE_PREF_SIZE);
-        HBox chooser = new HBox(6, forLabel, client, new HBox(cache, installed), copy);
+        client.setMinWidth(Region.USE_PREF_SIZE);
+        client.setTooltip(new Tooltip("The client whose config the snippet is for"));
+        cache.setMinWidth(Region.USE_PREF_SIZE);
+        installed.setMinWidth(Region.USE_PREF_SIZE);
+        HBox chooser = new HBox(6, client, new HBox(cache, installed));
         chooser.setAlignment(Pos.CENTER_LEFT);
         TextArea text = new TextArea();
         text.setId("server-seeds-snippet");
@@ -174,11 +177,15 @@ public final class ServerSeedsPane extends VBox {
         note.getStyleClass().add("text-muted");
         note.setWrapText(true);
         note.setMinHeight(Region.USE_PREF_SIZE);
+        note.setMaxWidth(Double.MAX_VALUE);
         note.textProperty().bind(vm.snippetNoteProperty());
-        VBox right = new VBox(6, chooser, text, note);
+        HBox.setHgrow(note, Priority.ALWAYS);
+        HBox foot = new HBox(8, note, copy);
+        foot.setAlignment(Pos.TOP_LEFT);
+        VBox right = new VBox(6, chooser, text, foot);
         VBox.setVgrow(text, Priority.ALWAYS);
-        right.setPrefWidth(430);
-        right.setMinWidth(360);
+        right.setPrefWidth(400);
+        right.setMinWidth(340);
 
         HBox body = new HBox(10, left, right);
         HBox.setHgrow(left, Priority.ALWAYS);

@@ -69,6 +69,7 @@ public final class ServerSeedsViewModel {
     private final ObjectProperty<ServerSeeds.Form> form = new SimpleObjectProperty<>(ServerSeeds.Form.CACHE);
     private final ReadOnlyStringWrapper snippet = new ReadOnlyStringWrapper("");
     private final ReadOnlyStringWrapper snippetNote = new ReadOnlyStringWrapper("");
+    private final ReadOnlyStringWrapper placeholder = new ReadOnlyStringWrapper("Reading the server seeds (each is hashed)…");
     private final ReadOnlyStringWrapper message = new ReadOnlyStringWrapper("");
     private final ReadOnlyStringWrapper error = new ReadOnlyStringWrapper("");
     private final ReadOnlyBooleanWrapper warming = new ReadOnlyBooleanWrapper(false);
@@ -95,6 +96,7 @@ public final class ServerSeedsViewModel {
     private void show(List<ServerSeedInfo> seeds) {
         String keep = selected.get() == null ? null : selected.get().server();
         rows.setAll(seeds.stream().map(ServerSeedsViewModel::row).toList());
+        placeholder.set("No server in servers.json is launched through npx or uvx");
         anyNeedsWarm.set(rows.stream().anyMatch(r -> needsWarm(r.state())));
         error.set("");
         selected.set(rows.stream().filter(r -> r.server().equals(keep)).findFirst()
@@ -222,6 +224,11 @@ public final class ServerSeedsViewModel {
 
     public ReadOnlyStringProperty snippetNoteProperty() {
         return snippetNote.getReadOnlyProperty();
+    }
+
+    /** What the table shows while it has no row: reading, or that no server is seedable. */
+    public ReadOnlyStringProperty placeholderProperty() {
+        return placeholder.getReadOnlyProperty();
     }
 
     public ReadOnlyStringProperty messageProperty() {
