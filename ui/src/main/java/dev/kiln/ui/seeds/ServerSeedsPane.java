@@ -184,8 +184,8 @@ public final class ServerSeedsPane extends VBox {
         foot.setAlignment(Pos.TOP_LEFT);
         VBox right = new VBox(6, chooser, text, foot);
         VBox.setVgrow(text, Priority.ALWAYS);
-        right.setPrefWidth(400);
-        right.setMinWidth(340);
+        // As wide as its chooser row needs (client, both form toggles): the table gives way, the toggles are never cut.
+        right.setMinWidth(Region.USE_PREF_SIZE);
 
         HBox body = new HBox(10, left, right);
         HBox.setHgrow(left, Priority.ALWAYS);
