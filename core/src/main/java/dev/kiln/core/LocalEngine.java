@@ -248,6 +248,16 @@ final class LocalEngine implements Engine {
     }
 
     @Override
+    public List<dev.kiln.core.seed.ServerSeedInfo> serverSeeds() {
+        return actions.serverSeeds();
+    }
+
+    @Override
+    public Action<dev.kiln.core.seed.ServerSeedsWarmed> warmServerSeeds(List<String> servers, String idempotencyKey) {
+        return actions.warmServerSeeds(servers, idempotencyKey);
+    }
+
+    @Override
     public void close() {
         kiln.close(); // closes the actions too
     }

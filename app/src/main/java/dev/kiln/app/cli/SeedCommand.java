@@ -14,6 +14,7 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code kiln seed copy|ls|history}: use and inspect seed caches. */
@@ -49,10 +50,16 @@ final class SeedCommand implements Runnable {
         @Mixin
         JsonOption json;
 
+        @Option(names = "--server", description = {"TARGET names a server of servers.json launched through npx/uvx:",
+            "copy the cache form of its runtime seed (point the job's NPM_CONFIG_CACHE or UV_CACHE_DIR at SCRATCH).",
+            "A seed that no longer matches its hash, or is not the seed of the server's config, is not copied."})
+        boolean server;
+
         @Override
         public Integer call() throws Exception {
             SeedCaches seeds = SeedCaches.of(workspace.require());
-            CopyReport r = seeds.copyInto(target, scratch.toAbsolutePath());
+            CopyReport r = server ? copyServerSeed(workspace.layout(), target, scratch.toAbsolutePath())
+                    : seeds.copyInto(target, scratch.toAbsolutePath());
             if (json.enabled()) {
                 ObjectNode o = Json.object().put("target", target).put("copied", r.copied())
                         .put("files", r.files()).put("bytes", r.bytes()).put("links", r.links())
@@ -68,6 +75,22 @@ final class SeedCommand implements Runnable {
             // Best-effort means exit 0 when the seed is missing or partly copied; overlapping paths are the
             // caller's mistake (the copy would write into the seed), so they fail loudly.
             return r.refused() ? 2 : 0;
+        }
+
+        /** The cache form of server {@code name}'s runtime seed into {@code scratch} (see {@code --server}). */
+        private static CopyReport copyServerSeed(dev.kiln.core.workspace.WorkspaceLayout layout, String name, Path scratch) {
+            List<dev.kiln.core.startup.ServerConfig> servers = java.nio.file.Files.exists(layout.serversFile())
+                    ? dev.kiln.core.startup.ServerConfigs.read(layout.serversFile()) : List.of();
+            dev.kiln.core.startup.ServerConfig s = servers.stream().filter(c -> c.name().equals(name)).findFirst()
+                    .orElseThrow(() -> new CommandLine.ParameterException(new CommandLine(new Copy()), "no server '" + name
+                            + "' in " + layout.serversFile() + " (servers: " + String.join(", ", servers.stream()
+                                    .map(dev.kiln.core.startup.ServerConfig::name).toList()) + ")"));
+            CopyReport r = dev.kiln.core.seed.ServerSeeds.of(SeedCaches.of(layout.root()), System.getenv(),
+                    java.time.Clock.systemUTC()).copyInto(s, scratch, dev.kiln.core.seed.CopyMode.KERNEL);
+            if (r.copied()) {
+                System.err.println("kiln: point the job's " + dev.kiln.core.seed.ServerSeeds.cacheVariable(s) + " at " + scratch);
+            }
+            return r;
         }
     }
 

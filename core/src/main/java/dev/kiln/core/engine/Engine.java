@@ -196,6 +196,21 @@ public interface Engine extends AutoCloseable {
     /** Pulls {@code target}'s seed for its current lockfile from the store onto the engine's host (atomic swap). */
     Action<dev.kiln.core.store.Transfer> pullSeed(String target, String idempotencyKey);
 
+    // --- server seeds (runtime seeds of servers launched through npx/uvx), on the engine's host ---------------------
+
+    /**
+     * Every server seed on the engine's host: one per seedable server of {@code servers.json} (its seed, or missing),
+     * then the seeds no server uses now; each judged by its hash, with the snippets that make a client use it.
+     */
+    default List<dev.kiln.core.seed.ServerSeedInfo> serverSeeds() {
+        return List.of();
+    }
+
+    /** Warms the seeds of {@code servers} (every seedable server of {@code servers.json} when empty), one after another. */
+    default Action<dev.kiln.core.seed.ServerSeedsWarmed> warmServerSeeds(List<String> servers, String idempotencyKey) {
+        throw new EngineException(EngineException.Kind.REJECTED, location() + " does not warm server seeds");
+    }
+
     /** Ends this engine: its projector or its connection. */
     @Override
     void close();

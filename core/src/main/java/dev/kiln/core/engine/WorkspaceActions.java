@@ -501,6 +501,36 @@ public final class WorkspaceActions implements AutoCloseable {
         archives.invalidateAll();
     }
 
+    // --- server seeds (runtime seeds of npx/uvx-launched servers), in this workspace's seeds directory
+
+    private dev.kiln.core.seed.ServerSeeds serverSeedStore() {
+        return dev.kiln.core.seed.ServerSeeds.of(seeds, System.getenv(), clock);
+    }
+
+    public List<dev.kiln.core.seed.ServerSeedInfo> serverSeeds() {
+        return serverSeedStore().inventory(servers());
+    }
+
+    public Action<dev.kiln.core.seed.ServerSeedsWarmed> warmServerSeeds(List<String> names, String idempotencyKey) {
+        List<ServerConfig> all = servers();
+        for (String name : names) {
+            if (all.stream().noneMatch(s -> s.name().equals(name))) {
+                throw new EngineException(EngineException.Kind.REJECTED, "No server '" + name + "' in " + layout.serversFile());
+            }
+        }
+        List<ServerConfig> chosen = all.stream().filter(s -> names.isEmpty() ? dev.kiln.core.seed.ServerSeeds.seedable(s)
+                : names.contains(s.name())).toList();
+        if (chosen.isEmpty()) {
+            throw new EngineException(EngineException.Kind.REJECTED, "No server in " + layout.serversFile()
+                    + " is launched through npx, npm exec, uvx or uv tool run: nothing to seed");
+        }
+        return start("warm_servers", List.copyOf(names), "a warm of the seeds of " + (names.isEmpty() ? "every server"
+                : String.join(", ", names)), idempotencyKey, () -> {
+                    Cancellation c = Cancellation.create();
+                    return new Job<>(c::cancel, () -> serverSeedStore().warmAll(chosen, c, false));
+                });
+    }
+
     // --- long actions
 
     /** The action with {@code id}, while it is remembered. */

@@ -127,7 +127,12 @@ public final class SeedCaches {
         if (Files.isDirectory(seedsDir)) {
             try (DirectoryStream<Path> s = Files.newDirectoryStream(seedsDir, p -> Files.isDirectory(p)
                     && !p.getFileName().toString().startsWith("."))) {
-                s.forEach(p -> names.add(p.getFileName().toString()));
+                // the server seeds' directory (ServerSeeds) is not a target's seed
+                s.forEach(p -> {
+                    if (!p.getFileName().toString().equals(ServerSeeds.DIR)) {
+                        names.add(p.getFileName().toString());
+                    }
+                });
             } catch (IOException e) {
                 throw new WorkspaceException("Cannot list seeds in " + seedsDir + ": " + e.getMessage(), e);
             }

@@ -26,6 +26,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runtime seeds: one per MCP server launched through {@code npx} or {@code uvx}, keyed by package@exact-version, the
@@ -147,12 +148,15 @@ public final class ServerSeeds {
             runtime = query(server, List.of("uv", "--version"), env).strip();
             version = spec.exact() ? spec.version : resolveUv(server, spec, env);
         }
-        String digest = sha256((spec.pkg + "@" + version + "|" + runtime + "|" + registry).getBytes(StandardCharsets.UTF_8))
-                .substring(0, 12);
-        String key = (npm(launcher) ? "npm-" : "uv-") + spec.pkg.replace('@', '_').replace('/', '+') + "-" + version + "-"
-                + digest;
+        String key = key(launcher, spec.pkg, version, runtime, registry);
         return new Plan(server.name(), launcher, spec.pkg, spec.requested, version, spec.executable, spec.serverArgs, runtime,
                 registry, key, seedsDir.resolve(key));
+    }
+
+    private static String key(Launcher launcher, String pkg, String version, String runtime, String registry) {
+        String digest = sha256((pkg + "@" + version + "|" + runtime + "|" + registry).getBytes(StandardCharsets.UTF_8))
+                .substring(0, 12);
+        return (npm(launcher) ? "npm-" : "uv-") + pkg.replace('@', '_').replace('/', '+') + "-" + version + "-" + digest;
     }
 
     /** The seed of {@code plan} when it is complete and its files still hash to what was warmed. */
@@ -455,6 +459,226 @@ public final class ServerSeeds {
 
     private static Optional<String> recorded(Path dir) {
         return SeedStore.seededHash(dir);
+    }
+
+    // ---- the inventory and a warm of several servers (the engine's, the API's, the Seeds page's) ---------------
+
+    /** Whether Kiln seeds {@code server}: a stdio server launched through npx, npm exec, uvx or uv tool run. */
+    public static boolean seedable(ServerConfig server) {
+        Launcher l = Launcher.of(server);
+        return server.transport() == ServerConfig.Transport.STDIO && (npm(l) || l == Launcher.UVX || l == Launcher.UV_TOOL_RUN);
+    }
+
+    /**
+     * Every server seed: one row per seedable server of {@code servers} (its seed for the config as it is now, or
+     * {@link ServerSeedInfo.State#MISSING}), then every other seed on disk ({@link ServerSeedInfo.State#STALE} when
+     * sound). Each seed's files are hashed against what its warm recorded: a corrupted or half-written one is
+     * {@link ServerSeedInfo.State#CORRUPT} and has no snippets. Asks the runtimes for their versions (locally), never
+     * the registry: an unpinned spec is matched to the newest seed warmed for it.
+     */
+    public List<ServerSeedInfo> inventory(List<ServerConfig> servers) {
+        Map<String, String> runtimes = new TreeMap<>();
+        Map<Path, JsonNode> manifests = new LinkedHashMap<>();
+        for (Path d : list()) {
+            manifests.put(d, rawManifest(d));
+        }
+        List<ServerSeedInfo> out = new ArrayList<>();
+        java.util.Set<Path> claimed = new java.util.HashSet<>();
+        for (ServerConfig server : servers) {
+            if (!seedable(server)) {
+                continue;
+            }
+            Launcher launcher = Launcher.of(server);
+            Spec spec;
+            try {
+                spec = Spec.parse(server, launcher);
+            } catch (WorkspaceException e) {
+                continue; // not a command line Kiln seeds (uvx --with, …): kiln warm --servers says why
+            }
+            Map<String, String> env = allowedEnv();
+            String registry = npm(launcher)
+                    ? env.getOrDefault("NPM_CONFIG_REGISTRY", env.getOrDefault("npm_config_registry", NPM_REGISTRY))
+                    : env.getOrDefault("UV_DEFAULT_INDEX", env.getOrDefault("UV_INDEX_URL", PYPI));
+            String runtime = runtimes.computeIfAbsent(npm(launcher) ? "node" : "uv", r -> {
+                try {
+                    return r.equals("node") ? "node " + query(server, List.of("node", "--version"), env).strip()
+                            : query(server, List.of("uv", "--version"), env).strip();
+                } catch (WorkspaceException e) {
+                    return "";
+                }
+            });
+            String version = spec.version;
+            if (!spec.exact()) {
+                version = manifests.values().stream().filter(m -> m.path("server").asText().equals(server.name())
+                        && m.path("package").asText().equals(spec.pkg) && m.path("requested").asText().equals(spec.requested))
+                        .max(java.util.Comparator.comparing(m -> m.path("warmed_at").asText()))
+                        .map(m -> m.path("version").asText()).orElse(spec.version);
+            }
+            String key = key(launcher, spec.pkg, version, runtime, registry);
+            Path dir = seedsDir.resolve(key);
+            if (Files.isDirectory(dir)) {
+                claimed.add(dir);
+                out.add(describe(dir, manifests.getOrDefault(dir, JSON.createObjectNode()), server, spec, launcher));
+            } else {
+                String why = runtime.isEmpty() ? "cannot read the " + (npm(launcher) ? "node" : "uv") + " version (is it installed?)"
+                        : "no seed for " + (npm(launcher) ? spec.pkg + "@" + version : spec.pkg + "==" + version) + " with "
+                                + runtime + " yet";
+                out.add(new ServerSeedInfo(server.name(), "", launcher.label(), spec.pkg, version, spec.requested, runtime,
+                        registry, null, List.of(), 0, "", null, null, ServerSeedInfo.State.MISSING, "server " + server.name()
+                                + ": " + why + "; warm it: kiln warm --servers " + (server.source() == null ? "CONFIG"
+                                        : server.source()) + " " + server.name(), List.of()));
+            }
+        }
+        for (Map.Entry<Path, JsonNode> e : manifests.entrySet()) {
+            if (!claimed.contains(e.getKey())) {
+                out.add(describe(e.getKey(), e.getValue(), null, null, null));
+            }
+        }
+        return out;
+    }
+
+    private static JsonNode rawManifest(Path dir) {
+        try {
+            return JSON.readTree(Files.readString(dir.resolve(SeedStore.MANIFEST_FILE)));
+        } catch (IOException | RuntimeException e) {
+            return JSON.createObjectNode();
+        }
+    }
+
+    /**
+     * The seed in {@code dir} judged by its hash; {@code server} is the server whose current config it belongs to, or
+     * null for a seed no server's config uses now.
+     */
+    private ServerSeedInfo describe(Path dir, JsonNode m, @Nullable ServerConfig server, @Nullable Spec spec,
+            @Nullable Launcher launcher) {
+        String name = server != null ? server.name() : m.path("server").asText(dir.getFileName().toString());
+        Optional<String> recorded = recorded(dir);
+        ServerSeedInfo.State state;
+        String problem = "";
+        long bytes = 0;
+        String sha = recorded.orElse("");
+        if (recorded.isEmpty()) {
+            state = ServerSeedInfo.State.CORRUPT;
+            problem = "server " + name + ": its seed in " + dir + " is half-written (no hash was recorded): never used;"
+                    + " warm it again (kiln warm --servers)";
+        } else {
+            try {
+                Hashed now = hash(dir);
+                bytes = now.bytes();
+                if (!now.sha().equals(recorded.get())) {
+                    state = ServerSeedInfo.State.CORRUPT;
+                    problem = "server " + name + ": its seed in " + dir + " does not match its hash (corrupted or changed"
+                            + " since its warm): never used; warm it again (kiln warm --servers) to replace it";
+                } else if (server == null) {
+                    state = ServerSeedInfo.State.STALE;
+                    problem = "no server's config uses this seed now (another version, runtime or registry, or the server is"
+                            + " gone): delete it, or point the server back at " + m.path("package").asText() + "@"
+                            + m.path("version").asText();
+                } else {
+                    state = ServerSeedInfo.State.OK;
+                }
+            } catch (IOException e) {
+                state = ServerSeedInfo.State.CORRUPT;
+                problem = "server " + name + ": cannot read its seed in " + dir + ": " + e.getMessage() + "; never used";
+            }
+        }
+        List<ServerSeedInfo.Snippet> snippets = new ArrayList<>();
+        List<Form> forms = List.of();
+        if (state == ServerSeedInfo.State.OK && server != null && spec != null && launcher != null) {
+            Plan plan = new Plan(server.name(), launcher, spec.pkg, spec.requested, m.path("version").asText(spec.version),
+                    spec.executable, spec.serverArgs, m.path("runtime").asText(), m.path("registry").asText(),
+                    dir.getFileName().toString(), dir);
+            Seed seed = new Seed(plan, WarmOutcome.UNCHANGED, "", sha, bytes);
+            List<Form> usable = new ArrayList<>();
+            for (Form form : Form.values()) {
+                try {
+                    for (dev.kiln.core.startup.ClientProfile c : dev.kiln.core.startup.ClientProfile.values()) {
+                        if (c == dev.kiln.core.startup.ClientProfile.OPENAI_AGENTS) {
+                            continue; // configured in code, no config file to paste into
+                        }
+                        String format = c == dev.kiln.core.startup.ClientProfile.VSCODE ? "vscode"
+                                : c == dev.kiln.core.startup.ClientProfile.CODEX ? "codex" : "json";
+                        snippets.add(new ServerSeedInfo.Snippet(form, c.label(), c.configs().isEmpty() ? "its MCP settings"
+                                : c.configs().get(0), snippet(server, seed, form, format)));
+                    }
+                    usable.add(form);
+                } catch (WorkspaceException e) {
+                    problem = e.getMessage(); // the installed form's entry cannot be read: only the cache form is offered
+                }
+            }
+            forms = usable;
+        }
+        Instant warmedAt = null;
+        Duration took = null;
+        try {
+            warmedAt = m.hasNonNull("warmed_at") ? Instant.parse(m.get("warmed_at").asText()) : null;
+            took = m.hasNonNull("duration_ms") ? Duration.ofMillis(m.get("duration_ms").asLong()) : null;
+        } catch (RuntimeException e) {
+            // an unreadable manifest: the hash already decided the state
+        }
+        return new ServerSeedInfo(name, dir.getFileName().toString(), m.path("launcher").asText(launcher == null ? ""
+                : launcher.label()), m.path("package").asText(spec == null ? "" : spec.pkg), m.path("version").asText(
+                        spec == null ? "" : spec.version), m.path("requested").asText(spec == null ? "" : spec.requested),
+                m.path("runtime").asText(), m.path("registry").asText(), dir, forms, bytes, sha, warmedAt, took, state,
+                problem, snippets);
+    }
+
+    /**
+     * Copies the cache form of {@code server}'s seed ({@code npm-cache}, {@code uv-cache}) into a job's cache
+     * {@code scratchCache}, as {@link SeedCaches#copyInto(String, Path)} copies a target's: real copies, a refused
+     * overlap, best-effort. Only a seed that is sound now (its files hash to what was warmed) and is the seed of the
+     * server's current config is copied; otherwise the report says why, naming the server, and nothing is copied.
+     */
+    public CopyReport copyInto(ServerConfig server, Path scratchCache, CopyMode mode) {
+        Instant begin = clock.instant();
+        Optional<ServerSeedInfo> row = inventory(List.of(server)).stream().filter(i -> i.server().equals(server.name())
+                && i.state() != ServerSeedInfo.State.STALE).findFirst();
+        String problem = row.isEmpty() ? "server " + server.name() + " is not launched through npx, npm exec, uvx or uv"
+                + " tool run: it has no seed to copy"
+                : row.get().state() != ServerSeedInfo.State.OK || row.get().dir() == null ? row.get().problem() : null;
+        if (problem != null) {
+            return new CopyReport(false, 0, 0, 0, Duration.between(begin, clock.instant()),
+                    Optional.of(problem + "; the job proceeds without it"), false, mode);
+        }
+        Path cache = row.get().dir().resolve(npm(Launcher.of(server)) ? "npm-cache" : "uv-cache");
+        return SeedCopier.copy(cache, scratchCache, clock, mode, SeedCopier.KERNEL);
+    }
+
+    /** The variable that points {@code server}'s launcher at a cache: {@code NPM_CONFIG_CACHE} or {@code UV_CACHE_DIR}. */
+    public static String cacheVariable(ServerConfig server) {
+        return npm(Launcher.of(server)) ? "NPM_CONFIG_CACHE" : "UV_CACHE_DIR";
+    }
+
+    /**
+     * Warms the seed of each of {@code servers} in turn (a server Kiln does not seed is {@code skipped}, with why); a
+     * failure of one is reported and the next is warmed. Stops at a cancel.
+     */
+    public ServerSeedsWarmed warmAll(List<ServerConfig> servers, Cancellation cancel, boolean dryRun) {
+        List<ServerSeedsWarmed.Server> out = new ArrayList<>();
+        for (ServerConfig s : servers) {
+            if (!seedable(s)) {
+                Launcher l = Launcher.of(s);
+                out.add(new ServerSeedsWarmed.Server(s.name(), "skipped", l.fetches() ? l.label()
+                        + " is recognised but not seeded yet (npx, npm exec, uvx, uv tool run are)"
+                        : "it is not launched through a package manager (" + l.label() + "): nothing to fetch, nothing to seed",
+                        null));
+                continue;
+            }
+            try {
+                Plan p = plan(s);
+                Seed seed = warm(p, cancel, dryRun);
+                ServerSeedInfo after = seed.outcome().isSuccess() && Files.isDirectory(p.dir())
+                        ? describe(p.dir(), rawManifest(p.dir()), s, Spec.parse(s, p.launcher()), p.launcher()) : null;
+                out.add(new ServerSeedsWarmed.Server(s.name(), dryRun && seed.contentSha256().isEmpty() ? "would_warm"
+                        : seed.outcome().label(), seed.message(), after));
+            } catch (WorkspaceException e) {
+                out.add(new ServerSeedsWarmed.Server(s.name(), "failed", e.getMessage(), null));
+            }
+            if (cancel.isCancelled()) {
+                break;
+            }
+        }
+        return new ServerSeedsWarmed(out);
     }
 
     // ---- reading the command line --------------------------------------------------------------------------------

@@ -227,6 +227,9 @@ final class ApiServer implements AutoCloseable {
         route(Wire.STORE_STATUS, "GET", x -> json(x, 200, StoreWire.status(backend.actions().storeStatus())));
         route(Wire.STORE_PUSH, "POST", x -> json(x, 202, Wire.started(backend.actions().pushSeed(field(body(x), "target"), key(x)))));
         route(Wire.STORE_PULL, "POST", x -> json(x, 202, Wire.started(backend.actions().pullSeed(field(body(x), "target"), key(x)))));
+        route(Wire.SERVER_SEEDS, "GET", x -> json(x, 200, Wire.value(backend.actions().serverSeeds())));
+        route(Wire.SERVER_SEEDS_WARM, "POST", x -> json(x, 202, Wire.started(backend.actions().warmServerSeeds(
+                WireServerSeeds.servers(body(x)), key(x)))));
         route(Wire.ACTION, "GET", x -> {
             java.util.Optional<dev.kiln.core.engine.Action<?>> a = backend.actions().action(id(x));
             if (a.isEmpty()) {

@@ -484,6 +484,20 @@ public final class RemoteEngine implements Engine {
         return action;
     }
 
+    // --- server seeds: on the daemon's host
+
+    @Override
+    public List<dev.kiln.core.seed.ServerSeedInfo> serverSeeds() {
+        return list(Wire.SERVER_SEEDS, null, dev.kiln.core.seed.ServerSeedInfo.class);
+    }
+
+    @Override
+    public Action<dev.kiln.core.seed.ServerSeedsWarmed> warmServerSeeds(List<String> servers, String idempotencyKey) {
+        com.fasterxml.jackson.databind.node.ObjectNode body = Wire.JSON.createObjectNode();
+        servers.forEach(body.putArray("servers")::add);
+        return startAction(Wire.SERVER_SEEDS_WARM, body, idempotencyKey, dev.kiln.core.seed.ServerSeedsWarmed.class);
+    }
+
     // --- object store: the daemon's host pushes and pulls, with its own credentials
 
     @Override

@@ -122,6 +122,10 @@ final class Wire {
     static final String STORE_STATUS = V1 + "store";
     static final String STORE_PUSH = V1 + "store/push";
     static final String STORE_PULL = V1 + "store/pull";
+
+    // Server seeds (WireServerSeeds): runtime seeds of npx/uvx-launched servers; a warm {@code POST {"servers": [..]}}: 202 {@code {"id"}}.
+    static final String SERVER_SEEDS = V1 + "seeds/servers";
+    static final String SERVER_SEEDS_WARM = V1 + "seeds/servers/warm";
     /** {@code POST /api/heal?dry_run=true} previews. */
 
     static final String DRY_RUN = "dry_run";

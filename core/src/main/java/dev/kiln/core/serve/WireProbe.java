@@ -15,7 +15,9 @@ import dev.kiln.core.serve.WireTypes.Codec;
 import dev.kiln.core.startup.Bytecode;
 import dev.kiln.core.startup.BytecodeMode;
 import dev.kiln.core.startup.BytecodeReport;
+import dev.kiln.core.startup.FetchPhase;
 import dev.kiln.core.startup.HandshakeOrder;
+import dev.kiln.core.startup.Launcher;
 import dev.kiln.core.startup.Outcome;
 import dev.kiln.core.startup.ProbeEvent;
 import dev.kiln.core.startup.ProbeReport;
@@ -74,14 +76,33 @@ final class WireProbe {
             @JsonProperty("first_stdout_ms") @Nullable Double firstStdoutMs,
             @JsonProperty("first_stderr_ms") @Nullable Double firstStderrMs,
             @JsonProperty("initialized_ms") @Nullable Double initializedMs,
-            @JsonProperty("tools_listed_ms") @Nullable Double toolsListedMs, @JsonProperty("exit_ms") @Nullable Double exitMs) {
+            @JsonProperty("tools_listed_ms") @Nullable Double toolsListedMs, @JsonProperty("exit_ms") @Nullable Double exitMs,
+            @JsonProperty("fetch_end_ms") @Nullable Double fetchEndMs) {
         static Steps of(Timeline t) {
             return new Steps(t.spawnMs(), t.firstStdoutMs(), t.firstStderrMs(), t.initializedMs(), t.toolsListedMs(),
-                    t.exitMs());
+                    t.exitMs(), t.fetchEndMs());
         }
 
         Timeline core() {
-            return new Timeline(spawnMs, firstStdoutMs, firstStderrMs, initializedMs, toolsListedMs, exitMs);
+            return new Timeline(spawnMs, firstStdoutMs, firstStderrMs, initializedMs, toolsListedMs, exitMs, fetchEndMs);
+        }
+    }
+
+    /**
+     * The fetch phase of a server's start ({@link FetchPhase}); the shape of a saved run's {@code fetch}. {@code runtime}
+     * and {@code fetches} follow from the launcher and are sent for readers that do not know every launcher.
+     */
+    record Fetch(@JsonProperty("launcher") String launcher, @JsonProperty("runtime") String runtime,
+            @JsonProperty("fetches") boolean fetches, @JsonProperty("fetch_ms") @Nullable Double fetchMs,
+            @JsonProperty("downloaded") String downloaded, @JsonProperty("evidence") String evidence) {
+        static @Nullable Fetch of(@Nullable FetchPhase f) {
+            return f == null ? null : new Fetch(name(f.launcher()), f.launcher().runtime().label(), f.launcher().fetches(),
+                    f.fetchMs(), name(f.downloaded()), f.evidence());
+        }
+
+        FetchPhase core() {
+            return new FetchPhase(constant(Launcher.class, launcher), fetchMs, constant(FetchPhase.Downloaded.class, downloaded),
+                    evidence == null ? "" : evidence);
         }
     }
 
@@ -91,17 +112,18 @@ final class WireProbe {
             @JsonProperty("reason") String reason, @JsonProperty("protocol_version") @Nullable String protocolVersion,
             @JsonProperty("initialize_ms") @Nullable Double initializeMs, @JsonProperty("tools_ms") @Nullable Double toolsMs,
             @JsonProperty("tools") int tools, @JsonProperty("timeout_ms") long timeoutMs,
-            @JsonProperty("timeline") Steps timeline, @JsonProperty("stderr_tail") List<String> stderrTail) {
+            @JsonProperty("timeline") Steps timeline, @JsonProperty("stderr_tail") List<String> stderrTail,
+            @JsonProperty("fetch") @Nullable Fetch fetch) {
         static Result of(ServerResult r) {
             return new Result(r.name(), WireTypes.name(r.transport()), r.run(), WireTypes.name(r.outcome()), r.exitCode(), r.reason(),
                     r.protocolVersion(), r.initializeMs(), r.toolsMs(), r.tools(), r.timeoutMs(), Steps.of(r.timeline()),
-                    r.stderrTail());
+                    r.stderrTail(), Fetch.of(r.fetch()));
         }
 
         ServerResult core() {
             return new ServerResult(name, constant(ServerConfig.Transport.class, transport), run, constant(Outcome.class, outcome),
                     exitCode, reason, protocolVersion, initializeMs, toolsMs, tools, timeoutMs, timeline.core(),
-                    list(stderrTail));
+                    list(stderrTail), fetch == null ? null : fetch.core());
         }
     }
 

@@ -51,7 +51,8 @@ final class WireTypes {
     private static Map<Class<?>, Codec<?, ?>> codecs() {
         Map<Class<?>, Codec<?, ?>> m = new LinkedHashMap<>();
         for (List<Codec<?, ?>> family : List.of(WireSeeds.CODECS, WireProbe.CODECS, WireArchive.CODECS, WireDoctor.CODECS,
-                WireEvents.CODECS, StoreWire.CODECS)) {
+                WireEvents.CODECS, StoreWire.CODECS,
+                WireServerSeeds.CODECS)) {
             for (Codec<?, ?> c : family) {
                 if (m.put(c.core(), c) != null) {
                     throw new IllegalStateException("two wire types for " + c.core().getName());

@@ -56,9 +56,15 @@ public final class NodeCompileCache {
         return new Report(server.name(), version, ok, dir, sz[0], sz[1], note);
     }
 
+    /** How long a warmed server may take to exit after its stdin closed: Node writes the cache on the way out. */
+    static final Duration EXIT_WAIT = Duration.ofSeconds(60);
+    private static final Duration ANSWER_WAIT = Duration.ofSeconds(120);
+
     /**
-     * Starts {@code server} once with {@code NODE_COMPILE_CACHE=dir} and lets it exit normally, so Node writes the
-     * cache; returns the audit after it. The server's own env must then carry the same variable to use it.
+     * Starts {@code server} once with {@code NODE_COMPILE_CACHE=dir}, takes it through {@code initialize} and
+     * {@code tools/list} (so the code a start runs is compiled), closes its stdin and waits for it to exit by itself
+     * (up to a minute: Node writes the cache only at a normal exit, and a loaded machine makes that slow); returns the
+     * audit after it. The server's own env must then carry the same variable to use it.
      */
     public static Report warm(ServerConfig server, Path dir) throws InterruptedException {
         requireNode(server);
@@ -73,19 +79,89 @@ public final class NodeCompileCache {
         }
         Map<String, String> env = new TreeMap<>(server.env());
         env.put("NODE_COMPILE_CACHE", dir.toString());
+        env.remove("NODE_DISABLE_COMPILE_CACHE");
         ServerConfig with = new ServerConfig(server.name(), server.transport(), server.command(), server.args(), env,
                 server.cwd(), server.url(), server.headers(), server.startupTimeout(), server.enabled(), server.source());
-        ServerResult r = StartupProbe.builder().timeout(Duration.ofSeconds(120)).build().run(List.of(with)).results().get(0);
+        String problem = runToNormalExit(with);
         Report after = audit(with);
-        if (r.outcome() != Outcome.OK) {
-            return new Report(after.server(), after.nodeVersion(), true, dir, after.files(), after.bytes(),
-                    "the server did not start (" + r.outcomeText() + ": " + r.reason() + "): nothing was compiled");
+        if (problem != null) {
+            return new Report(after.server(), after.nodeVersion(), true, dir, after.files(), after.bytes(), problem);
         }
         return new Report(after.server(), after.nodeVersion(), true, dir, after.files(), after.bytes(), after.files() == 0
-                ? "Node wrote nothing: the server did not exit by itself after its stdin closed (Node writes the cache"
-                        + " only at a normal exit)"
+                ? "Node wrote nothing although the server exited normally (is NODE_COMPILE_CACHE overridden?)"
                 : "warmed " + after.files() + " files (" + after.bytes() / 1024 + " KiB); set NODE_COMPILE_CACHE=" + dir
                         + " in the server's env so its client's child uses it");
+    }
+
+    /** Runs the server through its handshake and a tools/list, then lets it exit; null when it exited with 0. */
+    private static @Nullable String runToNormalExit(ServerConfig s) throws InterruptedException {
+        List<String> cmd = new java.util.ArrayList<>();
+        cmd.add(s.command());
+        cmd.addAll(s.args());
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD);
+        pb.environment().putAll(s.env());
+        if (s.cwd() != null) {
+            pb.directory(s.cwd().toFile());
+        }
+        Process p;
+        try {
+            p = pb.start();
+        } catch (IOException e) {
+            return "the server did not start (" + e.getMessage() + "): nothing was compiled";
+        }
+        try (java.io.BufferedReader out = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream(),
+                StandardCharsets.UTF_8)); java.io.OutputStream in = p.getOutputStream()) {
+            java.util.concurrent.CompletableFuture<String> answered = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                try {
+                    send(in, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
+                            + "\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"kiln\",\"version\":\"1\"}}}");
+                    if (!await(out, "\"id\":1")) {
+                        return "it closed its stdout before answering initialize";
+                    }
+                    send(in, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
+                    send(in, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\",\"params\":{}}");
+                    return await(out, "\"id\":2") ? "" : "it closed its stdout before answering tools/list";
+                } catch (IOException e) {
+                    return "its stdio broke: " + e.getMessage();
+                }
+            });
+            String why;
+            try {
+                why = answered.get(ANSWER_WAIT.toSeconds(), TimeUnit.SECONDS);
+            } catch (java.util.concurrent.TimeoutException e) {
+                why = "it did not answer in " + ANSWER_WAIT.toSeconds() + " s";
+            } catch (java.util.concurrent.ExecutionException e) {
+                why = String.valueOf(e.getCause());
+            }
+            in.close(); // the polite end of a session: Node exits, and writes the cache on the way out
+            if (!p.waitFor(EXIT_WAIT.toSeconds(), TimeUnit.SECONDS)) {
+                return "the server did not exit within " + EXIT_WAIT.toSeconds() + " s of its stdin closing, so Node wrote no"
+                        + " cache (Node writes it only at a normal exit)" + (why.isEmpty() ? "" : "; also: " + why);
+            }
+            if (!why.isEmpty()) {
+                return "the server did not finish its start (" + why + "): the cache may be partial";
+            }
+            return p.exitValue() == 0 ? null : "the server exited with " + p.exitValue() + ": the cache may be partial";
+        } catch (IOException e) {
+            return "the server's stdio broke: " + e.getMessage();
+        } finally {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+        }
+    }
+
+    private static void send(java.io.OutputStream in, String line) throws IOException {
+        in.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+        in.flush();
+    }
+
+    private static boolean await(java.io.BufferedReader out, String id) throws IOException {
+        for (String l = out.readLine(); l != null; l = out.readLine()) {
+            if (l.replace(" ", "").contains(id)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     static void requireNode(ServerConfig server) {

@@ -20,6 +20,9 @@ import java.util.function.Consumer;
  * SweepReport r = Sweep.builder().shares(List.of(2.0, 1.0, 0.5)).compareBytecode(true).build().run(servers);
  * }</pre>
  *
+ * <p>Node servers ({@code node …}) take part the same way: before without a compile cache, after with one warmed
+ * once for each ({@link NodeCompileCache}, Node 22.1 or later; an older Node is noted and runs unchanged).
+ *
  * <p>Before = no usable bytecode ({@link BytecodeMode#COLD}: an empty {@code PYTHONPYCACHEPREFIX} and
  * {@code PYTHONDONTWRITEBYTECODE=1}, so the environment's own pycs are hidden); after = each environment precompiled once
  * with {@link Bytecode#compile} before the first column, then run with {@link BytecodeMode#NO_WRITE}. A cancelled
@@ -89,8 +92,10 @@ public final class Sweep {
             }
         }
         Map<String, String> notPrecompiled = new LinkedHashMap<>();
+        Map<String, Path> nodeCaches = new LinkedHashMap<>();
         if (compareBytecode) {
             precompile(enabled, notes, notPrecompiled);
+            warmNodeCaches(enabled, notes, notPrecompiled, nodeCaches);
         }
         List<SweepReport.Bytecode> kinds = compareBytecode
                 ? List.of(SweepReport.Bytecode.BEFORE, SweepReport.Bytecode.AFTER) : List.of(SweepReport.Bytecode.AS_IS);
@@ -115,7 +120,7 @@ public final class Sweep {
                 }
                 ProbeReport report;
                 try {
-                    report = b.build().run(enabled);
+                    report = b.build().run(nodeCaches.isEmpty() ? enabled : withNodeCache(enabled, kind, nodeCaches));
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt(); // kept for the caller: it asked to stop
                     cancelledAt = label;
@@ -200,6 +205,72 @@ public final class Sweep {
                 notes.add(s.name() + ": " + why);
             }
         }
+    }
+
+    /**
+     * The Node counterpart of precompiling: each server launched as {@code node …} whose Node has a compile cache
+     * (22.1 or later) has one warmed for it ({@link NodeCompileCache#warm}, the server exiting normally so Node writes
+     * it) in a directory of the sweep's own; an older Node is noted and its "after" equals its "before".
+     */
+    private void warmNodeCaches(List<ServerConfig> servers, List<String> notes, Map<String, String> notPrecompiled,
+            Map<String, Path> nodeCaches) {
+        for (ServerConfig s : servers) {
+            if (s.transport() != ServerConfig.Transport.STDIO || Launcher.of(s) != Launcher.NODE) {
+                continue;
+            }
+            NodeCompileCache.Report audit = NodeCompileCache.audit(s);
+            if (!audit.supported()) {
+                notPrecompiled.put(s.name(), audit.note() + ", so 'after' equals 'before' for it");
+                notes.add(s.name() + ": " + audit.note() + ", so 'after' equals 'before' for it");
+                continue;
+            }
+            progress.accept("sweep: warming " + s.name() + "'s Node compile cache");
+            try {
+                Path dir = Files.createTempDirectory("kiln-sweep-node-cache-");
+                NodeCompileCache.Report r = NodeCompileCache.warm(withoutCache(s), dir);
+                if (r.files() == 0) {
+                    notPrecompiled.put(s.name(), r.note());
+                    notes.add(s.name() + ": " + r.note());
+                } else {
+                    nodeCaches.put(s.name(), dir);
+                    notes.add(s.name() + ": Node compile cache warmed (" + r.files() + " files, " + r.bytes() / 1024
+                            + " KiB, node " + r.nodeVersion() + ")");
+                }
+            } catch (java.io.IOException | BytecodeException e) {
+                notPrecompiled.put(s.name(), "its Node compile cache cannot be warmed: " + e.getMessage());
+                notes.add(s.name() + ": its Node compile cache cannot be warmed: " + e.getMessage());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    /** Before: no compile cache at all (the server's own, if it sets one, disabled); after: the one the sweep warmed. */
+    private static List<ServerConfig> withNodeCache(List<ServerConfig> servers, SweepReport.Bytecode kind,
+            Map<String, Path> nodeCaches) {
+        return servers.stream().map(s -> {
+            Path dir = nodeCaches.get(s.name());
+            if (dir == null) {
+                return s;
+            }
+            Map<String, String> env = new java.util.TreeMap<>(withoutCache(s).env());
+            if (kind == SweepReport.Bytecode.AFTER) {
+                env.put("NODE_COMPILE_CACHE", dir.toString());
+            } else {
+                env.put("NODE_DISABLE_COMPILE_CACHE", "1");
+            }
+            return new ServerConfig(s.name(), s.transport(), s.command(), s.args(), env, s.cwd(), s.url(), s.headers(),
+                    s.startupTimeout(), s.enabled(), s.source());
+        }).toList();
+    }
+
+    private static ServerConfig withoutCache(ServerConfig s) {
+        Map<String, String> env = new java.util.TreeMap<>(s.env());
+        env.remove("NODE_COMPILE_CACHE");
+        env.remove("NODE_DISABLE_COMPILE_CACHE");
+        return new ServerConfig(s.name(), s.transport(), s.command(), s.args(), env, s.cwd(), s.url(), s.headers(),
+                s.startupTimeout(), s.enabled(), s.source());
     }
 
     /**

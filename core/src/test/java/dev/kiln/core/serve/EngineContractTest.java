@@ -228,6 +228,70 @@ abstract class EngineContractTest {
                 .hasMessageContaining("nope").extracting(e -> ((EngineException) e).kind()).isEqualTo(EngineException.Kind.REJECTED);
     }
 
+    /**
+     * A server launched through a real {@code npx} (a local package directory, the registry a closed port: nothing is
+     * downloaded): the probe result this engine hands out, its {@code probe_finished} step and the run saved on the
+     * engine's host all carry the same fetch phase. Run against both engines, this is the proof that the phase crosses
+     * the wire unchanged (an attached console draws the fetch segment from it).
+     */
+    @Test
+    void probe_npxServer_fetchPhaseInTheResultTheFinishedStepAndTheSavedRun() throws Exception {
+        Assumptions.assumeTrue(onPath("npx"), "npx is not on PATH");
+        Path pkg = ws.resolve("servers/local-echo");
+        Files.createDirectories(pkg);
+        Files.writeString(pkg.resolve("package.json"), """
+                {"name": "kiln-local-echo", "version": "1.0.0", "bin": {"kiln-local-echo": "index.js"}}
+                """);
+        // The smallest MCP server: answers initialize and tools/list, refuses what it does not know (server/discover).
+        Files.writeString(pkg.resolve("index.js"), """
+                #!/usr/bin/env node
+                const rl = require('readline').createInterface({input: process.stdin});
+                const say = m => process.stdout.write(JSON.stringify(Object.assign({jsonrpc: '2.0'}, m)) + '\\n');
+                rl.on('line', l => {
+                  let m; try { m = JSON.parse(l); } catch (e) { return; }
+                  if (m.id === undefined) return;
+                  if (m.method === 'initialize') say({id: m.id, result: {protocolVersion: m.params.protocolVersion,
+                      capabilities: {tools: {}}, serverInfo: {name: 'local-echo', version: '1.0.0'}}});
+                  else if (m.method === 'tools/list') say({id: m.id, result: {tools: [{name: 'echo',
+                      inputSchema: {type: 'object'}}]}});
+                  else say({id: m.id, error: {code: -32601, message: 'method not found'}});
+                });
+                rl.on('close', () => process.exit(0));
+                """);
+        pkg.resolve("index.js").toFile().setExecutable(true);
+        Files.writeString(ws.resolve("servers.json"), """
+                {"mcpServers": {"via-npx": {"command": "npx", "args": ["-y", "./servers/local-echo"],
+                  "env": {"NPM_CONFIG_CACHE": "%s", "NPM_CONFIG_REGISTRY": "http://127.0.0.1:9/",
+                          "NPM_CONFIG_UPDATE_NOTIFIER": "false"}}}}
+                """.formatted(dir.resolve("npm-cache").toString().replace("\\", "/")));
+
+        ProbeReport report = engine.probe(new ProbeRequest(List.of("via-npx"), "", dev.kiln.core.startup.BytecodeMode.AS_IS,
+                java.util.Optional.empty()), "").result().get(3, TimeUnit.MINUTES);
+
+        dev.kiln.core.startup.ServerResult r = report.results().get(0);
+        assertThat(r.outcome()).as(r.reason() + " " + r.stderrTail()).isEqualTo(dev.kiln.core.startup.Outcome.OK);
+        dev.kiln.core.startup.FetchPhase f = r.fetch();
+        assertThat(f).as("the fetch phase reached this engine's caller").isNotNull();
+        assertThat(f.launcher()).isEqualTo(dev.kiln.core.startup.Launcher.NPX);
+        assertThat(f.fetchMs()).as("npx's hand-off was seen: " + f.evidence()).isNotNull().isPositive();
+        assertThat(r.timeline().fetchEndMs()).as("the timeline's fetch end, which the Startup page draws").isNotNull();
+        Await.await("the server's finished step", () -> events.stream().anyMatch(e -> e instanceof ProbeEvent.Finished p
+                && p.server().equals("via-npx")));
+        ProbeEvent.Finished step = events.stream().filter(e -> e instanceof ProbeEvent.Finished p && p.server().equals("via-npx"))
+                .map(e -> (ProbeEvent.Finished) e).reduce((a, b) -> b).orElseThrow();
+        assertThat(step.result().fetch()).as("the live step's fetch phase").isEqualTo(f);
+        assertThat(step.result().timeline()).isEqualTo(r.timeline());
+
+        JsonNode saved = engine.probeRun(engine.probeRuns().get(0).id()).path("runs").get(0);
+        assertThat(saved.path("fetch").path("launcher").asText()).isEqualTo("npx");
+        assertThat(saved.path("fetch").path("downloaded").asText()).isEqualTo(f.downloaded().label());
+        assertThat(saved.path("fetch").path("evidence").asText()).isEqualTo(f.evidence());
+        assertThat(saved.path("fetch").path("fetch_ms").asDouble()).as("saved to 0.1 ms").isCloseTo(f.fetchMs(),
+                org.assertj.core.data.Offset.offset(0.051));
+        assertThat(saved.path("timeline").path("fetch_end").asDouble()).isCloseTo(r.timeline().fetchEndMs(),
+                org.assertj.core.data.Offset.offset(0.051));
+    }
+
     @Test
     void probe_cancelled_endsEveryServersProcessTreeOnTheEnginesHost() throws Exception {
         Assumptions.assumeTrue(onPath("python3"), "python3 is not on PATH: the hanging server is Python");

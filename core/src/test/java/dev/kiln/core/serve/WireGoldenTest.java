@@ -159,7 +159,8 @@ class WireGoldenTest {
             Map.entry(Wire.PROBE_RUNS, SavedRun.class), Map.entry(Wire.BYTECODE, BytecodeReport.class),
             Map.entry(Wire.ARCHIVE_STATS, ArchiveCacheStats.class), Map.entry(Wire.ARCHIVE_ENTRIES, ArchiveEntry.class),
             Map.entry(Wire.ARCHIVE_BUILD, ArchiveEntry.class), Map.entry(Wire.ARCHIVE_INVALIDATE, ArchiveCacheStats.class),
-            Map.entry(Wire.DOCTOR, Diagnosis.class), Map.entry(Wire.HEAL, HealReport.class));
+            Map.entry(Wire.DOCTOR, Diagnosis.class), Map.entry(Wire.HEAL, HealReport.class),
+            Map.entry(Wire.SERVER_SEEDS, dev.kiln.core.seed.ServerSeedInfo.class));
 
     @Test
     void clientWireTypes_readEveryTypedGolden_andWriteTheSameKeysBack() throws Exception {
@@ -173,6 +174,9 @@ class WireGoldenTest {
         }
         // the action document: its result read as the probe's report it is, and written back
         JsonNode action = ApiGoldens.load(ApiGoldens.fileOf(Wire.ACTION));
+        JsonNode warmedServers = ApiGoldens.load("server_seeds_warmed.json");
+        ApiGoldens.diff(warmedServers, Wire.value(Wire.read(warmedServers, dev.kiln.core.seed.ServerSeedsWarmed.class)), "$",
+                "server_seeds_warmed.json", problems);
         ApiGoldens.diff(action.path("result"), Wire.value(Wire.read(action.path("result"), ProbeReport.class)), "$.result",
                 "actions_id.json", problems);
         // the shapes Wire writes by hand, read by the client's readers and written again
@@ -198,7 +202,9 @@ class WireGoldenTest {
         ArchiveCacheStats stats = new ArchiveCacheStats(1, 1, 1, 0, 0, 0, 1024, 1, 12_000_000, 12_000_000);
         Path servers = ROOT.resolve("servers");
         ServerResult result = new ServerResult("demo-light", ServerConfig.Transport.STDIO, 1, Outcome.OK, null, "",
-                "2025-06-18", 299.5, 3.25, 3, 30_000, new Timeline(0.0, 120.5, null, 299.5, 302.75, null), List.of());
+                "2025-06-18", 299.5, 3.25, 3, 30_000, new Timeline(0.0, 120.5, null, 299.5, 302.75, null, 80.25), List.of(),
+                new dev.kiln.core.startup.FetchPhase(dev.kiln.core.startup.Launcher.NPX, 80.25,
+                        dev.kiln.core.startup.FetchPhase.Downloaded.NO, "npx handed off to node"));
         Map<String, KilnEvent> m = new LinkedHashMap<>();
         m.put("tick", new TickFinished(AT, new TickResult(WakeReason.CHANGE, AT, 7, true, 12, 0,
                 new SnapshotStats(12, 1, 11, 0, 0, 1_250_000), 2_500_000, List.of("gone"), null)));

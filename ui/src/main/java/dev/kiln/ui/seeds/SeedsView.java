@@ -233,6 +233,7 @@ public final class SeedsView extends VBox {
         storeLine.getStyleClass().add("text-muted");
 
         getChildren().addAll(new VBox(2, title, sub), uv, seeds, storeLine, actions, message, error, lower);
+        lower.getItems().add(1, new ServerSeedsPane(vm)); // the server seeds beside the target seeds (ServerSeedsPane)
         vm.refresh();
     }
 

@@ -549,4 +549,9 @@ public final class SeedsViewModel {
     public ReadOnlyStringProperty seedsDirProperty() {
         return seedsDir.getReadOnlyProperty();
     }
+
+    /** The server seeds' view model on this page's engine (ServerSeedsPane); {@code clipboard} receives copied snippets. */
+    ServerSeedsViewModel serverSeeds(java.util.function.Consumer<String> clipboard) {
+        return new ServerSeedsViewModel(engine, background, clipboard);
+    }
 }

@@ -1,0 +1,204 @@
+package dev.kiln.ui.seeds;
+
+import dev.kiln.core.seed.ServerSeeds;
+import java.util.function.Function;
+import javafx.beans.binding.Bindings;
+import javafx.beans.property.ReadOnlyStringWrapper;
+import javafx.geometry.Pos;
+import javafx.scene.control.Button;
+import javafx.scene.control.ChoiceBox;
+import javafx.scene.control.Label;
+import javafx.scene.control.TableCell;
+import javafx.scene.control.TableColumn;
+import javafx.scene.control.TableView;
+import javafx.scene.control.TextArea;
+import javafx.scene.control.ToggleButton;
+import javafx.scene.control.ToggleGroup;
+import javafx.scene.control.Tooltip;
+import javafx.scene.input.Clipboard;
+import javafx.scene.input.ClipboardContent;
+import javafx.scene.layout.HBox;
+import javafx.scene.layout.Priority;
+import javafx.scene.layout.Region;
+import javafx.scene.layout.VBox;
+
+/**
+ * The Seeds page's server seeds: the runtime seeds of servers launched through npx/uvx, with their state (a word,
+ * coloured by the theme), warm actions, and the selected seed's paste-ready entry for a chosen client and form with a
+ * Copy button. Thin: every decision is {@link ServerSeedsViewModel}'s.
+ */
+public final class ServerSeedsPane extends VBox {
+
+    /** The pane with its own view model on the target seeds' engine; refreshes at once. */
+    public ServerSeedsPane(SeedsViewModel seeds) {
+        this(seeds.serverSeeds(text -> {
+            ClipboardContent c = new ClipboardContent();
+            c.putString(text);
+            Clipboard.getSystemClipboard().setContent(c);
+        }));
+    }
+
+    ServerSeedsPane(ServerSeedsViewModel vm) {
+        setId("server-seeds");
+        setSpacing(6);
+        Label title = new Label("Server seeds");
+        title.getStyleClass().add("kiln-chart-title");
+        Label sub = new Label("npx / uvx servers: package manager cache (cache form) or installed package (installed form),"
+                + " judged by hash");
+        sub.getStyleClass().add("text-muted");
+        sub.setMinWidth(0);
+
+        TableView<ServerSeedsViewModel.Row> table = new TableView<>(vm.rows());
+        table.setId("server-seeds-table");
+        table.getStyleClass().addAll("dense", "striped");
+        table.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_FLEX_LAST_COLUMN);
+        table.getColumns().add(column("Server", 80, ServerSeedsViewModel.Row::server));
+        TableColumn<ServerSeedsViewModel.Row, String> state = column("State", 72, ServerSeedsViewModel.Row::stateText);
+        state.setCellFactory(c -> new TableCell<>() {
+            @Override
+            protected void updateItem(String item, boolean empty) {
+                super.updateItem(item, empty);
+                getStyleClass().removeAll("state-ok", "state-warn", "state-bad");
+                setText(empty ? null : item);
+                if (!empty && item != null) {
+                    getStyleClass().add(switch (item) {
+                        case "ok" -> "state-ok";
+                        case "stale", "missing" -> "state-warn";
+                        default -> "state-bad";
+                    });
+                }
+            }
+        });
+        table.getColumns().add(state);
+        table.getColumns().add(column("Package", 190, r -> r.spec() + (r.runtime().equals("-") ? "" : " · " + r.runtime())));
+        table.getColumns().add(column("Forms", 118, ServerSeedsViewModel.Row::forms));
+        table.getColumns().add(column("Size", 70, ServerSeedsViewModel.Row::size));
+        table.getColumns().add(column("Warmed", 110, ServerSeedsViewModel.Row::warmed));
+        TableColumn<ServerSeedsViewModel.Row, String> problem = column("Problem", 90, ServerSeedsViewModel.Row::problem);
+        problem.setCellFactory(c -> new TableCell<>() {
+            @Override
+            protected void updateItem(String item, boolean empty) {
+                super.updateItem(item, empty);
+                setText(empty ? null : item);
+                setTooltip(empty || item == null || item.isEmpty() ? null : new Tooltip(item));
+            }
+        });
+        table.getColumns().add(problem);
+        Label empty = new Label();
+        empty.textProperty().bind(vm.placeholderProperty());
+        table.setPlaceholder(empty);
+        table.setFixedCellSize(26);
+        table.setMinHeight(26 * 3 + 30);
+        table.setPrefHeight(26 * 4 + 30);
+        table.getSelectionModel().selectedItemProperty().addListener((o, a, b) -> {
+            if (b != null) {
+                vm.selectedProperty().set(b);
+            }
+        });
+        vm.selectedProperty().addListener((o, a, b) -> {
+            if (b != null && table.getSelectionModel().getSelectedItem() != b) {
+                table.getSelectionModel().select(b);
+            }
+        });
+
+        Button warm = new Button("Warm");
+        warm.setId("server-seeds-warm");
+        warm.setOnAction(e -> vm.warmSelected());
+        warm.disableProperty().bind(vm.warmingProperty().or(vm.selectedProperty().isNull()));
+        Button all = new Button("Warm missing");
+        all.setId("server-seeds-warm-all");
+        all.setTooltip(new Tooltip("Warm every server whose seed is missing or corrupt"));
+        all.setOnAction(e -> vm.warmAllNeeded());
+        all.disableProperty().bind(vm.warmingProperty().or(vm.anyNeedsWarmProperty().not()));
+        Button cancel = new Button("Cancel");
+        cancel.setOnAction(e -> vm.cancel());
+        cancel.disableProperty().bind(vm.warmingProperty().not());
+        Button refresh = new Button("Refresh");
+        refresh.setOnAction(e -> vm.refresh());
+        for (Button b : new Button[] {warm, all, cancel, refresh}) {
+            b.setMinWidth(Region.USE_PREF_SIZE);
+        }
+        Label message = new Label();
+        message.setId("server-seeds-message");
+        message.getStyleClass().add("text-muted");
+        message.textProperty().bind(Bindings.when(vm.errorProperty().isEmpty()).then(vm.messageProperty())
+                .otherwise(vm.errorProperty()));
+        message.setMinWidth(0);
+        message.setMaxWidth(Double.MAX_VALUE);
+        HBox.setHgrow(message, Priority.ALWAYS);
+        HBox actions = new HBox(8, warm, all, cancel, refresh, message);
+        actions.setAlignment(Pos.CENTER_LEFT);
+        VBox left = new VBox(6, table, actions);
+        VBox.setVgrow(table, Priority.ALWAYS);
+
+        ChoiceBox<String> client = new ChoiceBox<>();
+        client.setId("server-seeds-client");
+        client.getItems().setAll(ServerSeedsViewModel.CLIENTS);
+        client.valueProperty().bindBidirectional(vm.clientProperty());
+        ToggleGroup forms = new ToggleGroup();
+        ToggleButton cache = new ToggleButton("cache form");
+        ToggleButton installed = new ToggleButton("installed form");
+        cache.setToggleGroup(forms);
+        installed.setToggleGroup(forms);
+        cache.setUserData(ServerSeeds.Form.CACHE);
+        installed.setUserData(ServerSeeds.Form.INSTALLED);
+        cache.getStyleClass().add("left-pill");
+        installed.getStyleClass().add("right-pill");
+        forms.selectToggle(vm.formProperty().get() == ServerSeeds.Form.CACHE ? cache : installed);
+        forms.selectedToggleProperty().addListener((o, a, b) -> {
+            if (b == null) {
+                forms.selectToggle(a); // one form is always chosen
+            } else {
+                vm.formProperty().set((ServerSeeds.Form) b.getUserData());
+            }
+        });
+        Button copy = new Button("Copy");
+        copy.setId("server-seeds-copy");
+        copy.getStyleClass().add("accent");
+        copy.setMinWidth(Region.USE_PREF_SIZE);
+        copy.setOnAction(e -> vm.copy());
+        copy.disableProperty().bind(vm.snippetProperty().isEmpty());
+        client.setMinWidth(Region.USE_PREF_SIZE);
+        client.setTooltip(new Tooltip("The client whose config the snippet is for"));
+        cache.setMinWidth(Region.USE_PREF_SIZE);
+        installed.setMinWidth(Region.USE_PREF_SIZE);
+        HBox chooser = new HBox(6, client, new HBox(cache, installed));
+        chooser.setAlignment(Pos.CENTER_LEFT);
+        TextArea text = new TextArea();
+        text.setId("server-seeds-snippet");
+        text.getStyleClass().add("kiln-log");
+        text.setEditable(false);
+        text.setWrapText(false);
+        text.textProperty().bind(vm.snippetProperty());
+        text.setPrefRowCount(7);
+        text.setMinHeight(90);
+        Label note = new Label();
+        note.setId("server-seeds-note");
+        note.getStyleClass().add("text-muted");
+        note.setWrapText(true);
+        note.setMinHeight(Region.USE_PREF_SIZE);
+        note.setMaxWidth(Double.MAX_VALUE);
+        note.textProperty().bind(vm.snippetNoteProperty());
+        HBox.setHgrow(note, Priority.ALWAYS);
+        HBox foot = new HBox(8, note, copy);
+        foot.setAlignment(Pos.TOP_LEFT);
+        VBox right = new VBox(6, chooser, text, foot);
+        VBox.setVgrow(text, Priority.ALWAYS);
+        // As wide as its chooser row needs (client, both form toggles): the table gives way, the toggles are never cut.
+        right.setMinWidth(Region.USE_PREF_SIZE);
+
+        HBox body = new HBox(10, left, right);
+        HBox.setHgrow(left, Priority.ALWAYS);
+        VBox.setVgrow(body, Priority.ALWAYS);
+        getChildren().addAll(new VBox(1, title, sub), body);
+        vm.refresh();
+    }
+
+    private static TableColumn<ServerSeedsViewModel.Row, String> column(String name, double width,
+            Function<ServerSeedsViewModel.Row, String> value) {
+        TableColumn<ServerSeedsViewModel.Row, String> c = new TableColumn<>(name);
+        c.setPrefWidth(width);
+        c.setCellValueFactory(d -> new ReadOnlyStringWrapper(value.apply(d.getValue())));
+        return c;
+    }
+}

@@ -1,0 +1,249 @@
+package dev.kiln.ui.seeds;
+
+import dev.kiln.core.engine.Action;
+import dev.kiln.core.engine.Engine;
+import dev.kiln.core.seed.ServerSeedInfo;
+import dev.kiln.core.seed.ServerSeeds;
+import dev.kiln.core.seed.ServerSeedsWarmed;
+import dev.kiln.ui.util.Background;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.function.Consumer;
+import javafx.beans.property.ObjectProperty;
+import javafx.beans.property.ReadOnlyBooleanProperty;
+import javafx.beans.property.ReadOnlyBooleanWrapper;
+import javafx.beans.property.ReadOnlyStringProperty;
+import javafx.beans.property.ReadOnlyStringWrapper;
+import javafx.beans.property.SimpleObjectProperty;
+import javafx.beans.property.SimpleStringProperty;
+import javafx.beans.property.StringProperty;
+import javafx.collections.FXCollections;
+import javafx.collections.ObservableList;
+
+/**
+ * The server seeds beside the target seeds: one row per runtime seed of a server launched through npx/uvx (its state
+ * judged by its hash on the engine's host), a warm of one or of every server that needs one, and for the selected
+ * seed the paste-ready entry for the chosen client and form, with a copy to the clipboard. A corrupt, stale or
+ * missing seed offers no snippet: the page says why and what to do instead.
+ *
+ * <p>Concurrency: FX thread only; the engine is asked in {@link Background} work. {@code running} is set by the
+ * background work and read by {@link #cancel()}, hence volatile.
+ */
+public final class ServerSeedsViewModel {
+    /** The clients a snippet is offered for, in the order the chooser lists them. */
+    public static final List<String> CLIENTS = List.of("claude-desktop", "claude-code", "cursor", "vscode", "codex",
+            "gemini", "cline");
+    private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("MM-dd HH:mm").withZone(ZoneId.systemDefault());
+
+    /**
+     * One server seed as the table shows it.
+     *
+     * @param server the server
+     * @param state ok / stale / corrupt / missing
+     * @param spec {@code pkg@version}
+     * @param forms the forms it can be launched in
+     * @param runtime the runtime it was warmed with
+     * @param size its size
+     * @param warmed when it was warmed
+     * @param problem what is wrong and what to do, empty when ok
+     * @param seed the seed behind the row
+     */
+    public record Row(String server, ServerSeedInfo.State state, String spec, String forms, String runtime, String size,
+            String warmed, String problem, ServerSeedInfo seed) {
+        /** The state as a word (never colour alone). */
+        public String stateText() {
+            return state.label();
+        }
+    }
+
+    private final Engine engine;
+    private final Background background;
+    private final Consumer<String> clipboard;
+    private final ObservableList<Row> rows = FXCollections.observableArrayList();
+    private final ObjectProperty<Row> selected = new SimpleObjectProperty<>();
+    private final StringProperty client = new SimpleStringProperty(CLIENTS.get(0));
+    private final ObjectProperty<ServerSeeds.Form> form = new SimpleObjectProperty<>(ServerSeeds.Form.CACHE);
+    private final ReadOnlyStringWrapper snippet = new ReadOnlyStringWrapper("");
+    private final ReadOnlyStringWrapper snippetNote = new ReadOnlyStringWrapper("");
+    private final ReadOnlyStringWrapper placeholder = new ReadOnlyStringWrapper("Reading the server seeds (each is hashed)…");
+    private final ReadOnlyStringWrapper message = new ReadOnlyStringWrapper("");
+    private final ReadOnlyStringWrapper error = new ReadOnlyStringWrapper("");
+    private final ReadOnlyBooleanWrapper warming = new ReadOnlyBooleanWrapper(false);
+    private final ReadOnlyBooleanWrapper anyNeedsWarm = new ReadOnlyBooleanWrapper(false);
+    private volatile Action<ServerSeedsWarmed> running;
+
+    /**
+     * @param clipboard where {@link #copy()} puts the snippet (the view passes the system clipboard; a test, a list)
+     */
+    public ServerSeedsViewModel(Engine engine, Background background, Consumer<String> clipboard) {
+        this.engine = engine;
+        this.background = background;
+        this.clipboard = clipboard;
+        selected.addListener((o, a, b) -> updateSnippet());
+        client.addListener((o, a, b) -> updateSnippet());
+        form.addListener((o, a, b) -> updateSnippet());
+    }
+
+    /** Re-reads the server seeds (each is hashed on the engine's host). */
+    public void refresh() {
+        background.run(engine::serverSeeds, this::show, e -> error.set("Could not read the server seeds: " + e.getMessage()));
+    }
+
+    private void show(List<ServerSeedInfo> seeds) {
+        String keep = selected.get() == null ? null : selected.get().server();
+        rows.setAll(seeds.stream().map(ServerSeedsViewModel::row).toList());
+        placeholder.set("No server in servers.json is launched through npx or uvx");
+        anyNeedsWarm.set(rows.stream().anyMatch(r -> needsWarm(r.state())));
+        error.set("");
+        selected.set(rows.stream().filter(r -> r.server().equals(keep)).findFirst()
+                .orElse(rows.stream().filter(r -> r.state() == ServerSeedInfo.State.OK).findFirst()
+                        .orElse(rows.isEmpty() ? null : rows.get(0))));
+        updateSnippet();
+    }
+
+    private static boolean needsWarm(ServerSeedInfo.State s) {
+        return s == ServerSeedInfo.State.MISSING || s == ServerSeedInfo.State.CORRUPT;
+    }
+
+    static Row row(ServerSeedInfo s) {
+        String forms = s.forms().isEmpty() ? "-" : String.join(" + ", s.forms().stream().map(ServerSeeds.Form::label).toList());
+        String size = s.bytes() <= 0 ? "-" : s.bytes() >= 1 << 20 ? String.format(Locale.ROOT, "%.1f MiB", s.bytes() / 1048576.0)
+                : String.format(Locale.ROOT, "%d KiB", s.bytes() / 1024);
+        String when = s.warmedAt() == null ? "never" : TIME.format(s.warmedAt())
+                + (s.warmDuration() == null ? "" : String.format(Locale.ROOT, " (%.1f s)", s.warmDuration().toMillis() / 1000.0));
+        return new Row(s.server(), s.state(), s.pkg().isEmpty() ? "-" : s.spec(), forms,
+                s.runtimeVersion().isEmpty() ? "-" : s.runtimeVersion(), size, when, s.problem(), s);
+    }
+
+    private void updateSnippet() {
+        Row r = selected.get();
+        if (r == null) {
+            snippet.set("");
+            snippetNote.set(rows.isEmpty() ? "No server in servers.json is launched through npx or uvx: nothing to seed." : "");
+            return;
+        }
+        Optional<ServerSeedInfo.Snippet> s = r.seed().snippet(form.get(), client.get());
+        if (s.isPresent()) {
+            snippet.set(s.get().text());
+            snippetNote.set((form.get() == ServerSeeds.Form.CACHE
+                    ? "Cache form: the client keeps launching " + r.seed().launcher() + ", pointed at the seed, offline."
+                    : "Installed form: the client runs the installed package directly, no package manager at start.")
+                    + " Merge into " + s.get().file() + " (keep the server's own env).");
+        } else {
+            snippet.set("");
+            snippetNote.set(r.state() == ServerSeedInfo.State.OK
+                    ? "No " + form.get().label() + " form for " + r.server() + ": " + r.problem()
+                    : "No snippet for " + r.server() + " (" + r.state().label() + "): " + r.problem());
+        }
+    }
+
+    /** Copies the snippet shown to the clipboard; says so, or why there is nothing to copy. */
+    public void copy() {
+        if (snippet.get().isEmpty()) {
+            message.set("Nothing to copy: " + snippetNote.get());
+            return;
+        }
+        clipboard.accept(snippet.get());
+        message.set("Copied the " + form.get().label() + " form's entry of " + selected.get().server() + " for " + client.get()
+                + ".");
+    }
+
+    /** Warms the selected server's seed. */
+    public void warmSelected() {
+        Row r = selected.get();
+        if (r != null) {
+            warm(List.of(r.server()));
+        }
+    }
+
+    /** Warms every server whose seed is missing or corrupt. */
+    public void warmAllNeeded() {
+        List<String> names = rows.stream().filter(r -> needsWarm(r.state())).map(Row::server).toList();
+        if (!names.isEmpty()) {
+            warm(names);
+        }
+    }
+
+    private void warm(List<String> names) {
+        if (warming.get()) {
+            return;
+        }
+        warming.set(true);
+        error.set("");
+        message.set("Warming " + String.join(", ", names) + " (npm/uv download the packages once)…");
+        background.run(() -> {
+            Action<ServerSeedsWarmed> a = engine.warmServerSeeds(names, "console-" + UUID.randomUUID());
+            running = a;
+            return a.result().get();
+        }, w -> {
+            running = null;
+            warming.set(false);
+            message.set(String.join("; ", w.servers().stream().map(s -> s.server() + ": " + s.outcome()
+                    + (s.outcome().equals("warmed") || s.outcome().equals("unchanged") ? "" : " — " + s.message())).toList()));
+            refresh();
+        }, e -> {
+            running = null;
+            warming.set(false);
+            error.set("The warm did not finish: " + (e.getCause() != null && e instanceof java.util.concurrent.ExecutionException
+                    ? e.getCause().getMessage() : e.getMessage()));
+            refresh();
+        });
+    }
+
+    /** Cancels the running warm. */
+    public void cancel() {
+        Action<ServerSeedsWarmed> a = running;
+        if (a != null) {
+            a.cancel();
+        }
+    }
+
+    public ObservableList<Row> rows() {
+        return rows;
+    }
+
+    public ObjectProperty<Row> selectedProperty() {
+        return selected;
+    }
+
+    public StringProperty clientProperty() {
+        return client;
+    }
+
+    public ObjectProperty<ServerSeeds.Form> formProperty() {
+        return form;
+    }
+
+    public ReadOnlyStringProperty snippetProperty() {
+        return snippet.getReadOnlyProperty();
+    }
+
+    public ReadOnlyStringProperty snippetNoteProperty() {
+        return snippetNote.getReadOnlyProperty();
+    }
+
+    /** What the table shows while it has no row: reading, or that no server is seedable. */
+    public ReadOnlyStringProperty placeholderProperty() {
+        return placeholder.getReadOnlyProperty();
+    }
+
+    public ReadOnlyStringProperty messageProperty() {
+        return message.getReadOnlyProperty();
+    }
+
+    public ReadOnlyStringProperty errorProperty() {
+        return error.getReadOnlyProperty();
+    }
+
+    public ReadOnlyBooleanProperty warmingProperty() {
+        return warming.getReadOnlyProperty();
+    }
+
+    public ReadOnlyBooleanProperty anyNeedsWarmProperty() {
+        return anyNeedsWarm.getReadOnlyProperty();
+    }
+}
