@@ -82,7 +82,7 @@ final class PageScroll extends ScrollPane {
                         measure.setFont(l.getFont());
                         double needed = Math.ceil(measure.getLayoutBounds().getWidth()) + l.snappedLeftInset()
                                 + l.snappedRightInset() + h.snappedLeftInset() + h.snappedRightInset() + 14; // the sort arrow's room
-                        TableColumn<?, ?> col = h.getTableColumn();
+                        javafx.scene.control.TableColumnBase<?, ?> col = h.getTableColumn();
                         if (col.getMinWidth() < needed) {
                             col.setMinWidth(needed);
                         }
