@@ -191,14 +191,15 @@ public final class StartupView extends VBox {
 
         ComboBox<dev.kiln.core.engine.SavedRun> saved = runPicker(vm, "Saved run…");
         saved.setId("startup-saved");
-        saved.setPrefWidth(260);
+        saved.setPrefWidth(280);
         saved.setMinWidth(Region.USE_PREF_SIZE);
         saved.setOnAction(e -> {
             if (saved.getValue() != null) {
                 vm.showSaved(saved.getValue());
             }
         });
-        options.getChildren().add(options.getChildren().indexOf(grow), saved);
+        timeout.setMinWidth(Region.USE_PREF_SIZE);
+        cpus.setMinWidth(Region.USE_PREF_SIZE);
 
         // Sweep heat map (the latest saved sweep), or what to run to get one.
         SweepHeatMap heat = new SweepHeatMap();
@@ -276,7 +277,11 @@ public final class StartupView extends VBox {
         sub.setMinHeight(Region.USE_PREF_SIZE);
         error.setMinHeight(Region.USE_PREF_SIZE);
 
-        getChildren().addAll(new VBox(2, title, sub), options, error, verdict, chart, legendBox, tabs, tools);
+        // The run shown and its summary share one row of fixed height: the summary growing moves nothing.
+        HBox.setHgrow(verdict, Priority.ALWAYS);
+        HBox shown = new HBox(12, saved, verdict);
+        shown.setAlignment(Pos.TOP_LEFT);
+        getChildren().addAll(new VBox(2, title, sub), options, error, shown, chart, legendBox, tabs, tools);
         vm.load();
     }
 

@@ -41,7 +41,9 @@ final class TimelineChart extends Pane {
         // Redrawn when the data or the width changes, never from layout (which would loop).
         lanes.addListener((ListChangeListener<Lane>) c -> {
             draw(getWidth());
-            requestLayout(); // the height follows the number of lanes: the page grows, nothing is hidden
+            if (getHeight() != computePrefHeight(-1)) {
+                requestLayout(); // the height follows the number of lanes: the page grows, nothing is hidden
+            }
         });
         widthProperty().addListener((o, a, w) -> draw(w.doubleValue()));
         setMinHeight(USE_PREF_SIZE);
@@ -60,12 +62,12 @@ final class TimelineChart extends Pane {
 
     @Override
     protected double computePrefHeight(double width) {
-        return heightFor(lanes.size());
+        return lanes.stream().allMatch(l -> l.spawnMs() == null) ? heightFor(2) : heightFor(lanes.size()); // the hint alone
     }
 
     @Override
     protected double computeMinHeight(double width) {
-        return heightFor(lanes.size());
+        return computePrefHeight(width);
     }
 
     /** The height that shows all {@code lanes} lanes: the chart never scrolls by itself, the page does. */

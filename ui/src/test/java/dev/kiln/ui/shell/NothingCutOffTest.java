@@ -83,6 +83,8 @@ class NothingCutOffTest {
         List<String> found = new ArrayList<>();
         for (double[] size : new double[][] {{1180, 740}, {1600, 1000}}) {
             robot.interact(() -> {
+                stage.setX(0);
+                stage.setY(0);
                 stage.setWidth(size[0]);
                 stage.setHeight(size[1]);
             });
