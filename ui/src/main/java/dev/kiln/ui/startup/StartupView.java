@@ -194,10 +194,15 @@ public final class StartupView extends VBox {
         saved.setPrefWidth(280);
         saved.setMinWidth(Region.USE_PREF_SIZE);
         saved.setOnAction(e -> {
-            if (saved.getValue() != null) {
+            if (saved.getValue() != null && !saved.getValue().id().equals(vm.shownRunProperty().get())) {
                 vm.showSaved(saved.getValue());
             }
         });
+        // The picker names the run shown, also the one the page opened on.
+        Runnable pickShown = () -> vm.savedRuns().stream().filter(r -> r.id().equals(vm.shownRunProperty().get())).findFirst()
+                .ifPresentOrElse(saved::setValue, () -> saved.setValue(null));
+        vm.shownRunProperty().addListener((o, a, b) -> pickShown.run());
+        vm.savedRuns().addListener((javafx.collections.ListChangeListener<dev.kiln.core.engine.SavedRun>) c -> pickShown.run());
         timeout.setMinWidth(Region.USE_PREF_SIZE);
         cpus.setMinWidth(Region.USE_PREF_SIZE);
 
