@@ -191,7 +191,7 @@ public final class StartupView extends VBox {
 
         ComboBox<dev.kiln.core.engine.SavedRun> saved = runPicker(vm, "Saved run…");
         saved.setId("startup-saved");
-        saved.setPrefWidth(280);
+        saved.setPrefWidth(330);
         saved.setMinWidth(Region.USE_PREF_SIZE);
         saved.setOnAction(e -> {
             if (saved.getValue() != null && !saved.getValue().id().equals(vm.shownRunProperty().get())) {
@@ -229,8 +229,8 @@ public final class StartupView extends VBox {
         Button compare = new Button("Compare");
         compare.setId("startup-compare");
         compare.setMinWidth(Region.USE_PREF_SIZE); // never "…"
-        runA.setPrefWidth(280);
-        runB.setPrefWidth(280);
+        runA.setPrefWidth(330);
+        runB.setPrefWidth(330);
         compare.setOnAction(e -> vm.compare(runA.getValue(), runB.getValue()));
         compare.disableProperty().bind(runA.valueProperty().isNull().or(runB.valueProperty().isNull()));
         Label compareTitle = new Label();

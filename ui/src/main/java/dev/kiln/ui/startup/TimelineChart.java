@@ -139,6 +139,7 @@ final class TimelineChart extends Pane {
             hint.setMaxWidth(Math.max(200, width - 40));
             hint.relocate(20, AXIS);
             canvas.getChildren().add(hint);
+            canvas.applyCss();
             return;
         }
         double laneH = laneHeight(lanes.size());
@@ -239,6 +240,9 @@ final class TimelineChart extends Pane {
             off.relocate(labelX, bottom + 2);
             canvas.getChildren().add(off);
         }
+        // Drawn from a width change inside a layout pass: style the new nodes now, not a frame later (a snapshot
+        // taken in between would show them unstyled, black and without text).
+        canvas.applyCss();
     }
 
     private static final String EMPTY_HINT = "No probe yet. Press “Probe all” to start every enabled server at"
