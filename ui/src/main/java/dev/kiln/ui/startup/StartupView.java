@@ -201,6 +201,9 @@ public final class StartupView extends VBox {
         // The picker names the run shown, also the one the page opened on.
         Runnable pickShown = () -> vm.savedRuns().stream().filter(r -> r.id().equals(vm.shownRunProperty().get())).findFirst()
                 .ifPresentOrElse(saved::setValue, () -> saved.setValue(null));
+        Tooltip savedTip = new Tooltip();
+        savedTip.textProperty().bind(saved.valueProperty().map(vm::runName).orElse("Open a saved run"));
+        saved.setTooltip(savedTip); // the run's whole name, should the picker be narrower than it
         vm.shownRunProperty().addListener((o, a, b) -> pickShown.run());
         vm.savedRuns().addListener((javafx.collections.ListChangeListener<dev.kiln.core.engine.SavedRun>) c -> pickShown.run());
         timeout.setMinWidth(Region.USE_PREF_SIZE);
