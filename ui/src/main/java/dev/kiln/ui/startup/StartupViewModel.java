@@ -197,9 +197,11 @@ public final class StartupViewModel {
     String runName(SavedRun run, JsonNode json) {
         JsonNode sum = json.path("summary");
         int servers = sum.path("servers").asInt();
-        long over = sum.path("over_timeout").asLong() + sum.path("failed").asLong();
+        long over = sum.path("over_timeout").asLong();
+        long failed = Math.max(0, sum.path("failed").asLong() - over); // "failed" counts the timeouts too
         return RUN_TIME.format(run.startedAt().atZone(zone)) + " · " + servers + (servers == 1 ? " server" : " servers")
-                + (over == 0 ? " · all in time" : " · " + over + " over");
+                + (over == 0 && failed == 0 ? " · all in time" : (over > 0 ? " · " + over + " over" : "")
+                        + (failed > 0 ? " · " + failed + " failed" : ""));
     }
 
     private java.util.Map<String, String> names(List<SavedRun> runs) {
