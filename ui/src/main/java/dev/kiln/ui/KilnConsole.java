@@ -284,6 +284,10 @@ public final class KilnConsole extends Application {
     }
 
     /** Dresses {@code stage} as the console on {@code workspace}; used by {@link #start} and by UI tests. */
+    /** The console's smallest window. */
+    public static final double MIN_WIDTH = 960;
+    public static final double MIN_HEIGHT = 600;
+
     public static MainViewModel show(Stage stage, WorkspaceLayout workspace, dev.kiln.ui.util.Background background) {
         return show(stage, workspace, background, true);
     }
@@ -338,6 +342,9 @@ public final class KilnConsole extends Application {
         stage.setOnHidden(e -> closeSession(stage));
         stage.setTitle(model.windowTitle());
         stage.setScene(window.scene(width, height));
+        // Below this, pages scroll rather than squeeze; the default (1180×740) shows every page without scrolling.
+        stage.setMinWidth(MIN_WIDTH);
+        stage.setMinHeight(MIN_HEIGHT);
         stage.show();
         if (stage.getIcons().isEmpty()) {
             afterFirstFrame(stage.getScene(), () -> setIcons(stage));

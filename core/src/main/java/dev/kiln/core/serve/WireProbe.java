@@ -16,6 +16,7 @@ import dev.kiln.core.startup.Bytecode;
 import dev.kiln.core.startup.BytecodeMode;
 import dev.kiln.core.startup.BytecodeReport;
 import dev.kiln.core.startup.FetchPhase;
+import dev.kiln.core.startup.Conversation;
 import dev.kiln.core.startup.HandshakeOrder;
 import dev.kiln.core.startup.Launcher;
 import dev.kiln.core.startup.Outcome;
@@ -113,17 +114,45 @@ final class WireProbe {
             @JsonProperty("initialize_ms") @Nullable Double initializeMs, @JsonProperty("tools_ms") @Nullable Double toolsMs,
             @JsonProperty("tools") int tools, @JsonProperty("timeout_ms") long timeoutMs,
             @JsonProperty("timeline") Steps timeline, @JsonProperty("stderr_tail") List<String> stderrTail,
-            @JsonProperty("fetch") @Nullable Fetch fetch) {
+            @JsonProperty("fetch") @Nullable Fetch fetch, @JsonProperty("conversation") @Nullable Talk conversation) {
         static Result of(ServerResult r) {
             return new Result(r.name(), WireTypes.name(r.transport()), r.run(), WireTypes.name(r.outcome()), r.exitCode(), r.reason(),
                     r.protocolVersion(), r.initializeMs(), r.toolsMs(), r.tools(), r.timeoutMs(), Steps.of(r.timeline()),
-                    r.stderrTail(), Fetch.of(r.fetch()));
+                    r.stderrTail(), Fetch.of(r.fetch()), Talk.of(r.conversation()));
         }
 
         ServerResult core() {
             return new ServerResult(name, constant(ServerConfig.Transport.class, transport), run, constant(Outcome.class, outcome),
                     exitCode, reason, protocolVersion, initializeMs, toolsMs, tools, timeoutMs, timeline.core(),
-                    list(stderrTail), fetch == null ? null : fetch.core());
+                    list(stderrTail), fetch == null ? null : fetch.core(), conversation == null ? Conversation.NONE : conversation.core());
+        }
+    }
+
+    /** A server's conversation: its handshake's JSON-RPC messages and the end of its stderr ({@link Conversation}). */
+    record Talk(@JsonProperty("messages") List<TalkMessage> messages, @JsonProperty("messages_dropped") int messagesDropped,
+            @JsonProperty("stderr") String stderr, @JsonProperty("stderr_bytes") long stderrBytes,
+            @JsonProperty("stderr_truncated") boolean stderrTruncated) {
+        static Talk of(Conversation c) {
+            return new Talk(c.messages().stream().map(TalkMessage::of).toList(), c.messagesDropped(), c.stderr(), c.stderrBytes(),
+                    c.stderrTruncated());
+        }
+
+        Conversation core() {
+            return new Conversation(list(messages).stream().map(TalkMessage::core).toList(), messagesDropped, stderr, stderrBytes,
+                    stderrTruncated);
+        }
+    }
+
+    /** One message of a conversation; {@code at_ms} is after the server's spawn, {@code json} the message as it crossed. */
+    record TalkMessage(@JsonProperty("direction") String direction, @JsonProperty("method") @Nullable String method,
+            @JsonProperty("id") @Nullable String id, @JsonProperty("at_ms") double atMs, @JsonProperty("json") String json,
+            @JsonProperty("clipped") boolean clipped) {
+        static TalkMessage of(Conversation.Message m) {
+            return new TalkMessage(m.direction().label(), m.method(), m.id(), m.atMs(), m.json(), m.clipped());
+        }
+
+        Conversation.Message core() {
+            return new Conversation.Message(Conversation.Direction.of(direction), method, id, atMs, json, clipped);
         }
     }
 

@@ -178,6 +178,8 @@ public record ProbeReport(Instant startedAt, String cpus, int repeat, BytecodeMo
         ArrayNode servers = root.putArray("servers");
         for (ServerSummary s : servers()) {
             ObjectNode n = result(servers.addObject(), s.representative());
+            // The representative run's conversation only: one per server keeps a saved run small (64 KiB of stderr each).
+            n.set("conversation", conversationJson(s.representative().conversation()));
             n.put("runs", s.runs());
             n.put("ok_runs", s.okRuns());
             putMs(n, "initialize_ms_median", s.initializeMsMedian());
@@ -278,6 +280,47 @@ public record ProbeReport(Instant startedAt, String cpus, int repeat, BytecodeMo
         ArrayNode tail = n.putArray("stderr_tail");
         r.stderrTail().forEach(tail::add);
         return n;
+    }
+
+    /** A conversation as a saved run (and the wire) holds it: see {@link Conversation}. */
+    public static ObjectNode conversationJson(Conversation c) {
+        ObjectNode n = JSON.createObjectNode();
+        ArrayNode messages = n.putArray("messages");
+        for (Conversation.Message m : c.messages()) {
+            ObjectNode j = messages.addObject();
+            j.put("direction", m.direction().label());
+            j.put("method", m.method());
+            j.put("id", m.id());
+            j.put("at_ms", Figures.round(m.atMs(), 3));
+            j.put("json", m.json());
+            j.put("clipped", m.clipped());
+        }
+        n.put("messages_dropped", c.messagesDropped());
+        n.put("stderr", c.stderr());
+        n.put("stderr_bytes", c.stderrBytes());
+        n.put("stderr_truncated", c.stderrTruncated());
+        return n;
+    }
+
+    /** A conversation read back from {@link #conversationJson}; {@link Conversation#NONE} when absent (an older file). */
+    public static Conversation conversation(com.fasterxml.jackson.databind.JsonNode n) {
+        if (n == null || !n.isObject()) {
+            return Conversation.NONE;
+        }
+        List<Conversation.Message> messages = new java.util.ArrayList<>();
+        for (com.fasterxml.jackson.databind.JsonNode m : n.path("messages")) {
+            Conversation.Direction d;
+            try {
+                d = Conversation.Direction.of(m.path("direction").asText("received"));
+            } catch (IllegalArgumentException e) {
+                continue; // a direction a newer Kiln knows: left out rather than misread
+            }
+            messages.add(new Conversation.Message(d, m.path("method").isTextual() ? m.path("method").asText() : null,
+                    m.path("id").isTextual() ? m.path("id").asText() : null, m.path("at_ms").asDouble(),
+                    m.path("json").asText(""), m.path("clipped").asBoolean(false)));
+        }
+        return new Conversation(messages, n.path("messages_dropped").asInt(0), n.path("stderr").asText(""),
+                n.path("stderr_bytes").asLong(0), n.path("stderr_truncated").asBoolean(false));
     }
 
     /** Where {@code r}'s time went, with the advice of its launcher's runtime. */

@@ -20,10 +20,20 @@ import org.jspecify.annotations.Nullable;
  * @param timeline the steps, relative to the probe's start
  * @param stderrTail the last lines it wrote to stderr
  * @param fetch the fetching launcher's phase, or null when the server was not started through one
+ * @param conversation the handshake's messages and the server's stderr, bounded ({@link Conversation#NONE} when
+ *     not captured, e.g. a result read from an older file)
  */
 public record ServerResult(String name, ServerConfig.Transport transport, int run, Outcome outcome, @Nullable Integer exitCode,
         String reason, @Nullable String protocolVersion, @Nullable Double initializeMs, @Nullable Double toolsMs, int tools, long timeoutMs,
-        Timeline timeline, List<String> stderrTail, @Nullable FetchPhase fetch) {
+        Timeline timeline, List<String> stderrTail, @Nullable FetchPhase fetch, Conversation conversation) {
+
+    /** A result without a captured conversation. */
+    public ServerResult(String name, ServerConfig.Transport transport, int run, Outcome outcome, @Nullable Integer exitCode,
+            String reason, @Nullable String protocolVersion, @Nullable Double initializeMs, @Nullable Double toolsMs, int tools,
+            long timeoutMs, Timeline timeline, List<String> stderrTail, @Nullable FetchPhase fetch) {
+        this(name, transport, run, outcome, exitCode, reason, protocolVersion, initializeMs, toolsMs, tools, timeoutMs,
+                timeline, stderrTail, fetch, Conversation.NONE);
+    }
 
     /** A result without a fetch phase. */
     public ServerResult(String name, ServerConfig.Transport transport, int run, Outcome outcome, @Nullable Integer exitCode,
@@ -36,6 +46,7 @@ public record ServerResult(String name, ServerConfig.Transport transport, int ru
     public ServerResult {
         stderrTail = List.copyOf(stderrTail);
         reason = reason == null ? "" : reason;
+        conversation = conversation == null ? Conversation.NONE : conversation;
     }
 
     /** The outcome as the console shows it: {@code exited(1)} rather than {@code exited}. */

@@ -61,8 +61,12 @@ final class ServerRun {
 
     /** Runs the startup; never throws for anything the server does. */
     ServerResult run(Recorder recorder) throws InterruptedException {
+        transcript = new Transcript(recorder);
         return config.transport() == ServerConfig.Transport.HTTP ? runHttp(recorder) : runStdio(recorder);
     }
+
+    /** The messages of this run's handshake; set by {@link #run}. */
+    private Transcript transcript;
 
     private ServerResult runHttp(Recorder recorder) throws InterruptedException {
         HttpChannel channel = new HttpChannel(config.url(), config.headers(), recorder);
@@ -71,7 +75,7 @@ final class ServerRun {
         String reason = "";
         Handshake.Result r = null;
         try {
-            r = new Handshake(channel, recorder, deadline, timeout, order).run();
+            r = new Handshake(transcript.wrap(channel), recorder, deadline, timeout, order).run();
         } catch (Handshake.Failure f) {
             outcome = f.outcome;
             reason = f.getMessage();
@@ -83,7 +87,7 @@ final class ServerRun {
             channel.close();
             recorder.exited(0);
         }
-        return result(recorder, outcome, null, reason, r, List.of());
+        return result(recorder, outcome, null, reason, r, List.of(), StderrTail.NONE);
     }
 
     /**
@@ -156,7 +160,7 @@ final class ServerRun {
                 prepare();
             }
             if (prepareFailure != null) {
-                return result(recorder, Outcome.SPAWN_FAILED, null, prepareFailure, null, List.of());
+                return result(recorder, Outcome.SPAWN_FAILED, null, prepareFailure, null, List.of(), StderrTail.NONE);
             }
             ProcessBuilder pb = prepared;
             String exe = executable;
@@ -166,7 +170,7 @@ final class ServerRun {
                 process = pb.start();
             } catch (IOException e) {
                 recorder.spawned(-1, spawnAt);
-                return result(recorder, Outcome.SPAWN_FAILED, null, "cannot start " + exe + ": " + e.getMessage(), null, List.of());
+                return result(recorder, Outcome.SPAWN_FAILED, null, "cannot start " + exe + ": " + e.getMessage(), null, List.of(), StderrTail.NONE);
             }
             recorder.spawned(process.pid(), spawnAt);
             if (fetch != null) {
@@ -178,7 +182,7 @@ final class ServerRun {
             p.onExit().thenAccept(ph -> recorder.exited(ph.exitValue()));
             channel = new StdioChannel(process, recorder, maxLineBytes, fetch);
             try {
-                Handshake.Result r = new Handshake(channel, recorder, deadline, timeout, order).run();
+                Handshake.Result r = new Handshake(transcript.wrap(channel), recorder, deadline, timeout, order).run();
                 // Done: ask it to leave the polite way, as a client closing a session does.
                 channel.closeInput();
                 process.waitFor(EXIT_GRACE_MILLIS, TimeUnit.MILLISECONDS);
@@ -218,15 +222,16 @@ final class ServerRun {
             recorder.exited(p.exitValue());
         }
         Integer code = outcome == Outcome.EXITED ? p.exitValue() : null;
-        return result(recorder, outcome, code, reason, r, channel.stderrTail());
+        return result(recorder, outcome, code, reason, r, channel.stderrTail(), channel.stderr());
     }
 
     private ServerResult result(Recorder recorder, Outcome outcome, Integer exitCode, String reason, Handshake.Result r,
-            List<String> stderrTail) {
+            List<String> stderrTail, StderrTail stderr) {
+        Conversation conversation = transcript == null ? Conversation.NONE : transcript.conversation(stderr);
         ServerResult result = new ServerResult(config.name(), config.transport(), recorder.run, outcome, exitCode, reason,
                 r == null ? null : r.protocolVersion(), recorder.sinceSpawn(recorder.initialized),
                 r == null ? null : recorder.sinceSpawn(recorder.toolsListed), r == null ? -1 : r.tools(), timeout.toMillis(),
-                recorder.timeline(), stderrTail, fetchPhase(recorder));
+                recorder.timeline(), stderrTail, fetchPhase(recorder), conversation);
         recorder.finished(result);
         return result;
     }

@@ -36,6 +36,8 @@ final class StdioChannel implements Channel {
     static final int INBOX_CAPACITY = 4_096;
     private final BlockingQueue<Incoming> inbox = new LinkedBlockingQueue<>(INBOX_CAPACITY);
     private final Deque<String> stderrTail = new ArrayDeque<>();
+    /** Every byte of stderr, bounded to its last 64 KiB: the conversation's stderr. */
+    private final StderrTail stderrBytes = new StderrTail();
     private final Thread stdoutReader;
     private final Thread stderrReader;
     private final Recorder recorder;
@@ -242,6 +244,7 @@ final class StdioChannel implements Channel {
             int n;
             while ((n = in.read(buf)) > 0) {
                 long at = recorder.now();
+                stderrBytes.append(buf, 0, n);
                 if (fetch == null) {
                     recorder.firstOutput(true, at);
                 }
@@ -282,6 +285,11 @@ final class StdioChannel implements Channel {
             }
             stderrTail.addLast(text);
         }
+    }
+
+    /** The end of everything the server wrote to stderr (complete once {@link #awaitDrained} returned). */
+    StderrTail stderr() {
+        return stderrBytes;
     }
 
     Process process() {

@@ -62,6 +62,8 @@ public final class AlertsView extends VBox {
             Label summary = new Label(r.summary() + "  ·  " + r.rule());
             summary.getStyleClass().add("text-muted");
             summary.setMinWidth(0);
+            summary.setWrapText(true); // the rule's text wraps rather than ends in "…"
+            summary.setMinHeight(Label.USE_PREF_SIZE);
             HBox.setHgrow(summary, Priority.ALWAYS);
             HBox row = new HBox(12, sev, name, since, summary);
             row.setAlignment(Pos.BASELINE_LEFT);

@@ -229,6 +229,8 @@ public final class MainWindow implements AutoCloseable {
         menu.setId("workspace-menu");
         menu.getStyleClass().addAll("kiln-brand-sub", "flat");
         menu.setMaxWidth(176);
+        // a long workspace name is cut to the sidebar: its tooltip holds all of it
+        menu.setTooltip(new javafx.scene.control.Tooltip(model.label() + "\n" + model.location()));
         javafx.scene.control.MenuItem open = new javafx.scene.control.MenuItem("Open workspace…");
         open.setId("menu-open");
         open.setAccelerator(new KeyCodeCombination(KeyCode.O, KeyCombination.SHORTCUT_DOWN));
@@ -363,8 +365,11 @@ public final class MainWindow implements AutoCloseable {
             Shortcuts.annotate(p, made); // its controls' tooltips name their shortcuts
             return made;
         });
-        content.getChildren().setAll(node);
+        content.getChildren().setAll(frames.computeIfAbsent(page, p -> new PageScroll(node)));
     }
+
+    /** Each page in its frame: pages scroll instead of cutting text off (made once, like the pages). */
+    private final Map<Page, PageScroll> frames = new EnumMap<>(Page.class);
 
     private Node create(Page page) {
         return switch (page) {

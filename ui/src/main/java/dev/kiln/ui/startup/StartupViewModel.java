@@ -7,6 +7,7 @@ import dev.kiln.core.engine.ProbeRequest;
 import dev.kiln.core.engine.SavedRun;
 import dev.kiln.core.startup.BytecodeMode;
 import dev.kiln.core.startup.BytecodeReport;
+import dev.kiln.core.startup.Conversation;
 import dev.kiln.core.startup.ProbeEvent;
 import dev.kiln.core.startup.ProbeReport;
 import dev.kiln.core.startup.ServerConfig;
@@ -57,6 +58,18 @@ public final class StartupViewModel {
     private final ReadOnlyStringWrapper comparisonTitle = new ReadOnlyStringWrapper("");
     private final ReadOnlyObjectWrapper<JsonNode> sweep = new ReadOnlyObjectWrapper<>();
     private final ReadOnlyStringWrapper phases = new ReadOnlyStringWrapper("");
+    private final ReadOnlyStringWrapper sinceLastRun = new ReadOnlyStringWrapper("");
+    /** People's names of the saved runs by id ({@code Tue 1 Dec 20:45 · 24 servers · 3 over}); set before the list. */
+    private final java.util.Map<String, String> runNames = new java.util.concurrent.ConcurrentHashMap<>();
+    /** Each server's conversation in the shown run, by name. */
+    private final java.util.Map<String, Conversation> conversations = new java.util.HashMap<>();
+    private final StringProperty selectedServer = new SimpleStringProperty("");
+    private final ReadOnlyObjectWrapper<Conversation> selectedConversation = new ReadOnlyObjectWrapper<>(Conversation.NONE);
+    /** How many saved runs get a name with their counts (each is a document to read; older ones show their time only). */
+    static final int NAMED_RUNS = 20;
+    private static final java.time.format.DateTimeFormatter RUN_TIME = java.time.format.DateTimeFormatter
+            .ofPattern("EEE d MMM HH:mm", java.util.Locale.ENGLISH);
+    private final java.time.ZoneId zone;
 
     /**
      * One server of the shown run, as the results table lists it (from a fresh report or a saved run's JSON alike).
@@ -96,18 +109,63 @@ public final class StartupViewModel {
             return aMs == null || bMs == null ? null : bMs - aMs;
         }
 
-        /** The delta for people: {@code −1234 ms (−45 %)}, or why there is none. */
+        /** The delta for people: {@code +58 % much slower (+412 ms)}, or why there is none. */
         public String text() {
             if (deltaMs() == null) {
                 return aMs == null && bMs == null ? "did not start in either" : aMs == null ? "only in B" : "only in A";
             }
-            return String.format(java.util.Locale.ROOT, "%+.0f ms (%+.0f %%)", deltaMs(), aMs == 0 ? 0 : deltaMs() / aMs * 100);
+            return String.format(java.util.Locale.ROOT, "%+.0f %% %s (%+.0f ms)", percent(), severity().word(), deltaMs());
+        }
+
+        /** B − A as a share of A, in percent (0 when A is 0). */
+        public double percent() {
+            Double d = deltaMs();
+            return d == null || aMs == 0 ? 0 : d / aMs * 100;
+        }
+
+        /** How bad the change is: the colour and the word of the Δ column. */
+        public Severity severity() {
+            if (deltaMs() == null) {
+                return aMs == null ? Severity.SAME : Severity.MUCH_SLOWER; // a server that stopped starting is the worst
+            }
+            double p = percent();
+            return p >= 50 ? Severity.MUCH_SLOWER : p >= 10 ? Severity.SLOWER : p <= -10 ? Severity.FASTER : Severity.SAME;
+        }
+    }
+
+    /** A change between two runs, by how much it matters; never shown as colour alone (its word goes with it). */
+    public enum Severity {
+        FASTER("faster", "delta-faster"), SAME("about the same", "delta-same"), SLOWER("slower", "delta-slower"),
+        MUCH_SLOWER("much slower", "delta-much-slower");
+
+        private final String word;
+        private final String style;
+
+        Severity(String word, String style) {
+            this.word = word;
+            this.style = style;
+        }
+
+        public String word() {
+            return word;
+        }
+
+        /** The CSS class of the Δ cell. */
+        public String style() {
+            return style;
         }
     }
 
     public StartupViewModel(Engine engine, Background background) {
+        this(engine, background, java.time.ZoneId.systemDefault());
+    }
+
+    /** With the time zone saved runs are named in (tests fix it). */
+    StartupViewModel(Engine engine, Background background, java.time.ZoneId zone) {
         this.engine = engine;
         this.background = background;
+        this.zone = zone;
+        selectedServer.addListener((o, a, b) -> selectedConversation.set(conversations.getOrDefault(b, Conversation.NONE)));
     }
 
     /** Re-reads {@code servers.json}; a malformed file is an error naming the file, server and field. */
@@ -123,8 +181,39 @@ public final class StartupViewModel {
         }, e -> error.set(e.getMessage()));
     }
 
-    /** The saved runs (newest first) and the latest sweep, read together. */
-    private record Saved(List<SavedRun> runs, Optional<JsonNode> sweep) {
+    /** The saved runs (newest first) with their names, and the latest sweep, read together. */
+    private record Saved(List<SavedRun> runs, java.util.Map<String, String> names, Optional<JsonNode> sweep) {
+    }
+
+    /** A saved run's name for people: {@code Tue 1 Dec 20:45 · 24 servers · 3 over} (its time alone when unread). */
+    public String runName(SavedRun run) {
+        if (run == null) {
+            return "";
+        }
+        return runNames.getOrDefault(run.id(), RUN_TIME.format(run.startedAt().atZone(zone)));
+    }
+
+    /** The name of a run from its document. */
+    String runName(SavedRun run, JsonNode json) {
+        JsonNode sum = json.path("summary");
+        int servers = sum.path("servers").asInt();
+        long over = sum.path("over_timeout").asLong();
+        long failed = Math.max(0, sum.path("failed").asLong() - over); // "failed" counts the timeouts too
+        return RUN_TIME.format(run.startedAt().atZone(zone)) + " · " + servers + (servers == 1 ? " server" : " servers")
+                + (over == 0 && failed == 0 ? " · all in time" : (over > 0 ? " · " + over + " over" : "")
+                        + (failed > 0 ? " · " + failed + " failed" : ""));
+    }
+
+    private java.util.Map<String, String> names(List<SavedRun> runs) {
+        java.util.Map<String, String> out = new java.util.HashMap<>();
+        for (SavedRun r : runs.subList(0, Math.min(NAMED_RUNS, runs.size()))) {
+            try {
+                out.put(r.id(), runName(r, engine.probeRun(r.id())));
+            } catch (RuntimeException e) {
+                out.put(r.id(), RUN_TIME.format(r.startedAt().atZone(zone)) + " · unreadable");
+            }
+        }
+        return out;
     }
 
     /** Re-lists the workspace's saved runs and loads its latest sweep, in the background. */
@@ -133,7 +222,11 @@ public final class StartupViewModel {
     }
 
     private void refreshSaved(boolean openLatest) {
-        background.run(() -> new Saved(engine.probeRuns(), engine.latestSweep()), saved -> {
+        background.run(() -> {
+            List<SavedRun> runs = engine.probeRuns();
+            return new Saved(runs, names(runs), engine.latestSweep());
+        }, saved -> {
+            runNames.putAll(saved.names());
             savedRuns.setAll(saved.runs());
             sweep.set(saved.sweep().orElse(null));
             if (openLatest && report.get() == null && !savedRuns.isEmpty() && shownRun.get().isEmpty() && !probing.get()) {
@@ -148,8 +241,8 @@ public final class StartupViewModel {
             return;
         }
         background.run(() -> engine.probeRun(run.id()), json -> {
-            showJson(json, "Saved run " + json.path("summary").path("started_at").asText(run.id())
-                    .replace('T', ' ').replaceAll("(\\.\\d+)?Z$", " UTC"));
+            runNames.put(run.id(), runName(run, json));
+            showJson(json, "Saved run of " + RUN_TIME.format(run.startedAt().atZone(zone)));
             shownRun.set(run.id());
         }, e -> error.set(e.getMessage()));
     }
@@ -173,9 +266,16 @@ public final class StartupViewModel {
                 where.append(s.path("name").asText()).append(": ").append(explanation).append('\n');
             }
         }
+        fromRun.sort(BAD_FIRST);
         lanes.setAll(fromRun);
         rows.setAll(rs);
         phases.set(where.toString().strip());
+        sinceLastRun.set("");
+        conversations.clear();
+        for (JsonNode s : json.path("servers")) {
+            conversations.put(s.path("name").asText(), ProbeReport.conversation(s.path("conversation")));
+        }
+        selectFirstIfNone();
         JsonNode sum = json.path("summary");
         JsonNode share = sum.path("cpu_share");
         verdict.set(source + " · " + sum.path("servers").asInt() + " servers · " + sum.path("failed").asInt() + " failed · "
@@ -207,7 +307,7 @@ public final class StartupViewModel {
             java.util.LinkedHashSet<String> names = new java.util.LinkedHashSet<>(am.keySet());
             names.addAll(bm.keySet());
             comparison.setAll(names.stream().map(n -> new Delta(n, am.get(n), bm.get(n))).toList());
-            comparisonTitle.set("A " + a.id() + "  →  B " + b.id());
+            comparisonTitle.set("A: " + runName(a) + "   →   B: " + runName(b));
         }, e -> error.set(e.getMessage()));
     }
 
@@ -262,6 +362,9 @@ public final class StartupViewModel {
                 cpus.get() == null ? "" : cpus.get().strip(), coldBytecode.get() ? BytecodeMode.COLD : BytecodeMode.AS_IS, timeout);
         String key = java.util.UUID.randomUUID().toString(); // one per click: a retried request probes once
         lanes.setAll(enabled.stream().map(s -> Lane.waiting(s.name(), timeoutMs(s))).toList());
+        conversations.clear();
+        selectedConversation.set(Conversation.NONE);
+        sinceLastRun.set("");
         error.set("");
         verdict.set("Starting " + enabled.size() + " servers at once…");
         probing.set(true);
@@ -327,7 +430,8 @@ public final class StartupViewModel {
                     .map(e -> String.format("%s %.0f → %.0f ms", e.getKey(), before.get(e.getKey()), e.getValue()))
                     .collect(Collectors.joining(", "));
         }).filter(s -> !s.isEmpty()).map(s -> "\nSince the last run: " + s).orElse("");
-        verdict.set(head + compare);
+        verdict.set(head);
+        sinceLastRun.set(compare.strip());
         configLines.set(r.clientConfigLines());
         List<Row> rs = new java.util.ArrayList<>();
         StringBuilder where = new StringBuilder();
@@ -337,8 +441,69 @@ public final class StartupViewModel {
         }
         rows.setAll(rs);
         phases.set(where.toString().strip());
+        conversations.clear();
+        for (ProbeReport.ServerSummary s : r.servers()) {
+            conversations.put(s.name(), s.representative().conversation());
+        }
+        java.util.List<Lane> sorted = new java.util.ArrayList<>(lanes);
+        sorted.sort(BAD_FIRST);
+        lanes.setAll(sorted);
+        selectFirstIfNone();
+        selectedConversation.set(conversations.getOrDefault(selectedServer.get(), Conversation.NONE));
         report.set(r); // last: it is what views and tests wait on
 
+    }
+
+    /** Failed or late servers first (in their own order), then the rest: the red one is never below the fold. */
+    static final java.util.Comparator<Lane> BAD_FIRST = java.util.Comparator.comparing(
+            (Lane l) -> !l.outcome().isEmpty() && !l.outcome().equals("ok") || l.initializedMs() != null && !l.inTime() ? 0 : 1);
+
+    private void selectFirstIfNone() {
+        if (!conversations.containsKey(selectedServer.get()) && !lanes.isEmpty()) {
+            selectedServer.set(lanes.get(0).server());
+        }
+        selectedConversation.set(conversations.getOrDefault(selectedServer.get(), Conversation.NONE));
+    }
+
+    /** The server whose conversation is shown (a lane or a row picked it). */
+    public StringProperty selectedServerProperty() {
+        return selectedServer;
+    }
+
+    /** The selected server's conversation in the shown run ({@link Conversation#NONE} when none was captured). */
+    public ReadOnlyObjectProperty<Conversation> selectedConversationProperty() {
+        return selectedConversation.getReadOnlyProperty();
+    }
+
+    /** The slowest servers' change since the run before, one line (empty for a saved run or the first probe). */
+    public ReadOnlyStringProperty sinceLastRunProperty() {
+        return sinceLastRun.getReadOnlyProperty();
+    }
+
+    /** A message's JSON indented for reading; as it was when it is not JSON (or was clipped). */
+    public static String pretty(Conversation.Message m) {
+        if (m.clipped()) {
+            return m.json() + "\n… (clipped at " + Conversation.MAX_MESSAGE_CHARS / 1024 + " KiB)";
+        }
+        try {
+            return PRETTY.writerWithDefaultPrettyPrinter().writeValueAsString(PRETTY.readTree(m.json()));
+        } catch (java.io.IOException | RuntimeException e) {
+            return m.json();
+        }
+    }
+
+    private static final com.fasterxml.jackson.databind.ObjectMapper PRETTY = new com.fasterxml.jackson.databind.ObjectMapper();
+
+    /** The conversation's stderr for reading, the cut said first. */
+    public static String stderrText(Conversation c) {
+        if (c.stderrBytes() == 0) {
+            return "(nothing on stderr)";
+        }
+        String head = c.stderrTruncated() ? String.format(java.util.Locale.ROOT,
+                "… truncated: the first %,d of %,d bytes are not kept (the last %d KiB are)%n", c.stderrBytes()
+                        - c.stderr().getBytes(java.nio.charset.StandardCharsets.UTF_8).length, c.stderrBytes(),
+                Conversation.STDERR_LIMIT_BYTES / 1024) : "";
+        return head + c.stderr();
     }
 
     /** Ends the running probe and every process it started. */
@@ -367,6 +532,10 @@ public final class StartupViewModel {
                 update(x.server(), l -> l.exited(x.offsetMs()));
             } else if (p instanceof ProbeEvent.Finished f) {
                 update(f.server(), l -> l.finished(f.result().outcome().label(), f.result().reason()).fetched(f.result()));
+                conversations.put(f.server(), f.result().conversation()); // live: a server's talk shows as it ends
+                if (f.server().equals(selectedServer.get())) {
+                    selectedConversation.set(f.result().conversation());
+                }
             } else if (p instanceof ProbeEvent.RunStarted r && r.run() > 1) {
                 lanes.replaceAll(l -> Lane.waiting(l.server(), l.timeoutMs()));
             }

@@ -13,7 +13,7 @@ import javafx.scene.layout.GridPane;
 /**
  * A saved sweep as a heat map: rows servers, columns share × before/after, each cell its seconds to the answer and
  * coloured by how much of its timeout it used (cool below a third, warm below two thirds, hot near it, red over it);
- * exact figures in tooltips, the verdict per column under it.
+ * exact figures in tooltips, the verdict per column under it, a legend of the colours above it.
  */
 final class SweepHeatMap extends javafx.scene.layout.VBox {
     private final GridPane grid = new GridPane();
@@ -24,7 +24,23 @@ final class SweepHeatMap extends javafx.scene.layout.VBox {
         getStyleClass().add("sweep-heatmap");
         grid.setHgap(3);
         grid.setVgap(3);
-        getChildren().addAll(grid, verdicts);
+        legend.setId("startup-heat-legend");
+        getChildren().addAll(legend, grid, verdicts);
+        legend.setVisible(false);
+        legend.setManaged(false);
+    }
+
+    /** What each colour means, in words (a cell's colour is its share of its timeout). */
+    private final javafx.scene.layout.FlowPane legend = new javafx.scene.layout.FlowPane(6, 4,
+            key("heat-0", "under ⅓ of its timeout"), key("heat-1", "⅓ to ⅔"), key("heat-2", "⅔ to 90 %"),
+            key("heat-3", "90 % to the timeout"), key("heat-over", "over the timeout"),
+            key("heat-failed", "failed in a run"), key("heat-missing", "– not run"));
+
+    private static Label key(String heat, String text) {
+        Label l = new Label(text);
+        l.getStyleClass().addAll("heat-cell", "heat-key", heat);
+        l.setMinWidth(USE_PREF_SIZE);
+        return l;
     }
 
     private void add(javafx.scene.Node n, int col, int row) {
@@ -80,6 +96,8 @@ final class SweepHeatMap extends javafx.scene.layout.VBox {
     void show(JsonNode sweep) {
         grid.getChildren().clear();
         verdicts.getChildren().clear();
+        legend.setVisible(sweep != null);
+        legend.setManaged(sweep != null);
         if (sweep == null) {
             return;
         }

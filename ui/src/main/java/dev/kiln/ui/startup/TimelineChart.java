@@ -14,40 +14,92 @@ import javafx.scene.shape.Rectangle;
  * Server startup timelines: one lane per server, its phases as segments of one bar — a fetching launcher's fetch
  * (its own colour and the word "fetch"), before first output (imports),
  * first output to answer (work before answering), {@code tools/list} — red when late or failed, a dot when tools are
- * listed; the startup timeout as one vertical line across all lanes when it falls inside the scale (else a note at
- * the axis and the margin at each lane's end); exact figures in tooltips. Before any probe, a hint instead of bars.
+ * listed; each lane's own startup timeout as a mark in that lane at its spawn + timeout when it falls inside the scale
+ * (else a note under the lanes and the margin at each lane's end, explained in its tooltip); axis ticks in 1-2-5 steps;
+ * exact figures in tooltips. Its height holds every lane: the page scrolls, the chart never hides a lane. Before any
+ * probe, a hint instead of bars.
  */
 final class TimelineChart extends Pane {
     private static final double NAME_WIDTH = 170;
+    /** A lane's height; many servers get narrower lanes so that 32 fit in a page and a half. */
     private static final double LANE = 26;
+    private static final double COMPACT_LANE = 20;
+    private static final int COMPACT_FROM = 13;
     private static final double AXIS = 22;
-    /** The row under the lanes that names the timeout line. */
+    /** The row under the lanes that names the timeout marks. */
     private static final double TIMEOUT_ROW = 16;
     /** The column after the track: each lane's time and margin. */
-    private static final double TAIL = 118;
+    private static final double TAIL = 128;
 
     private final ObservableList<Lane> lanes;
     private final Pane canvas = this;
+    private java.util.function.Consumer<String> onSelect = s -> { };
 
     TimelineChart(ObservableList<Lane> lanes) {
         this.lanes = lanes;
         getStyleClass().add("timeline-chart");
         // Redrawn when the data or the width changes, never from layout (which would loop).
-        lanes.addListener((ListChangeListener<Lane>) c -> draw(getWidth()));
+        lanes.addListener((ListChangeListener<Lane>) c -> {
+            draw(getWidth());
+            if (getHeight() != computePrefHeight(-1)) {
+                requestLayout(); // the height follows the number of lanes: the page grows, nothing is hidden
+            }
+        });
         widthProperty().addListener((o, a, w) -> draw(w.doubleValue()));
-        setMinHeight(AXIS + LANE * 2);
+        setMinHeight(USE_PREF_SIZE);
+        setMaxHeight(USE_PREF_SIZE);
+    }
+
+    /** Called with a server's name when its lane is clicked. */
+    void setOnSelect(java.util.function.Consumer<String> onSelect) {
+        this.onSelect = onSelect;
+    }
+
+    /** The lane height for {@code n} lanes. */
+    static double laneHeight(int n) {
+        return n >= COMPACT_FROM ? COMPACT_LANE : LANE;
     }
 
     @Override
     protected double computePrefHeight(double width) {
-        return AXIS + LANE * Math.max(2, lanes.size()) + 8 + TIMEOUT_ROW;
+        return lanes.stream().allMatch(l -> l.spawnMs() == null) ? heightFor(2) : heightFor(lanes.size()); // the hint alone
     }
 
-    /** The viewport height that shows {@code lanes} lanes, up to about ten before it scrolls. */
+    @Override
+    protected double computeMinHeight(double width) {
+        return computePrefHeight(width);
+    }
+
+    /** The height that shows all {@code lanes} lanes: the chart never scrolls by itself, the page does. */
     static double heightFor(int lanes) {
-        return AXIS + LANE * Math.min(10, Math.max(2, lanes)) + 10 + TIMEOUT_ROW;
+        int n = Math.max(2, lanes);
+        return AXIS + laneHeight(n) * n + 8 + TIMEOUT_ROW;
     }
 
+    /**
+     * The axis's step: 1, 2 or 5 times a power of ten milliseconds, so that about five to eight ticks cover
+     * {@code scaleMs} (never 312/624/936 ms).
+     */
+    static double tickStep(double scaleMs) {
+        double raw = scaleMs / 6;
+        double pow = Math.pow(10, Math.floor(Math.log10(raw)));
+        for (double m : new double[] {1, 2, 5, 10}) {
+            if (m * pow >= raw) {
+                return m * pow;
+            }
+        }
+        return 10 * pow;
+    }
+
+    /** A tick's label: ms below a two-second scale, else seconds with the decimals the step needs. */
+    static String tickLabel(double ms, double step, double scaleMs) {
+        if (scaleMs < 2000) {
+            return String.format(java.util.Locale.ROOT, "%.0f ms", ms);
+        }
+        double s = ms / 1000;
+        int decimals = step >= 1000 ? 0 : step >= 100 ? 1 : 2;
+        return String.format(java.util.Locale.ROOT, "%." + decimals + "f s", s);
+    }
 
     /**
      * The scale's end: a bit past the slowest step seen (a failed start's end included), never past the largest
@@ -79,7 +131,6 @@ final class TimelineChart extends Pane {
         canvas.getChildren().clear();
         double track = Math.max(100, width - NAME_WIDTH - TAIL);
         double scale = scaleMs(lanes);
-        double bottom = AXIS + LANE * lanes.size();
         if (lanes.stream().allMatch(l -> l.spawnMs() == null)) {
             // No fake bars before any probe: say what to do instead.
             Label hint = new Label(EMPTY_HINT);
@@ -88,30 +139,38 @@ final class TimelineChart extends Pane {
             hint.setMaxWidth(Math.max(200, width - 40));
             hint.relocate(20, AXIS);
             canvas.getChildren().add(hint);
+            canvas.applyCss();
             return;
         }
-        // axis: five ticks
-        for (int i = 0; i <= 4; i++) {
-            double ms = scale * i / 4;
-            double x = NAME_WIDTH + track * i / 4;
+        double laneH = laneHeight(lanes.size());
+        double bottom = AXIS + laneH * lanes.size();
+        // axis: 1-2-5 steps
+        double step = tickStep(scale);
+        for (int i = 0; i * step <= scale + 1e-6; i++) {
+            double ms = i * step;
+            double x = NAME_WIDTH + track * ms / scale;
             Line grid = new Line(x, AXIS - 4, x, bottom);
             grid.getStyleClass().add("timeline-grid");
-            Label t = new Label(ms >= 1000 ? String.format("%.1f s", ms / 1000) : String.format("%.0f ms", ms));
+            Label t = new Label(tickLabel(ms, step, scale));
             t.getStyleClass().add("timeline-axis");
-            t.relocate(i == 4 ? x - 40 : x - 14, 0); // the last one ends at the track, clear of the tail column
+            t.setMinWidth(USE_PREF_SIZE);
+            t.relocate(i == 0 ? x : x - 16, 0);
             canvas.getChildren().addAll(grid, t);
         }
         for (int i = 0; i < lanes.size(); i++) {
             Lane l = lanes.get(i);
-            double y = AXIS + i * LANE;
+            double y = AXIS + i * laneH;
             Label name = new Label(l.server());
             name.getStyleClass().add("timeline-name");
             name.setMaxWidth(NAME_WIDTH - 10);
-            name.relocate(4, y + 4);
-            canvas.getChildren().add(name);
-            Rectangle lane = new Rectangle(NAME_WIDTH, y + 4, track, LANE - 8);
+            name.setTooltip(new Tooltip(l.server() + " — click for its conversation (messages and stderr)"));
+            name.relocate(4, y + (laneH - 18) / 2);
+            Rectangle lane = new Rectangle(NAME_WIDTH, y + 4, track, laneH - 8);
             lane.getStyleClass().add("timeline-lane");
-            canvas.getChildren().add(lane);
+            String server = l.server();
+            name.setOnMouseClicked(e -> onSelect.accept(server));
+            lane.setOnMouseClicked(e -> onSelect.accept(server));
+            canvas.getChildren().addAll(name, lane);
             double start = l.spawnMs() == null ? 0 : l.spawnMs();
             boolean failed = !l.outcome().isEmpty() && !l.outcome().equals("ok");
             String tip = tooltip(l);
@@ -119,11 +178,11 @@ final class TimelineChart extends Pane {
                 // Not answered (yet): what happened so far, and a failed start up to where it ended.
                 Double firstOut = l.firstOutputMs();
                 if (firstOut != null) {
-                    bar(start, firstOut, scale, track, y, "timeline-seg-start", Phase.START.label(), tip);
+                    bar(start, firstOut, scale, track, y, laneH, "timeline-seg-start", Phase.START.label(), tip);
                 }
                 if (failed) {
                     double end = l.exitMs() != null ? l.exitMs() : start + l.timeoutMs();
-                    bar(firstOut != null ? firstOut : start, end, scale, track, y, "timeline-bar-bad", l.outcome(), tip);
+                    bar(firstOut != null ? firstOut : start, end, scale, track, y, laneH, "timeline-bar-bad", l.outcome(), tip);
                 }
             }
             for (Phase.Segment seg : l.segments()) {
@@ -136,55 +195,54 @@ final class TimelineChart extends Pane {
                 if ((failed || !l.inTime()) && seg.phase() != Phase.TOOLS && seg.phase() != Phase.FETCH) {
                     style = "timeline-bar-bad";
                 }
-                bar(seg.fromMs(), seg.toMs(), scale, track, y, style, seg.phase().label(), tip);
+                bar(seg.fromMs(), seg.toMs(), scale, track, y, laneH, style, seg.phase().label(), tip);
                 if (seg.phase() == Phase.FETCH) {
-                    word(seg.fromMs(), seg.toMs(), scale, track, y, "fetch"); // never colour alone
+                    word(seg.fromMs(), seg.toMs(), scale, track, y, laneH, "fetch"); // never colour alone
                 }
             }
             if (l.toolsMs() != null && l.toolsMs() <= scale) {
                 double x = NAME_WIDTH + track * l.toolsMs() / scale;
-                Rectangle dot = new Rectangle(x - 3, y + LANE / 2 - 3, 6, 6);
+                Rectangle dot = new Rectangle(x - 3, y + laneH / 2 - 3, 6, 6);
                 dot.getStyleClass().add("timeline-tools");
                 canvas.getChildren().add(dot);
             }
             Label tail = new Label(tail(l));
-            tail.getStyleClass().add(failed ? "timeline-tail-bad" : "timeline-tail");
-            tail.relocate(NAME_WIDTH + track + 8, y + 4);
-            tail.setTextOverrun(javafx.scene.control.OverrunStyle.ELLIPSIS);
-            tail.setMaxWidth(TAIL - 10);
+            tail.getStyleClass().add(failed || (l.initializedMs() != null && !l.inTime()) ? "timeline-tail-bad" : "timeline-tail");
+            tail.relocate(NAME_WIDTH + track + 8, y + (laneH - 18) / 2);
+            tail.setMaxWidth(TAIL - 6);
+            tail.setTooltip(new Tooltip(tailTip(l)));
             canvas.getChildren().add(tail);
-        }
-        // The timeout as one vertical line across every lane (one per distinct timeout), or a note when off scale.
-        java.util.TreeSet<Double> timeouts = new java.util.TreeSet<>();
-        lanes.forEach(l -> timeouts.add(l.timeoutMs()));
-        double labelX = NAME_WIDTH + track + 8;
-        // Off-scale timeouts share one note: one label each would be drawn over one another in the same place.
-        java.util.List<String> offScale = new java.util.ArrayList<>();
-        for (double t : timeouts) {
-            if (t <= scale) {
-                double x = NAME_WIDTH + track * t / scale;
-                Line limit = new Line(x, AXIS - 6, x, bottom);
+            // Its own timeout: a mark in this lane at spawn + timeout (servers spawn at different times, and each
+            // may have its own timeout), so no server's limit is drawn across another's row.
+            double limitMs = start + l.timeoutMs();
+            if (l.spawnMs() != null && limitMs <= scale) {
+                double x = NAME_WIDTH + track * limitMs / scale;
+                Line limit = new Line(x, y + 2, x, y + laneH - 2);
                 limit.getStyleClass().add("timeline-timeout");
-                Tooltip.install(limit, new Tooltip(String.format("startup timeout %.1f s", t / 1000)));
-                Label at = new Label(String.format("timeout %s", seconds(t)));
-                at.getStyleClass().add("timeline-timeout-label");
-                at.relocate(x - 34, bottom + 2); // under the lanes: the axis labels keep the top row
-                canvas.getChildren().addAll(limit, at);
-            } else {
-                offScale.add(seconds(t));
+                Tooltip.install(limit, new Tooltip(String.format("%s: startup timeout %s, at %.1f ms (its spawn + timeout)",
+                        l.server(), seconds(l.timeoutMs()), limitMs)));
+                canvas.getChildren().add(limit);
             }
         }
+        // Timeouts beyond the scale have no mark in their lanes: one note names them (each lane's tail has its margin).
+        java.util.TreeSet<Double> timeouts = new java.util.TreeSet<>();
+        lanes.stream().filter(l -> l.spawnMs() == null || l.spawnMs() + l.timeoutMs() > scale).forEach(l -> timeouts.add(l.timeoutMs()));
+        double labelX = NAME_WIDTH + track + 8;
+        java.util.List<String> offScale = timeouts.stream().map(TimelineChart::seconds).toList();
         if (!offScale.isEmpty()) {
             String last = offScale.get(offScale.size() - 1);
             Label off = new Label(offScale.size() == 1 ? "timeout " + last + " →" : "timeouts " + String.join(", ",
                     offScale.subList(0, offScale.size() - 1).stream().map(x -> x.replace(" s", "")).toList()) + ", " + last + " →");
             off.getStyleClass().add("timeline-timeout-label");
             off.setTooltip(new Tooltip("startup timeouts beyond the slowest answer: " + String.join(", ", offScale)));
-            off.setTextOverrun(javafx.scene.control.OverrunStyle.ELLIPSIS);
             off.setMaxWidth(TAIL - 6);
-            off.relocate(labelX, 0);
+            off.setWrapText(true);
+            off.relocate(labelX, bottom + 2);
             canvas.getChildren().add(off);
         }
+        // Drawn from a width change inside a layout pass: style the new nodes now, not a frame later (a snapshot
+        // taken in between would show them unstyled, black and without text).
+        canvas.applyCss();
     }
 
     private static final String EMPTY_HINT = "No probe yet. Press “Probe all” to start every enabled server at"
@@ -194,11 +252,12 @@ final class TimelineChart extends Pane {
         return ms % 1000 == 0 ? String.format("%.0f s", ms / 1000) : String.format("%.1f s", ms / 1000);
     }
 
-    private void bar(double fromMs, double toMs, double scale, double track, double y, String style, String what,
+    private void bar(double fromMs, double toMs, double scale, double track, double y, double laneH, String style, String what,
             String laneTip) {
         double x0 = NAME_WIDTH + track * Math.min(fromMs, scale) / scale;
         double x1 = NAME_WIDTH + track * Math.min(toMs, scale) / scale;
-        Rectangle bar = new Rectangle(x0, y + 6, Math.max(2, x1 - x0), LANE - 12);
+        Rectangle bar = new Rectangle(x0, y + 6, Math.max(2, x1 - x0), laneH - 12);
+        bar.setMouseTransparent(false);
         bar.getStyleClass().add(style);
         Tooltip.install(bar, new Tooltip(String.format("%s: %.1f ms (%.1f → %.1f ms)%n%s", what, toMs - fromMs, fromMs,
                 toMs, laneTip)));
@@ -206,7 +265,7 @@ final class TimelineChart extends Pane {
     }
 
     /** The segment's name written inside it when it is wide enough to hold it. */
-    private void word(double fromMs, double toMs, double scale, double track, double y, String text) {
+    private void word(double fromMs, double toMs, double scale, double track, double y, double laneH, String text) {
         double x0 = NAME_WIDTH + track * Math.min(fromMs, scale) / scale;
         double x1 = NAME_WIDTH + track * Math.min(toMs, scale) / scale;
         if (x1 - x0 < 34) {
@@ -215,7 +274,7 @@ final class TimelineChart extends Pane {
         Label w = new Label(text);
         w.getStyleClass().add("timeline-seg-word");
         w.setMouseTransparent(true);
-        w.relocate(x0 + 4, y + 5);
+        w.relocate(x0 + 4, y + (laneH - 18) / 2 + 1);
         canvas.getChildren().add(w);
     }
 
@@ -226,9 +285,29 @@ final class TimelineChart extends Pane {
         if (l.initializedMs() != null) {
             double init = l.initializedMs() - (l.spawnMs() == null ? 0 : l.spawnMs());
             double margin = l.timeoutMs() / Math.max(1, init);
-            return String.format(margin < 10 ? "%.0f ms · ×%.1f" : "%.0f ms · ×%.0f", init, margin);
+            if (!l.inTime()) {
+                return String.format(java.util.Locale.ROOT, "%.0f ms · over", init);
+            }
+            return String.format(java.util.Locale.ROOT, margin < 10 ? "%.0f ms · ×%.1f" : "%.0f ms · ×%.0f", init, margin);
         }
         return l.spawnMs() == null ? "" : "…";
+    }
+
+    /** What the tail's figures mean, in words: the margin factor is the timeout divided by the answer's time. */
+    static String tailTip(Lane l) {
+        if (l.initializedMs() == null) {
+            return l.outcome().isEmpty() ? "not answered yet" : l.server() + ": " + l.outcome()
+                    + (l.detail().isEmpty() ? "" : " — " + l.detail());
+        }
+        double init = l.initializedMs() - (l.spawnMs() == null ? 0 : l.spawnMs());
+        double margin = l.timeoutMs() / Math.max(1, init);
+        if (!l.inTime()) {
+            return String.format(java.util.Locale.ROOT, "%s answered after %.0f ms, over its startup timeout of %s:"
+                    + " a client would have given up on it", l.server(), init, seconds(l.timeoutMs()));
+        }
+        return String.format(java.util.Locale.ROOT, "%s answered %.0f ms after its spawn. ×%.1f is its margin: its startup"
+                + " timeout (%s) divided by that time, how many times slower it could start before a client gives up.",
+                l.server(), init, margin, seconds(l.timeoutMs()));
     }
 
     static String tooltip(Lane l) {

@@ -18,11 +18,14 @@ public final class Cards {
         Label v = slot.label();
         v.textProperty().bind(value);
         v.getStyleClass().add("metric-value");
+        v.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE); // a figure is never "…": the row scrolls first
         if (id != null) {
             v.setId(id);
         }
         Label l = new Label(label);
         l.getStyleClass().add("metric-label");
+        l.setWrapText(true); // a long name takes two lines rather than an ellipsis
+        l.setMinHeight(javafx.scene.layout.Region.USE_PREF_SIZE);
         VBox card = new VBox(2, slot, l);
         card.getStyleClass().add("metric-card");
         card.setMinWidth(120);

@@ -47,6 +47,18 @@ abstract class StartupViewModelTest extends EngineTestBase {
             assertThat(l.timeoutMs()).isEqualTo(60_000);
             assertThat(l.inTime()).isTrue();
         });
+        // each server's own conversation, over either engine: the handshake both ways and its stderr banner
+        vm.lanes().forEach(l -> {
+            vm.selectedServerProperty().set(l.server());
+            dev.kiln.core.startup.Conversation c = vm.selectedConversationProperty().get();
+            assertThat(c.messages()).as(l.server()).extracting(dev.kiln.core.startup.Conversation.Message::method)
+                    .contains("initialize", "notifications/initialized", "tools/list");
+            assertThat(c.messages()).as(l.server()).anySatisfy(m -> {
+                assertThat(m.direction()).isEqualTo(dev.kiln.core.startup.Conversation.Direction.RECEIVED);
+                assertThat(m.json()).contains("\"protocolVersion\"");
+            });
+            assertThat(c.stderr()).as(l.server()).contains("kiln-demo-server: ready");
+        });
         // an unsqueezed run (the console probes without a CPU share) recommends nothing and says how to get one
         assertThat(vm.configLinesProperty().get()).doesNotContain("startup_timeout_sec").contains("kiln probe --recommend");
         assertThat(tmp.resolve("observer/probes")).isDirectoryContaining(p -> p.toString().endsWith(".json"));
@@ -117,7 +129,7 @@ abstract class StartupViewModelTest extends EngineTestBase {
         // saved as `kiln probe` saves them, from the command line
         dev.kiln.core.startup.ProbeRuns.save(layout(), saved("2026-01-05T09:00:00Z", 100, 4_000));
         dev.kiln.core.startup.ProbeRuns.save(layout(), saved("2026-01-05T10:00:00Z", 1_500, 1_600));
-        StartupViewModel vm = new StartupViewModel(engine(tmp), Background.inline());
+        StartupViewModel vm = new StartupViewModel(engine(tmp), Background.inline(), java.time.ZoneOffset.UTC);
 
         vm.load();
 
@@ -135,8 +147,11 @@ abstract class StartupViewModelTest extends EngineTestBase {
             assertThat(r.protocol()).isEqualTo("2026-07-28");
             assertThat(r.why()).contains("before its first output").contains("precompiled bytecode shortens this");
         });
-        assertThat(vm.verdictProperty().get()).startsWith("Saved run 2026-01-05 10:00:00 UTC · 1 servers");
+        assertThat(vm.verdictProperty().get()).startsWith("Saved run of Mon 5 Jan 10:00 · 1 servers");
         assertThat(vm.savedRuns()).hasSize(2);
+        // saved runs carry people's names, not file ids
+        assertThat(vm.savedRuns()).extracting(vm::runName)
+                .containsExactly("Mon 5 Jan 10:00 · 1 server · all in time", "Mon 5 Jan 09:00 · 1 server · all in time");
     }
 
     @Test
@@ -157,7 +172,7 @@ abstract class StartupViewModelTest extends EngineTestBase {
         new DemoWorkspace().write(tmp, 10, 1, false);
         dev.kiln.core.startup.ProbeRuns.save(layout(), saved("2026-01-05T09:00:00Z", 100, 4_000));
         dev.kiln.core.startup.ProbeRuns.save(layout(), saved("2026-01-05T10:00:00Z", 100, 1_000));
-        StartupViewModel vm = new StartupViewModel(engine(tmp), Background.inline());
+        StartupViewModel vm = new StartupViewModel(engine(tmp), Background.inline(), java.time.ZoneOffset.UTC);
         vm.load();
         dev.kiln.core.engine.SavedRun after = vm.savedRuns().get(0); // newest first
         dev.kiln.core.engine.SavedRun before = vm.savedRuns().get(1);
@@ -167,9 +182,19 @@ abstract class StartupViewModelTest extends EngineTestBase {
         assertThat(vm.comparison()).singleElement().satisfies(d -> {
             assertThat(d.server()).isEqualTo("demo-light");
             assertThat(d.deltaMs()).isEqualTo(-3_000);
-            assertThat(d.text()).isEqualTo("-3000 ms (-75 %)");
+            assertThat(d.text()).isEqualTo("-75 % faster (-3000 ms)");
+            assertThat(d.severity()).isEqualTo(StartupViewModel.Severity.FASTER);
         });
-        assertThat(vm.comparisonTitleProperty().get()).contains(before.id()).contains(after.id());
+        assertThat(vm.comparisonTitleProperty().get()).isEqualTo("A: Mon 5 Jan 09:00 · 1 server · all in time   →   "
+                + "B: Mon 5 Jan 10:00 · 1 server · all in time");
+        // the other way round it is a regression, coloured and worded by how bad
+        vm.compare(after, before);
+        assertThat(vm.comparison()).singleElement().satisfies(d -> {
+            assertThat(d.text()).isEqualTo("+300 % much slower (+3000 ms)");
+            assertThat(d.severity()).isEqualTo(StartupViewModel.Severity.MUCH_SLOWER);
+        });
+        assertThat(new StartupViewModel.Delta("s", 1000.0, 1120.0).severity()).isEqualTo(StartupViewModel.Severity.SLOWER);
+        assertThat(new StartupViewModel.Delta("s", 1000.0, 1050.0).severity()).isEqualTo(StartupViewModel.Severity.SAME);
         vm.compare(before, null);
         assertThat(vm.errorProperty().get()).isEqualTo("Pick two saved runs to compare.");
     }

@@ -1,0 +1,55 @@
+package dev.kiln.ui.util;
+
+import javafx.scene.control.TableCell;
+import javafx.scene.control.TableColumn;
+import javafx.scene.control.Tooltip;
+import javafx.scene.text.Text;
+
+/**
+ * A plain table cell that shows its full text in a tooltip whenever the column is narrower than the text (the cell
+ * then ends in "…"): nothing in a table is cut off without a way to read it.
+ */
+public final class FullTextCell<S, T> extends TableCell<S, T> {
+
+    /** Gives {@code column} this cell when it has the default one (columns with cells of their own keep them). */
+    public static <S, T> void install(TableColumn<S, T> column) {
+        if ((Object) column.getCellFactory() == TableColumn.DEFAULT_CELL_FACTORY) {
+            column.setCellFactory(c -> new FullTextCell<>());
+        }
+        column.getColumns().forEach(FullTextCell::install);
+    }
+
+    @Override
+    protected void updateItem(T item, boolean empty) {
+        super.updateItem(item, empty);
+        if (empty || item == null) {
+            setText(null);
+            setGraphic(null);
+        } else if (item instanceof javafx.scene.Node n) {
+            setText(null);
+            setGraphic(n);
+        } else {
+            setText(item.toString());
+            setGraphic(null);
+        }
+    }
+
+    @Override
+    protected void layoutChildren() {
+        super.layoutChildren();
+        String full = getText();
+        boolean cut = false;
+        if (full != null && !full.isEmpty()) {
+            for (javafx.scene.Node n : getChildrenUnmodifiable()) {
+                if (n instanceof Text t && !full.equals(t.getText())) {
+                    cut = true;
+                }
+            }
+        }
+        if (cut && (getTooltip() == null || !full.equals(getTooltip().getText()))) {
+            setTooltip(new Tooltip(full));
+        } else if (!cut && getTooltip() != null) {
+            setTooltip(null);
+        }
+    }
+}
