@@ -63,6 +63,19 @@ public final class ConsoleLoad {
     }
 
     /**
+     * Starts JavaFX headless (Monocle) with the pulse at {@link #PULSE_HZ}, so a late pulse is seen to the 4 ms, and
+     * without exiting when a stage closes: the start every FX load of the benchmarks shares.
+     */
+    public static void startHeadlessFx() throws InterruptedException {
+        KilnConsole.useHeadlessPlatform();
+        System.setProperty("javafx.animation.pulse", Integer.toString(PULSE_HZ));
+        CountDownLatch up = new CountDownLatch(1);
+        Platform.startup(up::countDown);
+        Platform.setImplicitExit(false);
+        up.await();
+    }
+
+    /**
      * Runs both measurements and returns the figures: {@code max_fx_stall_ms}, {@code p99_fx_stall_ms}, pulse counts,
      * the FX thread's frames seen during overdue pulses if asked ({@code stall_hotspots}), and {@code heap_after_gc_mb_at_N}
      * for each checkpoint.
@@ -70,12 +83,7 @@ public final class ConsoleLoad {
      * @throws IllegalStateException when Monocle is missing or the console does not answer
      */
     public static Map<String, Object> run(Options o) throws InterruptedException {
-        KilnConsole.useHeadlessPlatform();
-        System.setProperty("javafx.animation.pulse", Integer.toString(PULSE_HZ));
-        CountDownLatch up = new CountDownLatch(1);
-        Platform.startup(up::countDown);
-        Platform.setImplicitExit(false);
-        up.await();
+        startHeadlessFx();
         Map<String, Object> out = new LinkedHashMap<>();
         try (FxBackground background = new FxBackground()) {
             stalls(o, background, out);

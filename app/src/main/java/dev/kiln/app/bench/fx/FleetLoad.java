@@ -15,7 +15,6 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import javafx.application.Platform;
 import javafx.stage.Stage;
@@ -29,9 +28,6 @@ import javafx.stage.Stage;
  * <p>Concurrency: runs on the caller's thread; it reads the page's state on the FX thread only. One call per process.
  */
 public final class FleetLoad {
-    /** Pulses per second while timing: a gap longer than 16 ms is a dropped frame at 60 Hz. */
-    public static final int PULSE_HZ = 250;
-
     private FleetLoad() {
     }
 
@@ -61,12 +57,7 @@ public final class FleetLoad {
      * @throws IllegalStateException when Monocle is missing or the page does not show what it should in time
      */
     public static Map<String, Object> run(Options o) throws InterruptedException {
-        KilnConsole.useHeadlessPlatform();
-        System.setProperty("javafx.animation.pulse", Integer.toString(PULSE_HZ));
-        CountDownLatch up = new CountDownLatch(1);
-        Platform.startup(up::countDown);
-        Platform.setImplicitExit(false);
-        up.await();
+        ConsoleLoad.startHeadlessFx();
         Map<String, Object> out = new LinkedHashMap<>();
         try (FxBackground background = new FxBackground()) {
             KilnConsole.daemonList(o.listFile());
@@ -91,7 +82,7 @@ public final class FleetLoad {
             long[] gaps = pulses.gaps();
             Arrays.sort(gaps);
             long[] c = onFx(() -> cycles.stream().mapToLong(Long::longValue).sorted().toArray());
-            out.put("pulse_hz", PULSE_HZ);
+            out.put("pulse_hz", ConsoleLoad.PULSE_HZ);
             out.put("pulses", gaps.length);
             out.put("max_fx_stall_ms", gaps.length == 0 ? Double.NaN : ms(gaps[gaps.length - 1]));
             out.put("p99_fx_stall_ms", gaps.length == 0 ? Double.NaN : ms(gaps[(int) Math.min(gaps.length - 1, Math.ceil(gaps.length * 0.99) - 1)]));

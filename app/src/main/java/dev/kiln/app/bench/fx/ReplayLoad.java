@@ -9,7 +9,6 @@ import dev.kiln.ui.util.FxBackground;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
 import javafx.application.Platform;
 import javafx.scene.control.TableView;
 import javafx.stage.Stage;
@@ -37,12 +36,7 @@ public final class ReplayLoad {
      * thread's stack during late pulses ({@code stall_hotspots}: what runs there per replayed frame).
      */
     public static Map<String, Object> run(Path recording, double speed, int seconds, boolean hotspots) throws Exception {
-        KilnConsole.useHeadlessPlatform();
-        System.setProperty("javafx.animation.pulse", Integer.toString(ConsoleLoad.PULSE_HZ));
-        CountDownLatch up = new CountDownLatch(1);
-        Platform.startup(up::countDown);
-        Platform.setImplicitExit(false);
-        up.await();
+        ConsoleLoad.startHeadlessFx();
         Map<String, Object> out = new LinkedHashMap<>();
         ReplayEngine engine = ReplayEngine.open(recording, System::nanoTime);
         try (FxBackground background = new FxBackground()) {
