@@ -823,9 +823,23 @@ public final class FleetViewModel implements AutoCloseable {
         return d.compareTo(BACKOFF_MAX) > 0 ? BACKOFF_MAX : d;
     }
 
-    /** A daemon's own evaluation of the default alert rules (each daemon's rules pend and fire on their own). */
+    /** The alert rules each daemon's answers are judged by: the defaults until the console reads alerts.json. */
+    private List<dev.kiln.core.alert.AlertRule> alertRules = dev.kiln.core.alert.AlertRules.defaults();
+
+    /** A daemon's own evaluation of the console's alert rules (each daemon's rules pend and fire on their own). */
     private dev.kiln.core.alert.Alerts rules() {
-        return new dev.kiln.core.alert.Alerts(dev.kiln.core.alert.AlertRules.defaults(), clock, dev.kiln.core.telemetry.EventSink.none());
+        return new dev.kiln.core.alert.Alerts(alertRules, clock, dev.kiln.core.telemetry.EventSink.none());
+    }
+
+    /**
+     * The rules of the console's {@code alerts.json} (the same the Projection page's cards use): each daemon evaluates
+     * them afresh from its next answer. FX thread.
+     */
+    public void setRules(List<dev.kiln.core.alert.AlertRule> rules) {
+        alertRules = List.copyOf(rules);
+        for (Poller p : pollers.values()) {
+            p.alerts = rules();
+        }
     }
 
     private static String key(String name) {
@@ -838,7 +852,7 @@ public final class FleetViewModel implements AutoCloseable {
         final boolean saved;
         final HealthSource.Asker asker;
         /** The alert rules over its answers; evaluated on the asking thread only (one cycle at a time). */
-        final dev.kiln.core.alert.Alerts alerts;
+        volatile dev.kiln.core.alert.Alerts alerts;
         /** Written on the FX thread between cycles, read by the asking thread during one (one cycle at a time). */
         volatile FleetRow row;
         volatile int failures;

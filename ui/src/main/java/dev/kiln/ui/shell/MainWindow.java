@@ -96,6 +96,10 @@ public final class MainWindow implements AutoCloseable {
     public void useAlertRules(java.nio.file.Path file) {
         background.run(() -> dev.kiln.core.alert.AlertRules.load(file), l -> {
             projection.health().setRules(l);
+            alertRules = l.rules();
+            if (fleet != null) {
+                fleet.setRules(alertRules);
+            }
             l.problem().ifPresent(p -> model.notify(new Notices.Notice(Notices.Kind.FAILED, "Alert rules not read", p)));
         }, e -> { });
     }
@@ -314,6 +318,8 @@ public final class MainWindow implements AutoCloseable {
     // --- fleet ------------------------------------------------------------------------------------------------
 
     private dev.kiln.ui.fleet.FleetViewModel fleet;
+    /** The rules read from alerts.json, once read: the Fleet page judges its daemons by them too. */
+    private java.util.List<dev.kiln.core.alert.AlertRule> alertRules; // null until read
     private boolean ownsFleet;
 
     /**
@@ -328,6 +334,9 @@ public final class MainWindow implements AutoCloseable {
         if (fleet == null) {
             fleet = new dev.kiln.ui.fleet.FleetViewModel(null, background, dev.kiln.ui.fleet.FleetViewModel.Scheduler.daemonThread(),
                     dev.kiln.ui.fleet.FleetViewModel.HealthSource.api(), java.time.Clock.systemUTC(), d -> model.navigate(Page.FLEET));
+            if (alertRules != null) {
+                fleet.setRules(alertRules);
+            }
             fleet.load();
             ownsFleet = true;
         }

@@ -167,6 +167,28 @@ class FleetViewModelTest {
     }
 
     @Test
+    void theConsolesAlertRules_replaceTheDefaults_fromTheNextAnswer(@TempDir Path config) throws IOException {
+        answers.put("eval-1", judged(healthy(1, Duration.ZERO), HealthState.HEALTHY));
+        answers.put("eval-2", REFUSED);
+        answers.put("tick-1", judged(healthy(1, Duration.ZERO), HealthState.HEALTHY));
+        FleetViewModel vm = model(file);
+        vm.load();
+        assertThat(vm.row("eval-1").orElseThrow().alerts()).extracting(r -> r.name()).containsExactly("KilnSeedStale");
+        // the team's alerts.json: a stale seed is critical for them, under their own name, and nothing else is watched
+        Path rules = config.resolve("alerts.json");
+        Files.writeString(rules, dev.kiln.core.alert.AlertRules.json(List.of(new dev.kiln.core.alert.AlertRule("TeamSeedBehind",
+                "kiln_seed_current", dev.kiln.core.alert.AlertRule.Comparison.LT, 1, Duration.ZERO, "critical",
+                "a seed is behind its lockfile"))));
+        dev.kiln.core.alert.AlertRules.Loaded loaded = dev.kiln.core.alert.AlertRules.load(rules);
+        assertThat(loaded.problem()).isEmpty();
+        vm.setRules(loaded.rules());
+        advance(FleetViewModel.POLL);
+        FleetRow ok = vm.row("eval-1").orElseThrow();
+        assertThat(ok.alerts()).extracting(r -> r.name()).containsExactly("TeamSeedBehind");
+        assertThat(ok.tint()).as("a firing critical rule of the file tints the healthy row failing").isEqualTo("failing");
+    }
+
+    @Test
     void aPollCycle_reachesTheShownRowsAsOneChange_inTheirOrder() {
         answers.put("eval-1", healthy(1, Duration.ZERO));
         answers.put("eval-2", healthy(1, Duration.ZERO));
