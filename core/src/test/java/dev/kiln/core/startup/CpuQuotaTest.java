@@ -166,7 +166,12 @@ class CpuQuotaTest {
             assertThat(line).as("the child Kiln spawned its server").isEqualTo("spawned");
             List<Path> groups = awaitGroupDirs(kiln.pid());
             assertThat(groups).as("its group exists").hasSize(1);
-            // The server and, for a moment, the wrapper that puts it in its group before exec carry the marker.
+            // The server and, for a moment, the wrapper that puts it in its group before exec carry the marker. The child
+            // says "spawned" once start() returns, which can be before the wrapper has exec'd: wait for it, bounded.
+            long started = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (ProbeProcesses.livingWith(marker + "-server").isEmpty() && System.nanoTime() < started) {
+                Thread.sleep(20);
+            }
             assertThat(ProbeProcesses.livingWith(marker + "-server")).as("its server runs").isNotEmpty();
 
             kiln.destroyForcibly(); // SIGKILL: no shutdown hook, no cleanup
