@@ -86,6 +86,9 @@ public final class ServerSeedsPane extends VBox {
         table.getColumns().add(problem);
         Label empty = new Label();
         empty.textProperty().bind(vm.placeholderProperty());
+        empty.setWrapText(true); // the table is narrow at the default size: the whole sentence, on two lines if need be
+        empty.setTextAlignment(javafx.scene.text.TextAlignment.CENTER);
+        empty.setPadding(new javafx.geometry.Insets(0, 12, 0, 12));
         table.setPlaceholder(empty);
         table.setFixedCellSize(26);
         table.setMinHeight(26 * 3 + 30);

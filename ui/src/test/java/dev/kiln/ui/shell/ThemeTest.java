@@ -71,6 +71,15 @@ class ThemeTest {
         }
     }
 
+    /** A rule the parser cannot read drops the rules after it silently (a lost brace once hid half of kiln.css). */
+    @Test
+    void kilnCss_parsesWithoutAnError() throws Exception {
+        javafx.css.CssParser.errorsProperty().clear();
+        javafx.css.Stylesheet sheet = new javafx.css.CssParser().parse(MainWindow.class.getResource("kiln.css"));
+        assertThat(javafx.css.CssParser.errorsProperty()).extracting(Object::toString).as("kiln.css parse errors").isEmpty();
+        assertThat(sheet.getRules()).hasSizeGreaterThan(50);
+    }
+
     /** A literal colour would look right in one theme only; Kiln's CSS takes colours from theme variables. */
     @Test
     void kilnCss_hasNoLiteralColours() throws Exception {
