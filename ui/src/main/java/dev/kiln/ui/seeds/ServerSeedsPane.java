@@ -187,8 +187,10 @@ public final class ServerSeedsPane extends VBox {
         foot.setAlignment(Pos.TOP_LEFT);
         VBox right = new VBox(6, chooser, text, foot);
         VBox.setVgrow(text, Priority.ALWAYS);
-        // As wide as its chooser row needs (client, both form toggles): the table gives way, the toggles are never cut.
-        right.setMinWidth(Region.USE_PREF_SIZE);
+        // At least as wide as its chooser row (client, both form toggles), so the toggles are never cut; no wider by
+        // default, or the one-line width of the note under the snippet would push the whole page past the window.
+        chooser.setMinWidth(Region.USE_PREF_SIZE);
+        right.setPrefWidth(440);
 
         HBox body = new HBox(10, left, right);
         HBox.setHgrow(left, Priority.ALWAYS);

@@ -150,6 +150,10 @@ class MainWindowTest {
         WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> table.getItems().size() == CONTRACTS);
         assertThat(table.getItems()).hasSize(CONTRACTS);
         assertThat(robot.lookup("#contracts-summary").queryAs(Label.class).getText()).startsWith(CONTRACTS + " contract files");
-        assertThat(robot.lookup("#status-text").queryAs(Label.class).getText()).startsWith(CONTRACTS + " contract files");
+        // The status line shows the newest of the projection's summary and a notice: the demo's planted failure fires
+        // KilnContractFailures, whose notice can come after the summary (a fresh-clone CI run saw it so).
+        assertThat(robot.lookup("#status-text").queryAs(Label.class).getText()).satisfiesAnyOf(
+                s -> assertThat(s).startsWith(CONTRACTS + " contract files"),
+                s -> assertThat(s).startsWith("Alert KilnContractFailures firing"));
     }
 }
