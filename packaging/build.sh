@@ -82,6 +82,9 @@ if [ "$repackage" = 1 ]; then
   [ -f "$appdir/kiln.cfg" ] && [ -f "$out/build.properties" ] \
     || die "--repackage needs a full build's app-image in $out/image (run build.sh without --repackage first)"
   archive="$(sed -n 's/^archive=//p' "$out/build.properties")"
+  cli_archive="$(sed -n 's/^cli_archive=//p' "$out/build.properties")"
+  [ -n "$archive" ] && [ -n "$cli_archive" ] \
+    || die "$out/build.properties names no archive/cli_archive: run build.sh without --repackage first"
   step "repackage: the app-image of the last build as version $app_version"
   sed -i "s/^java-options=-Djpackage.app-version=.*/java-options=-Djpackage.app-version=$app_version/" "$appdir/kiln.cfg"
   sed -i "s|<app-version>[^<]*</app-version>|<app-version>$app_version</app-version>|" "$appdir/.jpackage.xml"
