@@ -60,10 +60,13 @@ abstract class ReplayRowsTest extends EngineTestBase {
                 .map(b -> b.reason(dev.kiln.core.projection.WakeReason.MANUAL)).collect(Collectors.toList());
     }
 
+    /** The Events page's kinds of a warm's and a probe's events (their class names, spelt out). */
+    private static final java.util.Set<String> ACTION_KINDS = java.util.Set.of("warm started", "warm output", "warm finished",
+            "run started", "spawned", "first output", "initialized", "tools listed", "exited", "finished");
+
     /** The Events page's rows of the warm and the probe: time (as drawn, to the ms), kind, what, severity, output. */
     static List<String> warmAndProbeRows(EventsViewModel vm) {
-        return vm.rows().stream().filter(r -> r.kind().startsWith("warm") || r.kind().startsWith("probe"))
-                .map(ReplayRowsTest::drawn).collect(Collectors.toList());
+        return vm.rows().stream().filter(r -> ACTION_KINDS.contains(r.kind())).map(ReplayRowsTest::drawn).collect(Collectors.toList());
     }
 
     /** One Events row as the table draws it. */
@@ -122,6 +125,7 @@ abstract class ReplayRowsTest extends EngineTestBase {
         }
         // then a real warm of the demo target (uv) and a real probe of its three servers, both recorded
         long beforeActions = rec.framesRecorded();
+        List<KilnEvent> liveActions = recording(live);
         dev.kiln.core.seed.WarmResult warmed = live.warm("demo", java.util.UUID.randomUUID().toString()).result()
                 .get(3, java.util.concurrent.TimeUnit.MINUTES);
         assertThat(warmed.outcome()).isIn(dev.kiln.core.seed.WarmOutcome.WARMED, dev.kiln.core.seed.WarmOutcome.UNCHANGED);
@@ -139,12 +143,13 @@ abstract class ReplayRowsTest extends EngineTestBase {
             return liveEventsPage.rows().stream().anyMatch(r -> r.kind().startsWith("warm"))
                     && liveStartup.lanes().size() == 3 && liveStartup.lanes().stream().allMatch(l -> !l.outcome().isEmpty());
         });
-        long actionFrames = liveEventsPage.rows().stream().filter(r -> r.kind().startsWith("warm") || r.kind().startsWith("probe"))
-                .mapToLong(r -> 1 + r.output().size()).sum(); // one frame per event; a warm's output lines are folded into its row
+        long actionFrames = liveActions.stream().filter(e -> e instanceof dev.kiln.core.seed.SeedEvent
+                || e instanceof dev.kiln.core.startup.ProbeEvent).count(); // each a frame of its own
         Await.await("the warm's and the probe's frames recorded", () -> rec.framesRecorded() >= beforeActions + actionFrames);
         List<String> liveActionRows = warmAndProbeRows(liveEventsPage);
         List<String> liveLanes = lanes(liveStartup);
-        assertThat(liveActionRows).anySatisfy(r -> assertThat(r).contains("warm"));
+        assertThat(liveActionRows).anySatisfy(r -> assertThat(r).contains("|warm started|warm demo "))
+                .anySatisfy(r -> assertThat(r).contains("|tools listed|"));
         assertThat(liveLanes).hasSize(3).allSatisfy(l -> assertThat(l).contains("|ok|"));
 
         rec.stopRecording();
