@@ -267,7 +267,8 @@ public final class ReplayEngine implements Engine {
             long target = at.orElse(endMicros);
             forward(target, true);
             position = target;
-            announce(true, List.of());
+            // played, not jumped: every event on the way was published, so an event list keeps what it shows
+            announce(false, List.of());
             return at.isPresent();
         } catch (IOException e) {
             LOG.error("Stepping in {} failed: {}", recording.file(), e.getMessage());

@@ -5,9 +5,10 @@ import java.time.Instant;
 import java.util.List;
 
 /**
- * A replay's position moved: by playing ({@code jumped} false), or by a seek or a step ({@code jumped} true: the pages'
- * state is that of {@code position}; {@code recent} holds the events recorded shortly before it, oldest first, so
- * an event list can show what led there instead of what it showed before the jump).
+ * A replay's position moved: by playing or stepping to the next change ({@code jumped} false: every event on the way
+ * was published), or by a seek ({@code jumped} true: the pages' state is that of {@code position}; {@code recent}
+ * holds the events recorded shortly before it, oldest first, so an event list can show what led there instead of
+ * what it showed before the jump).
  *
  * @param at when, by the replay's clock (the position)
  * @param position the replay's position in recorded time

@@ -9,7 +9,6 @@ import javafx.scene.control.CheckBox;
 import javafx.scene.control.Label;
 import javafx.scene.control.ListView;
 import javafx.scene.control.ProgressIndicator;
-import javafx.scene.control.TableCell;
 import javafx.scene.control.TableColumn;
 import javafx.scene.control.TableRow;
 import javafx.scene.control.TableView;
@@ -251,7 +250,8 @@ public final class ContractsView extends VBox {
     }
 
     /** Colours id states and overdue deadlines so they stand out. */
-    private static final class StateCell extends TableCell<ContractRow, String> {
+    /** A state or deadline, coloured; the full text in a tooltip when the column is narrower ({@link dev.kiln.ui.util.FullTextCell}). */
+    private static final class StateCell extends dev.kiln.ui.util.FullTextCell<ContractRow, String> {
         @Override
         protected void updateItem(String item, boolean empty) {
             super.updateItem(item, empty);

@@ -25,7 +25,6 @@ import javafx.beans.property.ReadOnlyStringWrapper;
 import javafx.beans.property.SimpleBooleanProperty;
 import javafx.beans.property.SimpleStringProperty;
 import javafx.beans.property.StringProperty;
-import javafx.collections.FXCollections;
 import javafx.collections.ObservableList;
 import javafx.collections.transformation.FilteredList;
 
@@ -38,7 +37,7 @@ public final class ContractsViewModel {
             java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd").withZone(java.time.ZoneOffset.UTC);
     private final Engine engine;
     private final Background background;
-    private final ObservableList<ContractRow> all = FXCollections.observableArrayList();
+    private final RowList all = new RowList();
     private final FilteredList<ContractRow> shown = new FilteredList<>(all, r -> true);
     private final StringProperty filter = new SimpleStringProperty("");
     private final BooleanProperty flaggedOnly = new SimpleBooleanProperty(false);
@@ -54,6 +53,13 @@ public final class ContractsViewModel {
     private int allVersion; // FX thread only: counts changes to the rows, so a build knows whether its diff still holds
     private boolean showing = true; // FX thread only
     private ContractSnapshot summarized; // FX thread only: the snapshot last counted while hidden
+    /**
+     * The rows of the last build, by the very file object they were built from, and the snapshot they are of: the
+     * next build reuses a cached file's row instead of making 10,000 new ones each tick (the garbage of that, 60 ticks
+     * a second in a replay at 60x, was collections the FX thread waited for). Only the one build running reads and
+     * writes them; one build at a time, each started from the FX thread after the last one's result arrived there.
+     */
+    private final RowCache rowCache = new RowCache();
     /** Characters of a contract file the details pane shows at most. */
     public static final int DETAILS_LIMIT = 64 * 1024;
     private final javafx.beans.property.ReadOnlyIntegerWrapper changedCount = new javafx.beans.property.ReadOnlyIntegerWrapper(0);
@@ -171,7 +177,7 @@ public final class ContractsViewModel {
         Instant now = engine.clock().instant();
         List<ContractRow> shownRows = List.copyOf(all); // an array copy: the background compares against it
         int version = allVersion;
-        background.run(() -> rowsOf(previous, snapshot, now, shownRows), built -> {
+        background.run(() -> rowsOf(previous, snapshot, now, shownRows, rowCache), built -> {
             buildingSnapshot = null;
             apply(snapshot, built, version);
             ContractSnapshot next = pendingSnapshot;
@@ -194,20 +200,40 @@ public final class ContractsViewModel {
     private record Built(List<ContractRow> rows, int changed, String summary, int[] differing) {
     }
 
-    private static Built rowsOf(ContractSnapshot previous, ContractSnapshot snapshot, Instant now, List<ContractRow> shown) {
+    /** The last build's rows by the file object each was built from (identity), and the snapshot they are of. */
+    private static final class RowCache {
+        private java.util.IdentityHashMap<ContractFile, ContractRow> rows = new java.util.IdentityHashMap<>();
+        private ContractSnapshot of;
+    }
+
+    private static Built rowsOf(ContractSnapshot previous, ContractSnapshot snapshot, Instant now, List<ContractRow> shown,
+            RowCache cache) {
         List<ContractRow> rows = new ArrayList<>(snapshot.contracts().size() + snapshot.failures().size());
         // The snapshot builder hands out the very same ContractFile for a cached parse, so identity says "cached".
-        java.util.Map<String, ContractFile> before = new java.util.HashMap<>();
+        java.util.IdentityHashMap<ContractFile, ContractRow> last = cache.of == previous && previous != null ? cache.rows : null;
+        java.util.Set<ContractFile> before = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
         java.util.Set<String> failedBefore = new java.util.HashSet<>();
         if (previous != null) {
-            previous.contracts().forEach(f -> before.put(f.file(), f));
+            if (last == null) {
+                before.addAll(previous.contracts());
+            }
             previous.failures().forEach(f -> failedBefore.add(f.path() + "\n" + f.reason()));
         }
+        java.util.IdentityHashMap<ContractFile, ContractRow> next = new java.util.IdentityHashMap<>(snapshot.contracts().size());
         for (ContractFile f : snapshot.contracts()) {
-            boolean cached = before.get(f.file()) == f;
-            String parse = previous == null ? "parsed" : cached ? "cached" : "re-parsed this tick";
-            rows.add(row(f, now, parse, previous != null && !cached));
+            ContractRow was = last == null ? null : last.get(f);
+            boolean cached = last != null ? was != null : before.contains(f);
+            ContractRow r;
+            if (was != null && !was.changed() && was.parse().equals("cached") && sameOverdue(was, f, now)) {
+                r = was; // the row it had: nothing of it changed, so neither does what the table draws
+            } else {
+                r = row(f, now, previous == null ? "parsed" : cached ? "cached" : "re-parsed this tick", previous != null && !cached);
+            }
+            rows.add(r);
+            next.put(f, r);
         }
+        cache.rows = next;
+        cache.of = snapshot;
         for (SnapshotFailure f : snapshot.failures()) {
             String why = f.kind().name().toLowerCase(Locale.ROOT).replace('_', ' ') + ": " + f.reason();
             rows.add(new ContractRow(f.path(), "", f.isDirectory() ? "" : parentOf(f.path()), "unreadable", "", "", "",
@@ -215,6 +241,12 @@ public final class ContractsViewModel {
         }
         rows.sort(java.util.Comparator.comparing(ContractRow::file));
         return new Built(rows, (int) rows.stream().filter(ContractRow::changed).count(), summaryOf(snapshot, now), differing(shown, rows));
+    }
+
+    /** Whether {@code row}'s deadline says "overdue" exactly when {@code f}'s deadline is before {@code now}. */
+    private static boolean sameOverdue(ContractRow row, ContractFile f, Instant now) {
+        Instant deadline = f.contract().deadline();
+        return (deadline != null && deadline.isBefore(now)) == row.deadline().endsWith(" · overdue");
     }
 
     /** The summary line of {@code snapshot}: files, legacy and misplaced ids, unreadable files, overdue deadlines. */
@@ -268,9 +300,7 @@ public final class ContractsViewModel {
         error.set("");
         List<ContractRow> rows = built.rows();
         if (built.differing() != null && version == allVersion) {
-            for (int i : built.differing()) {
-                all.set(i, rows.get(i));
-            }
+            all.update(built.differing(), rows); // updates in place: the table fills just these rows' cells anew
         } else {
             all.setAll(rows); // other files, many changes, or the rows changed meanwhile (settled): all at once
         }
@@ -320,7 +350,7 @@ public final class ContractsViewModel {
         if (changedCount.get() <= 64) {
             for (int i = 0; i < all.size(); i++) {
                 if (all.get(i).changed()) {
-                    all.set(i, all.get(i).settled());
+                    all.update(i, all.get(i).settled());
                 }
             }
         } else {

@@ -66,11 +66,12 @@ public final class EventsView extends VBox {
         what.setCellValueFactory(f -> new ReadOnlyStringWrapper(f.getValue().summary()));
         what.setPrefWidth(700);
         TableColumn<EventRow, Severity> severity = new TableColumn<>("Severity");
-        severity.setPrefWidth(84);
+        severity.setPrefWidth(96);
         severity.setMinWidth(84);
-        severity.setMaxWidth(96);
+        severity.setMaxWidth(140); // room to grow to "⚠ warning" in either theme's font (FullTextCell sizes it)
         severity.setCellValueFactory(f -> new javafx.beans.property.ReadOnlyObjectWrapper<>(f.getValue().severity()));
-        severity.setCellFactory(c -> new javafx.scene.control.TableCell<>() { // the word, coloured by the theme's variables
+        // the word, coloured by the theme's variables; its column sized to the word, the word in a tooltip until then
+        severity.setCellFactory(c -> new dev.kiln.ui.util.FullTextCell<>() {
             @Override
             protected void updateItem(Severity s, boolean empty) {
                 super.updateItem(s, empty);

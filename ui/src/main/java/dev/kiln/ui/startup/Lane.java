@@ -69,6 +69,12 @@ public record Lane(String server, double timeoutMs, Double spawnMs, Double first
         return t.path(field).isNumber() ? t.path(field).asDouble() : null;
     }
 
+    /** The lane with its server's own timeout (a probe's result says it; a lane made from events alone guessed it). */
+    Lane timeout(double ms) {
+        return ms == timeoutMs ? this
+                : new Lane(server, ms, spawnMs, firstOutputMs, initializedMs, toolsMs, tools, outcome, detail, exitMs, fetchEndMs, launcher, fetchNote);
+    }
+
     Lane spawned(double ms) {
         return new Lane(server, timeoutMs, ms, firstOutputMs, initializedMs, toolsMs, tools, outcome, detail, exitMs, fetchEndMs, launcher, fetchNote);
     }

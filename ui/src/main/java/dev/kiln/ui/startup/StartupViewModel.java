@@ -531,7 +531,8 @@ public final class StartupViewModel {
             } else if (p instanceof ProbeEvent.Exited x) {
                 update(x.server(), l -> l.exited(x.offsetMs()));
             } else if (p instanceof ProbeEvent.Finished f) {
-                update(f.server(), l -> l.finished(f.result().outcome().label(), f.result().reason()).fetched(f.result()));
+                update(f.server(), l -> l.finished(f.result().outcome().label(), f.result().reason()).fetched(f.result())
+                        .timeout(f.result().timeoutMs()));
                 conversations.put(f.server(), f.result().conversation()); // live: a server's talk shows as it ends
                 if (f.server().equals(selectedServer.get())) {
                     selectedConversation.set(f.result().conversation());
@@ -550,6 +551,10 @@ public final class StartupViewModel {
                 return;
             }
         }
+        // a probe this console did not start (a recording's, or another client's of the daemon): its servers get
+        // lanes as their events arrive, with the engine's default timeout until their result says their own
+        lanes.add(step.apply(Lane.waiting(server, engine.defaultStartupTimeout().toMillis())));
+        updateEmpty();
     }
 
     /** Counts the Python server's {@code .py} files against up-to-date bytecode for its interpreter. */

@@ -6,10 +6,16 @@ import javafx.scene.control.Tooltip;
 import javafx.scene.text.Text;
 
 /**
- * A plain table cell that shows its full text in a tooltip whenever the column is narrower than the text (the cell
- * then ends in "…"): nothing in a table is cut off without a way to read it.
+ * A table cell that is never cut off without a way to read it: its column grows to the cell's text (sized to its
+ * content, up to {@link #GROW_LIMIT} px), and a text wider than that shows in full in a tooltip (the cell then ends
+ * in "…"). A page's plain columns get it by {@link #install}; cells of their own (a coloured state, a severity word)
+ * extend it, set their text in {@link #updateItem} after calling it, and keep both behaviours.
  */
-public final class FullTextCell<S, T> extends TableCell<S, T> {
+public class FullTextCell<S, T> extends TableCell<S, T> {
+    /** A column grows to its widest cell's text up to this width; wider text is for the tooltip. */
+    public static final double GROW_LIMIT = 320;
+    private String measured; // the text last measured, and its width
+    private double measuredWidth;
 
     /** Gives {@code column} this cell when it has the default one (columns with cells of their own keep them). */
     public static <S, T> void install(TableColumn<S, T> column) {
@@ -46,10 +52,43 @@ public final class FullTextCell<S, T> extends TableCell<S, T> {
                 }
             }
         }
+        if (cut) {
+            grow(full); // the column takes the text's width in its next layout (the tooltip holds it until then)
+        }
         if (cut && (getTooltip() == null || !full.equals(getTooltip().getText()))) {
             setTooltip(new Tooltip(full));
         } else if (!cut && getTooltip() != null) {
             setTooltip(null);
         }
+    }
+
+    /**
+     * Widens this cell's column to {@code text} when that fits under {@link #GROW_LIMIT} and the column's maximum:
+     * a column only grows (a layout that moves back and forth under the mouse is worse than a wide column), and not
+     * the one that takes the table's remaining width, which the resize policy sizes.
+     */
+    private void grow(String text) {
+        TableColumn<S, T> column = getTableColumn();
+        if (column == null || getTableView() == null || isLastLeaf(column)) {
+            return;
+        }
+        if (!text.equals(measured)) { // a long text stays cut in every layout: measured once
+            Text measure = new Text(text);
+            measure.setFont(getFont());
+            measured = text;
+            measuredWidth = measure.getLayoutBounds().getWidth();
+        }
+        double needed = Math.ceil(measuredWidth + snappedLeftInset() + snappedRightInset()
+                + (getGraphic() == null ? 0 : getGraphic().prefWidth(-1) + getGraphicTextGap())) + 2;
+        if (needed > GROW_LIMIT || needed > column.getMaxWidth() || needed <= column.getWidth()) {
+            return;
+        }
+        column.setMinWidth(Math.max(column.getMinWidth(), needed));
+        column.setPrefWidth(Math.max(column.getPrefWidth(), needed));
+    }
+
+    private boolean isLastLeaf(TableColumn<S, T> column) {
+        var leaves = getTableView().getVisibleLeafColumns();
+        return !leaves.isEmpty() && leaves.get(leaves.size() - 1) == column;
     }
 }

@@ -8,11 +8,15 @@ import dev.kiln.core.recording.ReplayEngine;
 import dev.kiln.core.telemetry.KilnEvent;
 import dev.kiln.core.telemetry.Ticker;
 import dev.kiln.testkit.Await;
+import dev.kiln.testkit.ProcessTest;
 import dev.kiln.ui.EngineTestBase;
 import dev.kiln.ui.contracts.ContractRow;
 import dev.kiln.ui.contracts.ContractsViewModel;
+import dev.kiln.ui.events.EventRow;
+import dev.kiln.ui.events.EventsViewModel;
 import dev.kiln.ui.projection.ChartWindow;
 import dev.kiln.ui.projection.ProjectionViewModel;
+import dev.kiln.ui.startup.StartupViewModel;
 import dev.kiln.ui.util.Background;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,9 +31,11 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A session recorded with the console's Record button replays, in the Contracts page's model, to the rows the live
  * page showed at each moment, and in the Projection page's model to the same ticks table rows and chart values (the
- * edits' ticks per chart bucket, their parsed and reused counts); against the engine the subclass supplies (local,
- * or attached to a daemon).
+ * edits' ticks per chart bucket, their parsed and reused counts); the session's real warm (uv) and real probe (the
+ * demo's Python MCP servers) replay to the Events page's rows and the Startup page's lanes the live pages showed;
+ * against the engine the subclass supplies (local, or attached to a daemon).
  */
+@ProcessTest
 abstract class ReplayRowsTest extends EngineTestBase {
     @TempDir
     Path tmp;
@@ -54,6 +60,28 @@ abstract class ReplayRowsTest extends EngineTestBase {
                 .map(b -> b.reason(dev.kiln.core.projection.WakeReason.MANUAL)).collect(Collectors.toList());
     }
 
+    /** The Events page's kinds of a warm's and a probe's events (their class names, spelt out). */
+    private static final java.util.Set<String> ACTION_KINDS = java.util.Set.of("warm started", "warm output", "warm finished",
+            "run started", "spawned", "first output", "initialized", "tools listed", "exited", "finished");
+
+    /** The Events page's rows of the warm and the probe: time (as drawn, to the ms), kind, what, severity, output. */
+    static List<String> warmAndProbeRows(EventsViewModel vm) {
+        return vm.rows().stream().filter(r -> ACTION_KINDS.contains(r.kind())).map(ReplayRowsTest::drawn).collect(Collectors.toList());
+    }
+
+    /** One Events row as the table draws it. */
+    private static String drawn(EventRow r) {
+        return r.at().truncatedTo(java.time.temporal.ChronoUnit.MILLIS) + "|" + r.kind() + "|" + r.summary() + "|"
+                + r.severity() + "|" + r.output();
+    }
+
+    /** The Startup page's lanes (its timeline chart's data): server, phase offsets, tools, outcome, timeout mark. */
+    static List<String> lanes(StartupViewModel vm) {
+        return vm.lanes().stream().map(l -> l.server() + "|" + l.spawnMs() + "|" + l.firstOutputMs() + "|" + l.initializedMs()
+                + "|" + l.toolsMs() + "|" + l.exitMs() + "|" + l.tools() + "|" + l.outcome() + "|" + l.detail() + "|" + l.timeoutMs())
+                .sorted().collect(Collectors.toList());
+    }
+
     @Test
     void replay_ofARecordedSessionWithEdits_showsTheRowsTheLiveConsoleShowed() throws Exception {
         Path ws = tmp.resolve("ws");
@@ -64,6 +92,7 @@ abstract class ReplayRowsTest extends EngineTestBase {
         RecordViewModel rec = new RecordViewModel(live, Background.inline());
         ProjectionViewModel liveProjection = new ProjectionViewModel(live, Background.inline());
         List<KilnEvent> liveEvents = recording(live);
+        List<KilnEvent> liveAll = recording(live); // for the live Events and Startup pages
         Path file = tmp.resolve("session.kilnrec");
         rec.startRecording(file);
         assertThat(rec.problemProperty().get()).isEmpty();
@@ -94,6 +123,35 @@ abstract class ReplayRowsTest extends EngineTestBase {
             liveTicks.add(ticks(liveProjection));
             liveCharts.add(chart(liveProjection, moments.get(i)));
         }
+        // then a real warm of the demo target (uv) and a real probe of its three servers, both recorded
+        long beforeActions = rec.framesRecorded();
+        List<KilnEvent> liveActions = recording(live);
+        dev.kiln.core.seed.WarmResult warmed = live.warm("demo", java.util.UUID.randomUUID().toString()).result()
+                .get(3, java.util.concurrent.TimeUnit.MINUTES);
+        assertThat(warmed.outcome()).isIn(dev.kiln.core.seed.WarmOutcome.WARMED, dev.kiln.core.seed.WarmOutcome.UNCHANGED);
+        StartupViewModel liveStartup = new StartupViewModel(live, Background.inline());
+        liveStartup.load();
+        liveStartup.timeoutSecondsProperty().set("60");
+        liveStartup.probe();
+        assertThat(liveStartup.errorProperty().get()).isEmpty();
+        EventsViewModel liveEventsPage = new EventsViewModel();
+        Await.await("the warm's and the probe's events in the live pages", () -> {
+            pump(liveAll, batch -> {
+                liveEventsPage.accept(batch);
+                liveStartup.accept(batch);
+            });
+            return liveEventsPage.rows().stream().anyMatch(r -> r.kind().startsWith("warm"))
+                    && liveStartup.lanes().size() == 3 && liveStartup.lanes().stream().allMatch(l -> !l.outcome().isEmpty());
+        });
+        long actionFrames = liveActions.stream().filter(e -> e instanceof dev.kiln.core.seed.SeedEvent
+                || e instanceof dev.kiln.core.startup.ProbeEvent).count(); // each a frame of its own
+        Await.await("the warm's and the probe's frames recorded", () -> rec.framesRecorded() >= beforeActions + actionFrames);
+        List<String> liveActionRows = warmAndProbeRows(liveEventsPage);
+        List<String> liveLanes = lanes(liveStartup);
+        assertThat(liveActionRows).anySatisfy(r -> assertThat(r).contains("|warm started|warm demo "))
+                .anySatisfy(r -> assertThat(r).contains("|tools listed|"));
+        assertThat(liveLanes).hasSize(3).allSatisfy(l -> assertThat(l).contains("|ok|"));
+
         rec.stopRecording();
         assertThat(rec.recordingTextProperty().get()).startsWith("Recorded ").contains("session.kilnrec");
         assertThat(seen.get(3).toString()).contains("replayed edit 3");
@@ -115,6 +173,26 @@ abstract class ReplayRowsTest extends EngineTestBase {
             }
             assertThat(bar.positionTextProperty().get()).contains("UTC");
             assertThat(bar.positionProperty().get()).isBetween(0.0, 1.0);
+        }
+
+        // played from the start to its end, change by change: the warm's and probe's rows and lanes as the live pages showed
+        try (ReplayEngine replay = ReplayEngine.open(file, Ticker.systemTicker())) {
+            List<KilnEvent> events = recording(replay);
+            EventsViewModel replayedEvents = new EventsViewModel();
+            StartupViewModel replayedStartup = new StartupViewModel(replay, Background.inline());
+            replay.start(false);
+            do {
+                pump(events, batch -> {
+                    replayedEvents.accept(batch);
+                    replayedStartup.accept(batch);
+                });
+            } while (replay.stepToNextChange());
+            pump(events, batch -> {
+                replayedEvents.accept(batch);
+                replayedStartup.accept(batch);
+            });
+            assertThat(warmAndProbeRows(replayedEvents)).as("the Events page's warm and probe rows").isEqualTo(liveActionRows);
+            assertThat(lanes(replayedStartup)).as("the Startup page's lanes").isEqualTo(liveLanes);
         }
 
         // played from the start, change by change: the Projection page's ticks table and charts as the live one showed

@@ -25,7 +25,9 @@ public final class ReplayLoad {
     /**
      * Replays {@code recording} at {@code speed} for {@code seconds} of wall time and returns {@code max_fx_stall_ms},
      * {@code p99_fx_stall_ms}, {@code p50_fx_stall_ms}, {@code pulses_over_16ms}, {@code pulses} and how much recorded
-     * time was covered ({@code replayed_recorded_seconds}).
+     * time was covered ({@code replayed_recorded_seconds}); before it, as long with the replay paused (the empty
+     * load: {@code baseline_fx_stall_ms}, {@code baseline_p99_fx_stall_ms}), and the ratio of the two maxima
+     * ({@code fx_stall_to_baseline}: on a loaded machine the baseline is far above 16 ms, and the ratio is the figure).
      */
     public static Map<String, Object> run(Path recording, double speed, int seconds) throws Exception {
         return run(recording, speed, seconds, false);
@@ -51,6 +53,9 @@ public final class ReplayLoad {
             TableView<Object> table = ConsoleLoad.onFx(() -> (TableView<Object>) stage.getScene().lookup("#contracts-table"));
             ConsoleLoad.awaitFx(() -> table != null && !table.getItems().isEmpty(), 120, "the recording's contracts");
             Thread.sleep(2000);
+            // the empty load first: the same console and page, the replay paused, for as long; what the machine
+            // alone (its load, the collector, the renderer) does to the pulses, the figure the replay's is read against
+            ConsoleLoad.Pulses idle = ConsoleLoad.time(seconds, false);
             java.time.Instant from = engine.position();
             engine.play(speed);
             ConsoleLoad.Pulses pulses = ConsoleLoad.time(seconds, false);
@@ -68,6 +73,14 @@ public final class ReplayLoad {
             out.put("pulse_hz", ConsoleLoad.PULSE_HZ);
             out.put("pulses", gaps.length);
             ConsoleLoad.stalls(gaps, "", out);
+            Map<String, Object> baseline = new LinkedHashMap<>();
+            ConsoleLoad.stalls(idle.gaps(), "", baseline);
+            out.put("baseline_fx_stall_ms", baseline.get("max_fx_stall_ms"));
+            out.put("baseline_p99_fx_stall_ms", baseline.get("p99_fx_stall_ms"));
+            out.put("baseline_pulses", idle.gaps().length);
+            double max = (Double) out.get("max_fx_stall_ms");
+            double base = (Double) baseline.get("max_fx_stall_ms");
+            out.put("fx_stall_to_baseline", base > 0 ? Math.round(max / base * 100) / 100.0 : Double.NaN);
             if (sampled != null) {
                 out.put("stall_hotspots", sampled.hotspots(10));
             }
