@@ -3,7 +3,7 @@
 # cache (JDK 25) archive from a training run of the console, then jpackage app-images, a .deb and an .rpm.
 # `mvn -Ppackage package` runs it after app/ and packaging/watcher/ are built; packaging/README.md explains.
 #
-#   packaging/build.sh [--pom-version=0.1.0] [--app-version=X.Y.Z] [--types=app-image,deb,rpm] [--jdk=DIR] [--out=DIR]
+#   packaging/build.sh [--pom-version=0.1.0] [--app-version=X.Y.Z] [--types=app-image,deb,rpm] [--jdk=DIR] [--out=DIR] [--compression=best|fast]
 #   packaging/build.sh --repackage --app-version=X.Y.Z [--types=deb]
 #
 # --repackage builds only the installers again, from the app-image a full build left in packaging/target/image,
@@ -25,6 +25,9 @@ root="$(cd "$here/.." && pwd)"
 out="$here/target"
 
 pom_version="" app_version="" types="app-image,deb,rpm" jdk="" repackage=0
+# best (xz, what a release ships) or fast (gzip -1: a package test's build); KILN_PACKAGE_COMPRESSION sets the default
+# so that `mvn -Ppackage package`, which runs this script, can be told too.
+compression="${KILN_PACKAGE_COMPRESSION:-best}"
 for arg in "$@"; do
   case "$arg" in
     --repackage) repackage=1 ;;
@@ -32,11 +35,14 @@ for arg in "$@"; do
     --app-version=*) app_version="${arg#*=}" ;;
     --types=*) types="${arg#*=}" ;;
     --jdk=*) jdk="${arg#*=}" ;;
+    --compression=*) compression="${arg#*=}" ;;
     --out=*) out="$(mkdir -p "${arg#*=}" && cd "${arg#*=}" && pwd)" ;;
     *) echo "build.sh: unknown argument '$arg' (see the header of $0)" >&2; exit 2 ;;
   esac
 done
 die() { echo "build.sh: $*" >&2; exit 1; }
+case "$compression" in best) deb_compression="" ;; fast) deb_compression="gzip:1" ;;
+  *) die "unknown --compression=$compression (best or fast)" ;; esac
 started=$SECONDS
 step() { echo "build.sh: [$((SECONDS - started)) s] $*"; }
 
@@ -288,6 +294,7 @@ else die "jpackage's rpm template in $jdk names neither UTILITY_SCRIPTS nor DESK
 fi
 awk -v lines="$desktop_scripts" '$0 == "KILN_DESKTOP_SCRIPTS" { print lines; n++; next } { print } END { exit n != 1 }' \
   "$here/linux/kiln.spec" >"$out/linux/kiln.spec" || die "packaging/linux/kiln.spec needs exactly one KILN_DESKTOP_SCRIPTS line"
+[ "$compression" = fast ] && sed -i '1i %define _binary_payload w1.gzdio' "$out/linux/kiln.spec"
 rm -rf "$out/jpackage-templates"
 # Files the .deb ships outside /opt/kiln, as package files, so that dpkg owns them (installs, upgrades and removes
 # them; `dpkg -S /usr/bin/kiln` names kiln), as Debian does, instead of maintainer scripts making and deleting them.
@@ -309,7 +316,8 @@ for type in ${types//,/ }; do
       fi
       [ "$type" = deb ] && { command -v fakeroot >/dev/null || die "no fakeroot: the .deb needs it (apt-get install fakeroot)"; }
       step "jpackage $type"
-      shim=(); [ "$type" = deb ] && shim=(env PATH="$here/linux/deb-shim:$PATH" KILN_DEB_EXTRA="$extra" KILN_REAL_DPKG_DEB="$(command -v dpkg-deb)")
+      shim=(); [ "$type" = deb ] && shim=(env PATH="$here/linux/deb-shim:$PATH" KILN_DEB_EXTRA="$extra" KILN_REAL_DPKG_DEB="$(command -v dpkg-deb)"
+        KILN_DEB_COMPRESSION="$deb_compression")
       "${shim[@]}" "$jdk/bin/jpackage" --type "$type" --app-image "$out/image/kiln" --dest "$out" \
         --name kiln --app-version "$app_version" --vendor "Kiln" \
         --description "Operations console for fast-starting, observable sandboxed tool runtimes" \

@@ -262,12 +262,15 @@ public final class ProjectionDaemon implements AutoCloseable {
     public long awaitFirstProjection(Duration timeout) throws InterruptedException, TimeoutException {
         synchronized (firstPublished) {
             long deadline = System.nanoTime() + timeout.toNanos();
-            while (published == null) {
+            // The tick's record, which /health and /metrics read, lands just after its revision is published: wait
+            // for both, so that a caller's next health answer already judges this projection.
+            while (published == null || loop.metrics().last().isEmpty()) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
                     throw new TimeoutException("no projection within " + timeout);
                 }
-                TimeUnit.NANOSECONDS.timedWait(firstPublished, left);
+                TimeUnit.NANOSECONDS.timedWait(firstPublished, published == null ? left
+                        : Math.min(left, TimeUnit.MILLISECONDS.toNanos(5)));
             }
         }
         return published.revision();
