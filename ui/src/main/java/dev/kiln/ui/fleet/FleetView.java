@@ -74,17 +74,19 @@ public final class FleetView extends VBox {
         dev.kiln.ui.util.TableExport.install(table, "fleet");
         table.setId("fleet-table");
         table.getStyleClass().addAll("striped", "dense", "fleet-table");
+        // the dense rows' own height, fixed: a table whose rows change every poll then skips re-measuring them
+        table.setFixedCellSize(28);
         // the figures keep their widths; the window's width goes to the Health column (the verdict and its reasons)
         table.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_ALL_COLUMNS);
         table.getColumns().add(chooseColumn());
         TableColumn<FleetRow, String> daemon = column("Daemon", 96, (r, now) -> r.name() + (r.saved() ? "" : " (session)"));
         daemon.setMaxWidth(170);
         table.getColumns().add(daemon);
-        TableColumn<FleetRow, String> status = column("Health", 280, FleetRow::healthText);
+        TableColumn<FleetRow, String> status = timed(column("Health", 280, FleetRow::healthText));
         status.setCellFactory(c -> new StatusCell());
         table.getColumns().add(status);
         table.getColumns().add(fixed(column("Rev.", 52, (r, now) -> r.revisionText())));
-        table.getColumns().add(fixed(column("Projected", 94, FleetRow::projectedText)));
+        table.getColumns().add(fixed(timed(column("Projected", 94, FleetRow::projectedText))));
         table.getColumns().add(fixed(column("Watch", 66, (r, now) -> r.watchText())));
         table.getColumns().add(fixed(column("Contracts", 100, (r, now) -> r.contractsText())));
         table.getColumns().add(fixed(column("Seeds", 104, (r, now) -> r.seedsText())));
@@ -125,12 +127,18 @@ public final class FleetView extends VBox {
                 selectedName = r.name();
             }
         });
-        vm.rows().addListener((javafx.collections.ListChangeListener<FleetRow>) c -> javafx.application.Platform.runLater(() -> {
-            if (selectedName == null && !table.getItems().isEmpty()) {
-                selectedName = table.getItems().get(0).name(); // the one that needs a look most
+        vm.rows().addListener((javafx.collections.ListChangeListener<FleetRow>) c -> {
+            FleetRow now = table.getSelectionModel().getSelectedItem();
+            if (now != null && selectedName != null && now.name().equalsIgnoreCase(selectedName) && table.getItems().contains(now)) {
+                return; // the selection held through the change: no hop
             }
-            select(selectedName);
-        }));
+            javafx.application.Platform.runLater(() -> {
+                if (selectedName == null && !table.getItems().isEmpty()) {
+                    selectedName = table.getItems().get(0).name(); // the one that needs a look most
+                }
+                select(selectedName);
+            });
+        });
 
         Button connect = new Button("Connect to daemon…");
         connect.setId("fleet-connect");
@@ -628,6 +636,21 @@ public final class FleetView extends VBox {
     private TableColumn<FleetRow, String> column(String name, double width, BiFunction<FleetRow, Instant, String> value) {
         TableColumn<FleetRow, String> c = new TableColumn<>(name);
         c.setPrefWidth(width);
+        // a row's text, fixed: a row is replaced when it shows something else (the clock moves only timed columns)
+        c.setCellValueFactory(f -> new javafx.beans.property.ReadOnlyStringWrapper(value.apply(f.getValue(), vm.nowProperty().get())));
+        c.getProperties().put(VALUE, value);
+        return c;
+    }
+
+    private static final String VALUE = "kiln-fleet-value";
+
+    /**
+     * {@code c}'s text follows the clock (ages, countdowns): a binding per shown cell on the page's clock; the other
+     * columns' cells are not touched by its ticks.
+     */
+    @SuppressWarnings("unchecked")
+    private TableColumn<FleetRow, String> timed(TableColumn<FleetRow, String> c) {
+        BiFunction<FleetRow, Instant, String> value = (BiFunction<FleetRow, Instant, String>) c.getProperties().get(VALUE);
         c.setCellValueFactory(f -> {
             FleetRow r = f.getValue();
             return Bindings.createStringBinding(() -> value.apply(r, vm.nowProperty().get()), vm.nowProperty());
