@@ -118,7 +118,16 @@ class FleetRealPicturesTest {
     @Test
     void fleetPage_realHealthyDegradedFailingAndGone_cardsRowsAndAProbeHeatMap_bothThemesTwoSizes(FxRobot robot) throws Exception {
         MainViewModel[] model = {null};
-        onFx(() -> model[0] = KilnConsole.show(stage, local, BACKGROUND, false, Theme.LIGHT, 1180, 740));
+        List<String> notices = new java.util.concurrent.CopyOnWriteArrayList<>();
+        onFx(() -> {
+            MainViewModel m = KilnConsole.show(stage, local, BACKGROUND, false, Theme.LIGHT, 1180, 740);
+            m.lastNoticeProperty().addListener(o -> {
+                if (m.lastNoticeProperty().get() != null) {
+                    notices.add(m.lastNoticeProperty().get().title());
+                }
+            });
+            return model[0] = m;
+        });
         onFx(() -> {
             model[0].navigate(Page.FLEET);
             return null;
@@ -155,6 +164,19 @@ class FleetRealPicturesTest {
                         .as("the console's Health card attached to " + name).isEqualTo(word);
             }
         }
+        // a rule firing on a daemon of the fleet: one notification, however many polls see it, and the window's
+        // alert badge (the Alerts panel's rows) names it beside the console's own
+        String fired = "Alert KilnContractFailures firing on tick-broken";
+        Await.await("the fleet's alert notified", PATIENCE, () -> notices.contains(fired));
+        List<Duration> cycles = new java.util.concurrent.CopyOnWriteArrayList<>();
+        onFx(() -> {
+            vm.lastCycleProperty().addListener((o, x, d) -> cycles.add(d));
+            return null;
+        });
+        Await.await("two more poll cycles", PATIENCE, () -> cycles.size() >= 2);
+        assertThat(notices.stream().filter(fired::equals)).as(notices.toString()).hasSize(1);
+        assertThat(onFx(() -> ((javafx.scene.control.Button) stage.getScene().lookup("#alert-badge")).getTooltip().getText()))
+                .contains("CRITICAL KilnContractFailures on tick-broken");
         FleetCounts c = onFx(() -> vm.countsProperty().get());
         assertThat(List.of(c.healthy(), c.degraded(), c.failing(), c.unreachable())).containsExactly(1, 1, 1, 1);
         assertThat(onFx(() -> ((Label) stage.getScene().lookup("#fleet-failing-state")).getText())).isEqualTo("✖ FAILING");

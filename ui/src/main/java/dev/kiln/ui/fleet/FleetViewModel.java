@@ -450,11 +450,11 @@ public final class FleetViewModel implements AutoCloseable {
         }
         progress.setAll(list);
         boolean ended = list.stream().allMatch(p -> p.state().ended());
-        actionRunning.set(!ended);
         Map<FleetActions.State, Long> by = new java.util.EnumMap<>(FleetActions.State.class);
         list.forEach(p -> by.merge(p.state(), 1L, Long::sum));
         actionSummary.set(r.kind().word() + " on " + list.size() + (list.size() == 1 ? " daemon: " : " daemons: ")
                 + String.join(", ", by.entrySet().stream().map(e -> e.getValue() + " " + e.getKey().word()).toList()));
+        actionRunning.set(!ended); // last: whoever sees it end reads the summary of the end
     }
 
     /** The time the texts are derived against; {@link #tick()} advances it. */
@@ -725,7 +725,7 @@ public final class FleetViewModel implements AutoCloseable {
                     .map(dev.kiln.core.alert.Alert::rule).toList();
             p.active = active;
             p.drainFired().forEach(f -> fired.add(new Fired(p.entry.name(), f)));
-            FleetRow row = firing.isEmpty() ? u.row() : u.row().firing(firing);
+            FleetRow row = u.row().firing(firing); // none firing now clears the row's tint
             // what goes on screen: the row shown now when the answer changes nothing there (no cell is touched)
             next.put(p, new Update(row, u.failures(), u.dueAt(), row.looksLike(p.shown, at) ? p.shown : row));
         }

@@ -235,6 +235,8 @@ class FleetViewModelTest {
         assertThat(vm.row("eval-1").orElseThrow().health().orElseThrow().lastProjectionAge()).as("the model has the answer")
                 .contains(Duration.ofSeconds(5));
 
+        answers.put("eval-1", healthy(42, Duration.ofSeconds(7)));
+        answers.put("eval-2", healthy(7, Duration.ofSeconds(5)));
         answers.put("tick-1", healthy(10, Duration.ZERO)); // a new revision: its row, only, is replaced
         advance(FleetViewModel.POLL);
         assertThat(changes).hasSize(1);
