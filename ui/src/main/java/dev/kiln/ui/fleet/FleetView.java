@@ -194,7 +194,7 @@ public final class FleetView extends VBox {
         SplitPane split = new SplitPane(table, results());
         split.setId("fleet-split");
         split.setOrientation(javafx.geometry.Orientation.VERTICAL);
-        split.setDividerPositions(0.42);
+        split.setDividerPositions(0.5); // the table shows a small fleet whole at the default size
         VBox.setVgrow(split, Priority.ALWAYS);
         getChildren().addAll(new VBox(2, title, sub), listError, cards, bar, tools(), split, detail);
 
@@ -300,8 +300,10 @@ public final class FleetView extends VBox {
         Label chosen = new Label();
         chosen.setId("fleet-chosen");
         chosen.getStyleClass().add("text-muted");
+        // short: at the default width the row holds it beside the filter (a longer line pushed the page to scroll sideways)
         chosen.textProperty().bind(Bindings.createStringBinding(() -> vm.chosen().size() + " of " + vm.allRows().size()
-                + " ticked for a fleet action", vm.chosen(), vm.rows()));
+                + " ticked", vm.chosen(), vm.rows()));
+        chosen.setTooltip(new Tooltip("Daemons ticked in the first column take the next fleet action (Probe, Warm stale seeds, Doctor)"));
         filter.setPrefColumnCount(22);
         filter.setMinWidth(160);
         HBox.setHgrow(filter, Priority.SOMETIMES);

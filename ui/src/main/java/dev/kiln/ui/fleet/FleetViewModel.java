@@ -670,7 +670,7 @@ public final class FleetViewModel implements AutoCloseable {
         // failed background task), once per poll.
         background.run(() -> {
             try {
-                return Optional.of(snapshot(seen, due, askAll(due)));
+                return Optional.of(snapshot(seen, due, askAll(due, clock)));
             } catch (InterruptedException e) {
                 if (closed) {
                     return Optional.<Snapshot>empty(); // the console closed while it asked: nothing to show
@@ -716,7 +716,8 @@ public final class FleetViewModel implements AutoCloseable {
         for (int i = 0; i < due.size() && i < answers.size(); i++) {
             Poller p = due.get(i);
             Answer a = answers.get(i);
-            Update u = a.health() != null ? answered(p, a.health(), at) : failed(p, a.error(), at);
+            // seen when its answer came, not when the cycle's last did: its projection's age then ticks from there
+            Update u = a.health() != null ? answered(p, a.health(), a.at() == null ? at : a.at()) : failed(p, a.error(), at);
             // the rules over its answer's samples, here on the asking thread (one cycle at a time): they tint its row;
             // one that does not answer is judged as the console's own engine lost (failing), as the Alerts panel does
             List<dev.kiln.core.alert.Alert> active = p.alerts.evaluate(a.health() != null ? a.health().evidence().samples()
@@ -836,14 +837,15 @@ public final class FleetViewModel implements AutoCloseable {
     }
 
     /** Asks every poller of {@code due} at once on the shared pool, each within its bound; in their order. */
-    private static List<Answer> askAll(List<Poller> due) throws InterruptedException {
+    private static List<Answer> askAll(List<Poller> due, Clock clock) throws InterruptedException {
         List<java.util.concurrent.Callable<Answer>> asks = due.stream().<java.util.concurrent.Callable<Answer>>map(p -> () -> {
             try {
-                return new Answer(p.asker.health(), null);
+                DaemonHealth h = p.asker.health();
+                return new Answer(h, null, clock.instant());
             } catch (InterruptedException e) {
                 throw e;
             } catch (Exception e) {
-                return new Answer(null, e);
+                return new Answer(null, e, null);
             }
         }).toList();
         // The askers bound themselves (ASK_TIMEOUT); this bound is for an asker that does not.
@@ -855,14 +857,14 @@ public final class FleetViewModel implements AutoCloseable {
                 out.add(f.get());
             } catch (java.util.concurrent.CancellationException | java.util.concurrent.ExecutionException e) {
                 out.add(new Answer(null, new java.io.IOException("no answer within " + ASK_TIMEOUT.multipliedBy(2).toSeconds()
-                        + " s; asked again later")));
+                        + " s; asked again later"), null));
             }
         }
         return out;
     }
 
-    /** One poll's outcome: a health, or why there is none. */
-    private record Answer(DaemonHealth health, Exception error) {
+    /** One poll's outcome: a health and when it came, or why there is none. */
+    private record Answer(DaemonHealth health, Exception error, Instant at) {
     }
 
     /** Read on the asking thread: the poller's row and failures are the FX thread's, unchanged while it asks. */
