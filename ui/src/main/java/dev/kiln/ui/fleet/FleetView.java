@@ -174,6 +174,7 @@ public final class FleetView extends VBox {
         detail.setId("fleet-detail");
         detail.getStyleClass().add("text-muted");
         detail.setWrapText(true);
+        detail.setMinHeight(Region.USE_PREF_SIZE); // its second line (why a daemon is down) shows, not "…"
         detail.textProperty().bind(Bindings.createStringBinding(() -> detail(table.getSelectionModel().getSelectedItem(), vm.nowProperty().get()),
                 table.getSelectionModel().selectedItemProperty(), vm.nowProperty()));
 
@@ -410,7 +411,7 @@ public final class FleetView extends VBox {
         runs.getColumns().addAll(List.of(host, st, took, what));
         runs.getColumns().forEach(c -> c.setSortable(false));
         runs.setMinWidth(360);
-        runs.setPrefWidth(480);
+        runs.setPrefWidth(400); // the heat map beside it gets the width for three servers at 1180 wide
         HBox.setHgrow(runs, Priority.ALWAYS);
 
         GridPane heat = new GridPane();
