@@ -76,6 +76,9 @@ public final class FleetView extends VBox {
         table.getStyleClass().addAll("striped", "dense", "fleet-table");
         // the dense rows' own height, fixed: a table whose rows change every poll then skips re-measuring them
         table.setFixedCellSize(28);
+        // as wide as the page, never wider: the columns' widths summed were past 1180 wide and the page scrolled sideways
+        table.setMinWidth(0);
+        table.setPrefWidth(100);
         // the figures keep their widths; the window's width goes to the Health column (the verdict and its reasons)
         table.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_ALL_COLUMNS);
         table.getColumns().add(chooseColumn());
@@ -195,7 +198,7 @@ public final class FleetView extends VBox {
         SplitPane split = new SplitPane(table, results());
         split.setId("fleet-split");
         split.setOrientation(javafx.geometry.Orientation.VERTICAL);
-        split.setDividerPositions(0.5); // the table shows a small fleet whole at the default size
+        split.setDividerPositions(0.46); // a small fleet's rows and a probe's heat map both whole at the default size
         VBox.setVgrow(split, Priority.ALWAYS);
         getChildren().addAll(new VBox(2, title, sub), listError, cards, bar, tools(), split, detail);
 
@@ -426,7 +429,7 @@ public final class FleetView extends VBox {
         FlowPane legend = new FlowPane(6, 4);
         legend.setId("fleet-heat-legend");
         legend.setAlignment(Pos.CENTER_LEFT);
-        Label lt = new Label("Heat: slowest answer of each server against its timeout:");
+        Label lt = new Label("Slowest answer against its timeout:");
         lt.getStyleClass().add("text-muted");
         legend.getChildren().add(lt);
         for (FleetViewModel.Heat h : FleetViewModel.Heat.values()) {
