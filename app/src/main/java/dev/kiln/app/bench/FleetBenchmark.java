@@ -119,6 +119,12 @@ public final class FleetBenchmark implements Callable<Integer> {
             out.put("pulses", figures.get("pulses"));
             out.put("pulses_over_16ms", figures.get("pulses_over_16ms"));
             out.put("down_noticed_ms", figures.get("down_noticed_ms"));
+            // the same window idle (polling stopped) for as long, in the same run: the stall is read as a ratio to it
+            out.put("baseline_fx_stall_ms", figures.get("baseline_fx_stall_ms"));
+            out.put("baseline_p99_fx_stall_ms", figures.get("baseline_p99_fx_stall_ms"));
+            out.put("baseline_pulses_over_16ms", figures.get("baseline_pulses_over_16ms"));
+            out.put("fx_stall_to_baseline_ratio", figures.get("max_fx_stall_ms") instanceof Double s && figures.get("baseline_fx_stall_ms")
+                    instanceof Double b && b > 0 ? Math.round(s / b * 100) / 100.0 : Double.NaN);
             if (hotspots) {
                 out.put("max_fx_stall_ms_sampled", figures.get("max_fx_stall_ms_sampled"));
                 out.put("stall_hotspots", figures.get("stall_hotspots"));

@@ -118,7 +118,16 @@ class FleetRealPicturesTest {
     @Test
     void fleetPage_realHealthyDegradedFailingAndGone_cardsRowsAndAProbeHeatMap_bothThemesTwoSizes(FxRobot robot) throws Exception {
         MainViewModel[] model = {null};
-        onFx(() -> model[0] = KilnConsole.show(stage, local, BACKGROUND, false, Theme.LIGHT, 1180, 740));
+        List<String> notices = new java.util.concurrent.CopyOnWriteArrayList<>();
+        onFx(() -> {
+            MainViewModel m = KilnConsole.show(stage, local, BACKGROUND, false, Theme.LIGHT, 1180, 740);
+            m.lastNoticeProperty().addListener(o -> {
+                if (m.lastNoticeProperty().get() != null) {
+                    notices.add(m.lastNoticeProperty().get().title());
+                }
+            });
+            return model[0] = m;
+        });
         onFx(() -> {
             model[0].navigate(Page.FLEET);
             return null;
@@ -132,6 +141,42 @@ class FleetRealPicturesTest {
         });
         assertThat(verdicts).containsEntry("eval-ok", "healthy").containsEntry("eval-seed", "degraded")
                 .containsEntry("tick-broken", "failing").containsEntry("gone-1", "failing");
+        // the same state in all five places, for each live daemon: the Fleet page (above), kiln status's exit code, the
+        // health answer, /metrics' kiln_health, and the console's Health card attached to it (through its remote engine)
+        int[] exits = {0, 1, 2};
+        for (int i = 0; i < daemons.size(); i++) {
+            ProjectionDaemon d = daemons.get(i);
+            String name = List.of("eval-ok", "eval-seed", "tick-broken").get(i);
+            String word = verdicts.get(name);
+            assertThat(CliRun.kiln("status", d.url().toString()).exit()).as("kiln status of " + name).isEqualTo(exits[i]);
+            com.fasterxml.jackson.databind.JsonNode health = new com.fasterxml.jackson.databind.ObjectMapper().readTree(
+                    get(d.url().resolve("/api/v1/health")));
+            assertThat(health.path("verdict").asText()).as("/api/v1/health of " + name).isEqualTo(word);
+            assertThat(get(d.url().resolve("/metrics"))).as("/metrics of " + name)
+                    .contains("kiln_health{state=\"" + word + "\"} 1.0");
+            try (dev.kiln.core.engine.Engine remote = dev.kiln.core.serve.RemoteEngine.connect(d.url(), d.tokenFile(), null,
+                    java.time.Clock.systemUTC())) {
+                remote.start(false);
+                dev.kiln.ui.health.HealthViewModel cards = new dev.kiln.ui.health.HealthViewModel(remote,
+                        dev.kiln.ui.util.Background.inline(), dev.kiln.core.alert.AlertRules.defaults());
+                cards.refresh();
+                assertThat(cards.cardProperty(dev.kiln.ui.health.HealthViewModel.Card.HEALTH).get().state().wireName())
+                        .as("the console's Health card attached to " + name).isEqualTo(word);
+            }
+        }
+        // a rule firing on a daemon of the fleet: one notification, however many polls see it, and the window's
+        // alert badge (the Alerts panel's rows) names it beside the console's own
+        String fired = "Alert KilnContractFailures firing on tick-broken";
+        Await.await("the fleet's alert notified", PATIENCE, () -> notices.contains(fired));
+        List<Duration> cycles = new java.util.concurrent.CopyOnWriteArrayList<>();
+        onFx(() -> {
+            vm.lastCycleProperty().addListener((o, x, d) -> cycles.add(d));
+            return null;
+        });
+        Await.await("two more poll cycles", PATIENCE, () -> cycles.size() >= 2);
+        assertThat(notices.stream().filter(fired::equals)).as(notices.toString()).hasSize(1);
+        assertThat(onFx(() -> ((javafx.scene.control.Button) stage.getScene().lookup("#alert-badge")).getTooltip().getText()))
+                .contains("CRITICAL KilnContractFailures on tick-broken");
         FleetCounts c = onFx(() -> vm.countsProperty().get());
         assertThat(List.of(c.healthy(), c.degraded(), c.failing(), c.unreachable())).containsExactly(1, 1, 1, 1);
         assertThat(onFx(() -> ((Label) stage.getScene().lookup("#fleet-failing-state")).getText())).isEqualTo("✖ FAILING");
@@ -192,6 +237,12 @@ class FleetRealPicturesTest {
                 });
             }
         }
+    }
+
+    private static String get(java.net.URI uri) throws Exception {
+        java.net.http.HttpClient http = java.net.http.HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+        return http.send(java.net.http.HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30)).GET().build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString()).body();
     }
 
     private static <T> T onFx(java.util.concurrent.Callable<T> c) {

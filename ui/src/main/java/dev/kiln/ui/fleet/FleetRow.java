@@ -88,6 +88,22 @@ public record FleetRow(DaemonEntry entry, boolean saved, State state, Optional<D
         return rank == 0 ? "failing" : rank == 1 ? "degraded" : "";
     }
 
+    /**
+     * Whether {@code shown} (the row on screen) shows what this row shows at {@code at}, and goes on showing it as the
+     * clock moves: every text of its cells, tooltips and tint. A fresh answer that changes nothing on screen (the same
+     * revision, a projection age that moved with the clock) then leaves the row and its cells alone.
+     */
+    boolean looksLike(FleetRow shown, Instant at) {
+        return shown == this || shown != null && entry.equals(shown.entry) && saved == shown.saved && state == shown.state
+                && verdict.equals(shown.verdict) && alerts.equals(shown.alerts) && error.equals(shown.error)
+                && downSince.equals(shown.downSince) && retryAt.equals(shown.retryAt)
+                && healthText(at).equals(shown.healthText(at)) && reachText(at).equals(shown.reachText(at))
+                && revisionText().equals(shown.revisionText()) && projectedText(at).equals(shown.projectedText(at))
+                && watchText().equals(shown.watchText()) && contractsText().equals(shown.contractsText())
+                && seedsText().equals(shown.seedsText()) && probeText().equals(shown.probeText())
+                && probeTooltip().equals(shown.probeTooltip()) && probeBad() == shown.probeBad();
+    }
+
     /** {@code "alerts firing: CRITICAL KilnContractFailures, WARNING KilnSeedStale"}, empty when none fires. */
     public String alertsText() {
         return alerts.isEmpty() ? "" : "alerts firing: " + String.join(", ", alerts.stream()

@@ -74,17 +74,22 @@ public final class FleetView extends VBox {
         dev.kiln.ui.util.TableExport.install(table, "fleet");
         table.setId("fleet-table");
         table.getStyleClass().addAll("striped", "dense", "fleet-table");
+        // the dense rows' own height, fixed: a table whose rows change every poll then skips re-measuring them
+        table.setFixedCellSize(28);
+        // as wide as the page, never wider: the columns' widths summed were past 1180 wide and the page scrolled sideways
+        table.setMinWidth(0);
+        table.setPrefWidth(100);
         // the figures keep their widths; the window's width goes to the Health column (the verdict and its reasons)
         table.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_ALL_COLUMNS);
         table.getColumns().add(chooseColumn());
         TableColumn<FleetRow, String> daemon = column("Daemon", 96, (r, now) -> r.name() + (r.saved() ? "" : " (session)"));
         daemon.setMaxWidth(170);
         table.getColumns().add(daemon);
-        TableColumn<FleetRow, String> status = column("Health", 280, FleetRow::healthText);
+        TableColumn<FleetRow, String> status = timed(column("Health", 280, FleetRow::healthText));
         status.setCellFactory(c -> new StatusCell());
         table.getColumns().add(status);
         table.getColumns().add(fixed(column("Rev.", 52, (r, now) -> r.revisionText())));
-        table.getColumns().add(fixed(column("Projected", 94, FleetRow::projectedText)));
+        table.getColumns().add(fixed(timed(column("Projected", 94, FleetRow::projectedText))));
         table.getColumns().add(fixed(column("Watch", 66, (r, now) -> r.watchText())));
         table.getColumns().add(fixed(column("Contracts", 100, (r, now) -> r.contractsText())));
         table.getColumns().add(fixed(column("Seeds", 104, (r, now) -> r.seedsText())));
@@ -125,12 +130,18 @@ public final class FleetView extends VBox {
                 selectedName = r.name();
             }
         });
-        vm.rows().addListener((javafx.collections.ListChangeListener<FleetRow>) c -> javafx.application.Platform.runLater(() -> {
-            if (selectedName == null && !table.getItems().isEmpty()) {
-                selectedName = table.getItems().get(0).name(); // the one that needs a look most
+        vm.rows().addListener((javafx.collections.ListChangeListener<FleetRow>) c -> {
+            FleetRow now = table.getSelectionModel().getSelectedItem();
+            if (now != null && selectedName != null && now.name().equalsIgnoreCase(selectedName) && table.getItems().contains(now)) {
+                return; // the selection held through the change: no hop
             }
-            select(selectedName);
-        }));
+            javafx.application.Platform.runLater(() -> {
+                if (selectedName == null && !table.getItems().isEmpty()) {
+                    selectedName = table.getItems().get(0).name(); // the one that needs a look most
+                }
+                select(selectedName);
+            });
+        });
 
         Button connect = new Button("Connect to daemon…");
         connect.setId("fleet-connect");
@@ -166,6 +177,7 @@ public final class FleetView extends VBox {
         detail.setId("fleet-detail");
         detail.getStyleClass().add("text-muted");
         detail.setWrapText(true);
+        detail.setMinHeight(Region.USE_PREF_SIZE); // its second line (why a daemon is down) shows, not "…"
         detail.textProperty().bind(Bindings.createStringBinding(() -> detail(table.getSelectionModel().getSelectedItem(), vm.nowProperty().get()),
                 table.getSelectionModel().selectedItemProperty(), vm.nowProperty()));
 
@@ -186,7 +198,7 @@ public final class FleetView extends VBox {
         SplitPane split = new SplitPane(table, results());
         split.setId("fleet-split");
         split.setOrientation(javafx.geometry.Orientation.VERTICAL);
-        split.setDividerPositions(0.42);
+        split.setDividerPositions(0.46); // a small fleet's rows and a probe's heat map both whole at the default size
         VBox.setVgrow(split, Priority.ALWAYS);
         getChildren().addAll(new VBox(2, title, sub), listError, cards, bar, tools(), split, detail);
 
@@ -292,8 +304,10 @@ public final class FleetView extends VBox {
         Label chosen = new Label();
         chosen.setId("fleet-chosen");
         chosen.getStyleClass().add("text-muted");
+        // short: at the default width the row holds it beside the filter (a longer line pushed the page to scroll sideways)
         chosen.textProperty().bind(Bindings.createStringBinding(() -> vm.chosen().size() + " of " + vm.allRows().size()
-                + " ticked for a fleet action", vm.chosen(), vm.rows()));
+                + " ticked", vm.chosen(), vm.rows()));
+        chosen.setTooltip(new Tooltip("Daemons ticked in the first column take the next fleet action (Probe, Warm stale seeds, Doctor)"));
         filter.setPrefColumnCount(22);
         filter.setMinWidth(160);
         HBox.setHgrow(filter, Priority.SOMETIMES);
@@ -400,7 +414,7 @@ public final class FleetView extends VBox {
         runs.getColumns().addAll(List.of(host, st, took, what));
         runs.getColumns().forEach(c -> c.setSortable(false));
         runs.setMinWidth(360);
-        runs.setPrefWidth(480);
+        runs.setPrefWidth(400); // the heat map beside it gets the width for three servers at 1180 wide
         HBox.setHgrow(runs, Priority.ALWAYS);
 
         GridPane heat = new GridPane();
@@ -415,7 +429,7 @@ public final class FleetView extends VBox {
         FlowPane legend = new FlowPane(6, 4);
         legend.setId("fleet-heat-legend");
         legend.setAlignment(Pos.CENTER_LEFT);
-        Label lt = new Label("Heat: slowest answer of each server against its timeout:");
+        Label lt = new Label("Slowest answer against its timeout:");
         lt.getStyleClass().add("text-muted");
         legend.getChildren().add(lt);
         for (FleetViewModel.Heat h : FleetViewModel.Heat.values()) {
@@ -628,6 +642,21 @@ public final class FleetView extends VBox {
     private TableColumn<FleetRow, String> column(String name, double width, BiFunction<FleetRow, Instant, String> value) {
         TableColumn<FleetRow, String> c = new TableColumn<>(name);
         c.setPrefWidth(width);
+        // a row's text, fixed: a row is replaced when it shows something else (the clock moves only timed columns)
+        c.setCellValueFactory(f -> new javafx.beans.property.ReadOnlyStringWrapper(value.apply(f.getValue(), vm.nowProperty().get())));
+        c.getProperties().put(VALUE, value);
+        return c;
+    }
+
+    private static final String VALUE = "kiln-fleet-value";
+
+    /**
+     * {@code c}'s text follows the clock (ages, countdowns): a binding per shown cell on the page's clock; the other
+     * columns' cells are not touched by its ticks.
+     */
+    @SuppressWarnings("unchecked")
+    private TableColumn<FleetRow, String> timed(TableColumn<FleetRow, String> c) {
+        BiFunction<FleetRow, Instant, String> value = (BiFunction<FleetRow, Instant, String>) c.getProperties().get(VALUE);
         c.setCellValueFactory(f -> {
             FleetRow r = f.getValue();
             return Bindings.createStringBinding(() -> value.apply(r, vm.nowProperty().get()), vm.nowProperty());

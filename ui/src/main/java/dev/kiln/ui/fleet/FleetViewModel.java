@@ -309,7 +309,9 @@ public final class FleetViewModel implements AutoCloseable {
                 out.add(r.entry());
             }
         });
-        allRows().stream().filter(r -> chosen.contains(key(r.name())) && !rows.contains(r)).forEach(r -> out.add(r.entry()));
+        java.util.Set<String> shown = new java.util.HashSet<>();
+        rows.forEach(r -> shown.add(key(r.name())));
+        allRows().stream().filter(r -> chosen.contains(key(r.name())) && !shown.contains(key(r.name()))).forEach(r -> out.add(r.entry()));
         return out;
     }
 
@@ -448,11 +450,11 @@ public final class FleetViewModel implements AutoCloseable {
         }
         progress.setAll(list);
         boolean ended = list.stream().allMatch(p -> p.state().ended());
-        actionRunning.set(!ended);
         Map<FleetActions.State, Long> by = new java.util.EnumMap<>(FleetActions.State.class);
         list.forEach(p -> by.merge(p.state(), 1L, Long::sum));
         actionSummary.set(r.kind().word() + " on " + list.size() + (list.size() == 1 ? " daemon: " : " daemons: ")
                 + String.join(", ", by.entrySet().stream().map(e -> e.getValue() + " " + e.getKey().word()).toList()));
+        actionRunning.set(!ended); // last: whoever sees it end reads the summary of the end
     }
 
     /** The time the texts are derived against; {@link #tick()} advances it. */
@@ -597,14 +599,14 @@ public final class FleetViewModel implements AutoCloseable {
         }
         want.forEach((k, d) -> {
             if (!pollers.containsKey(k)) {
-                pollers.put(k, new Poller(d, true, source.open(d), rules()));
+                pollers.put(k, new Poller(d, true, source.open(d), this::rules));
             }
         });
         rosterChanged();
     }
 
     private void start(DaemonEntry d, boolean saved) {
-        Poller p = new Poller(d, saved, source.open(d), rules());
+        Poller p = new Poller(d, saved, source.open(d), this::rules);
         pollers.put(key(d.name()), p);
         rosterChanged();
     }
@@ -668,7 +670,7 @@ public final class FleetViewModel implements AutoCloseable {
         // failed background task), once per poll.
         background.run(() -> {
             try {
-                return Optional.of(snapshot(seen, due, askAll(due)));
+                return Optional.of(snapshot(seen, due, askAll(due, clock)));
             } catch (InterruptedException e) {
                 if (closed) {
                     return Optional.<Snapshot>empty(); // the console closed while it asked: nothing to show
@@ -692,6 +694,7 @@ public final class FleetViewModel implements AutoCloseable {
                 if (!p.stopped) {
                     Update u = failed(p, why, clock.instant());
                     p.row = u.row();
+                    p.shown = u.row();
                     p.failures = u.failures();
                     p.dueAt = u.dueAt();
                 }
@@ -709,21 +712,40 @@ public final class FleetViewModel implements AutoCloseable {
     private Snapshot snapshot(View seen, List<Poller> due, List<Answer> answers) {
         Instant at = clock.instant();
         Map<Poller, Update> next = new java.util.IdentityHashMap<>();
+        List<Fired> fired = new java.util.ArrayList<>();
         for (int i = 0; i < due.size() && i < answers.size(); i++) {
             Poller p = due.get(i);
             Answer a = answers.get(i);
-            Update u = a.health() != null ? answered(p, a.health(), at) : failed(p, a.error(), at);
-            // the rules over its answer's samples, here on the asking thread (one cycle at a time): they tint its row
-            List<dev.kiln.core.alert.AlertRule> firing = p.alerts.evaluate(a.health() != null ? a.health().evidence().samples()
-                    : Map.of()).stream().filter(dev.kiln.core.alert.Alert::firing).map(dev.kiln.core.alert.Alert::rule).toList();
-            next.put(p, firing.isEmpty() ? u : new Update(u.row().firing(firing), u.failures(), u.dueAt()));
+            // seen when its answer came, not when the cycle's last did: its projection's age then ticks from there
+            Update u = a.health() != null ? answered(p, a.health(), a.at() == null ? at : a.at()) : failed(p, a.error(), at);
+            // the rules over its answer's samples, here on the asking thread (one cycle at a time): they tint its row;
+            // one that does not answer is judged as the console's own engine lost (failing), as the Alerts panel does
+            List<dev.kiln.core.alert.Alert> active = p.alerts.evaluate(a.health() != null ? a.health().evidence().samples()
+                    : UNREACHABLE);
+            List<dev.kiln.core.alert.AlertRule> firing = active.stream().filter(dev.kiln.core.alert.Alert::firing)
+                    .map(dev.kiln.core.alert.Alert::rule).toList();
+            p.active = active;
+            p.drainFired().forEach(f -> fired.add(new Fired(p.entry.name(), f)));
+            FleetRow row = u.row().firing(firing); // none firing now clears the row's tint
+            // what goes on screen: the row shown now when the answer changes nothing there (no cell is touched)
+            next.put(p, new Update(row, u.failures(), u.dueAt(), row.looksLike(p.shown, at) ? p.shown : row));
         }
         List<FleetRow> all = seen.roster().stream().filter(p -> !p.stopped)
                 .map(p -> {
                     Update u = next.get(p);
-                    return u == null ? p.row : u.row();
+                    return u == null ? p.shown : u.shown();
                 }).toList();
-        return new Snapshot(seen.version(), at, next, shown(all, seen), FleetCounts.of(all));
+        return new Snapshot(seen.version(), at, next, shown(all, seen), FleetCounts.of(all), active(seen.roster()), fired);
+    }
+
+    /** The samples a daemon that does not answer is judged by: failing, as {@code kiln_health} says of it. */
+    private static final Map<String, List<Double>> UNREACHABLE = Map.of("kiln_health{state=\"failing\"}", List.of(1.0));
+
+    /** Each listed daemon's active rules (firing first), by name in list order; none for a daemon with none. */
+    private static Map<String, List<dev.kiln.core.alert.Alert>> active(List<Poller> roster) {
+        Map<String, List<dev.kiln.core.alert.Alert>> m = new LinkedHashMap<>();
+        roster.stream().filter(p -> !p.stopped && !p.active.isEmpty()).forEach(p -> m.put(p.entry.name(), p.active));
+        return java.util.Collections.unmodifiableMap(m);
     }
 
     /** On the FX thread: the snapshot's rows, due times and counts, in one change of the table's list. */
@@ -731,21 +753,58 @@ public final class FleetViewModel implements AutoCloseable {
         snap.next().forEach((p, u) -> {
             if (!p.stopped) {
                 p.row = u.row();
+                p.shown = u.shown();
                 p.failures = u.failures();
                 p.dueAt = u.dueAt();
             }
         });
         if (snap.version() == view.version()) {
             show(snap.shown(), snap.counts());
+            showAlerts(snap.active());
         } else {
             reshow(); // the list, the filter or the order changed while it asked: made again from the rows as they are
         }
+        if (!snap.fired().isEmpty()) {
+            onFired.accept(snap.fired()); // once per firing: the rules' own evaluation publishes each firing once
+        }
+    }
+
+    private void showAlerts(Map<String, List<dev.kiln.core.alert.Alert>> m) {
+        if (!m.equals(alerts.get())) {
+            alerts.set(m);
+        }
+    }
+
+    /** A rule that started firing on a daemon (its {@link dev.kiln.core.alert.AlertFired}, once per firing). */
+    public record Fired(String daemon, dev.kiln.core.alert.AlertFired fired) {
+    }
+
+    private final ReadOnlyObjectWrapper<Map<String, List<dev.kiln.core.alert.Alert>>> alerts = new ReadOnlyObjectWrapper<>(Map.of());
+    private Consumer<List<Fired>> onFired = f -> { };
+
+    /**
+     * The console's alert rules active on each daemon (firing first, then pending), by daemon name in list order; a
+     * daemon without one is absent. Replaced (once per cycle at most) only when it changes; a rule that stops holding,
+     * or a daemon removed, leaves it.
+     */
+    public ReadOnlyObjectProperty<Map<String, List<dev.kiln.core.alert.Alert>>> alertsProperty() {
+        return alerts.getReadOnlyProperty();
+    }
+
+    /**
+     * Who hears of rules that start firing on daemons: once per firing (not per poll), all of a cycle's together, on
+     * the FX thread. One listener (the window that shows this fleet now); a later one replaces it.
+     */
+    public void setFiredListener(Consumer<List<Fired>> listener) {
+        onFired = Objects.requireNonNull(listener);
     }
 
     /** Makes the shown rows and counts again from every poller's row, on the FX thread (an edit, a filter, an order). */
     private void reshow() {
+        pollers.values().forEach(p -> p.shown = p.row);
         List<FleetRow> all = allRows();
         show(shown(all, view), FleetCounts.of(all));
+        showAlerts(active(List.copyOf(pollers.values())));
     }
 
     private void show(List<FleetRow> shown, FleetCounts c) {
@@ -765,23 +824,28 @@ public final class FleetViewModel implements AutoCloseable {
     private record View(List<Poller> roster, String filter, Comparator<FleetRow> order, long version) {
     }
 
-    /** One poller's next state. */
-    private record Update(FleetRow row, int failures, Instant dueAt) {
+    /** One poller's next state; {@code shown} is the row the page shows for it (its last one when nothing shows different). */
+    private record Update(FleetRow row, int failures, Instant dueAt, FleetRow shown) {
+        Update(FleetRow row, int failures, Instant dueAt) {
+            this(row, failures, dueAt, row);
+        }
     }
 
     /** A cycle's outcome, ready for the FX thread. */
-    private record Snapshot(long version, Instant at, Map<Poller, Update> next, List<FleetRow> shown, FleetCounts counts) {
+    private record Snapshot(long version, Instant at, Map<Poller, Update> next, List<FleetRow> shown, FleetCounts counts,
+            Map<String, List<dev.kiln.core.alert.Alert>> active, List<Fired> fired) {
     }
 
     /** Asks every poller of {@code due} at once on the shared pool, each within its bound; in their order. */
-    private static List<Answer> askAll(List<Poller> due) throws InterruptedException {
+    private static List<Answer> askAll(List<Poller> due, Clock clock) throws InterruptedException {
         List<java.util.concurrent.Callable<Answer>> asks = due.stream().<java.util.concurrent.Callable<Answer>>map(p -> () -> {
             try {
-                return new Answer(p.asker.health(), null);
+                DaemonHealth h = p.asker.health();
+                return new Answer(h, null, clock.instant());
             } catch (InterruptedException e) {
                 throw e;
             } catch (Exception e) {
-                return new Answer(null, e);
+                return new Answer(null, e, null);
             }
         }).toList();
         // The askers bound themselves (ASK_TIMEOUT); this bound is for an asker that does not.
@@ -793,14 +857,14 @@ public final class FleetViewModel implements AutoCloseable {
                 out.add(f.get());
             } catch (java.util.concurrent.CancellationException | java.util.concurrent.ExecutionException e) {
                 out.add(new Answer(null, new java.io.IOException("no answer within " + ASK_TIMEOUT.multipliedBy(2).toSeconds()
-                        + " s; asked again later")));
+                        + " s; asked again later"), null));
             }
         }
         return out;
     }
 
-    /** One poll's outcome: a health, or why there is none. */
-    private record Answer(DaemonHealth health, Exception error) {
+    /** One poll's outcome: a health and when it came, or why there is none. */
+    private record Answer(DaemonHealth health, Exception error, Instant at) {
     }
 
     /** Read on the asking thread: the poller's row and failures are the FX thread's, unchanged while it asks. */
@@ -826,9 +890,16 @@ public final class FleetViewModel implements AutoCloseable {
     /** The alert rules each daemon's answers are judged by: the defaults until the console reads alerts.json. */
     private List<dev.kiln.core.alert.AlertRule> alertRules = dev.kiln.core.alert.AlertRules.defaults();
 
-    /** A daemon's own evaluation of the console's alert rules (each daemon's rules pend and fire on their own). */
-    private dev.kiln.core.alert.Alerts rules() {
-        return new dev.kiln.core.alert.Alerts(alertRules, clock, dev.kiln.core.telemetry.EventSink.none());
+    /**
+     * A daemon's own evaluation of the console's alert rules (each daemon's rules pend and fire on their own); its
+     * firings are kept in {@code firedInto} for the cycle that evaluated them.
+     */
+    private dev.kiln.core.alert.Alerts rules(java.util.Queue<dev.kiln.core.alert.AlertFired> firedInto) {
+        return new dev.kiln.core.alert.Alerts(alertRules, clock, e -> {
+            if (e instanceof dev.kiln.core.alert.AlertFired f) {
+                firedInto.add(f);
+            }
+        });
     }
 
     /**
@@ -838,7 +909,7 @@ public final class FleetViewModel implements AutoCloseable {
     public void setRules(List<dev.kiln.core.alert.AlertRule> rules) {
         alertRules = List.copyOf(rules);
         for (Poller p : pollers.values()) {
-            p.alerts = rules();
+            p.alerts = rules(p.fired);
         }
     }
 
@@ -855,17 +926,34 @@ public final class FleetViewModel implements AutoCloseable {
         volatile dev.kiln.core.alert.Alerts alerts;
         /** Written on the FX thread between cycles, read by the asking thread during one (one cycle at a time). */
         volatile FleetRow row;
+        /** The row in {@link #rows()} for it: {@link #row}, or an older one that shows the same (same threads as row). */
+        volatile FleetRow shown;
         volatile int failures;
         volatile boolean stopped;
         /** When it is asked next; written on the FX thread, read by the timer's. */
         volatile Instant dueAt = Instant.MIN;
 
-        Poller(DaemonEntry entry, boolean saved, HealthSource.Asker asker, dev.kiln.core.alert.Alerts alerts) {
+        /** The rules active on its last answer, firing first (same threads as {@link #row}). */
+        volatile List<dev.kiln.core.alert.Alert> active = List.of();
+        /** Firings of its rules not yet reported: filled by an evaluation, drained by the same cycle. */
+        final java.util.Queue<dev.kiln.core.alert.AlertFired> fired = new java.util.concurrent.ConcurrentLinkedQueue<>();
+
+        Poller(DaemonEntry entry, boolean saved, HealthSource.Asker asker,
+                java.util.function.Function<java.util.Queue<dev.kiln.core.alert.AlertFired>, dev.kiln.core.alert.Alerts> alerts) {
             this.entry = entry;
             this.saved = saved;
             this.asker = asker;
             this.row = FleetRow.connecting(entry, saved);
-            this.alerts = alerts;
+            this.shown = row;
+            this.alerts = alerts.apply(fired);
+        }
+
+        List<dev.kiln.core.alert.AlertFired> drainFired() {
+            List<dev.kiln.core.alert.AlertFired> out = new java.util.ArrayList<>();
+            for (dev.kiln.core.alert.AlertFired f; (f = fired.poll()) != null; ) {
+                out.add(f);
+            }
+            return out;
         }
     }
 }

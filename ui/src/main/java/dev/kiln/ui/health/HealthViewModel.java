@@ -182,7 +182,6 @@ public final class HealthViewModel {
         for (Card c : Card.values()) {
             cards.get(c).set(cardState(c, v, active));
         }
-        firing.set((int) active.stream().filter(Alert::firing).count());
         showAlerts(engine.clock().instant());
         List<AlertFired> now = List.copyOf(fired);
         fired.clear();
@@ -248,9 +247,45 @@ public final class HealthViewModel {
                     (a.firing() ? "firing since " : "pending since ") + SINCE.format(a.since()) + " (" + ago + ")",
                     a.rule().summary(), a.rule().describe() + ", now " + number(a.value())));
         }
+        out.addAll(fleetRows(fleet, now));
+        firing.set((int) out.stream().filter(AlertRow::firing).count());
         if (!out.equals(rows)) {
             rows.setAll(out);
         }
+    }
+
+    /** The rules active on the Fleet page's daemons, by daemon name (empty: none, or no fleet). */
+    private Map<String, List<Alert>> fleet = Map.of();
+
+    /**
+     * The alert rules active on the Fleet page's daemons (by daemon name, as its model judges them by the same rules):
+     * listed after this console's own, a row per rule and state with the daemons it holds on and since when (the
+     * earliest of them), and counted among the firing ones.
+     */
+    public void setFleetAlerts(Map<String, List<Alert>> byDaemon) {
+        fleet = Map.copyOf(byDaemon);
+        showAlerts(engine.clock().instant());
+    }
+
+    /** {@code KilnSeedStale on fleet-03} or {@code … on 12 daemons}, firing ones first, then by rule name. */
+    static List<AlertRow> fleetRows(Map<String, List<Alert>> byDaemon, Instant now) {
+        Map<String, List<Map.Entry<String, Alert>>> byRule = new java.util.TreeMap<>();
+        byDaemon.forEach((daemon, list) -> list.forEach(a -> byRule.computeIfAbsent((a.firing() ? "0" : "1") + a.rule().name(),
+                k -> new ArrayList<>()).add(Map.entry(daemon, a))));
+        List<AlertRow> out = new ArrayList<>();
+        byRule.values().forEach(on -> {
+            on.sort(Map.Entry.comparingByKey());
+            Alert first = on.stream().map(Map.Entry::getValue).min(java.util.Comparator.comparing(Alert::since)).orElseThrow();
+            List<String> names = on.stream().map(Map.Entry::getKey).toList();
+            String where = names.size() == 1 ? names.get(0) : names.size() + " daemons";
+            String listed = names.size() == 1 ? "" : " (" + String.join(", ", names.stream().limit(5).toList())
+                    + (names.size() > 5 ? " +" + (names.size() - 5) + " more" : "") + ")";
+            out.add(new AlertRow(first.rule().name() + " on " + where, first.rule().severity(), first.firing(),
+                    (first.firing() ? "firing since " : "pending since ") + SINCE.format(first.since()) + " ("
+                            + ago(Duration.between(first.since(), now)) + ")",
+                    first.rule().summary() + listed, first.rule().describe() + " (Fleet page)"));
+        });
+        return out;
     }
 
     private static String number(double d) {

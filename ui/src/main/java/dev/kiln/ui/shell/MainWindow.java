@@ -328,6 +328,18 @@ public final class MainWindow implements AutoCloseable {
      */
     public void setFleet(dev.kiln.ui.fleet.FleetViewModel fleet) {
         this.fleet = java.util.Objects.requireNonNull(fleet);
+        watchFleetAlerts(fleet);
+    }
+
+    /** Held here: the fleet outlives this window (a workspace switch), so it is listened to weakly. */
+    private javafx.beans.value.ChangeListener<java.util.Map<String, java.util.List<dev.kiln.core.alert.Alert>>> fleetAlerts;
+
+    /** The fleet's alerts in this window's Alerts panel and badge; a rule that starts firing on daemons notifies once. */
+    private void watchFleetAlerts(dev.kiln.ui.fleet.FleetViewModel f) {
+        fleetAlerts = (o, a, m) -> projection.health().setFleetAlerts(m);
+        f.alertsProperty().addListener(new javafx.beans.value.WeakChangeListener<>(fleetAlerts));
+        projection.health().setFleetAlerts(f.alertsProperty().get());
+        f.setFiredListener(fired -> Notices.fleetAlerts(fired).forEach(model::notify));
     }
 
     private dev.kiln.ui.fleet.FleetViewModel fleet() {
@@ -337,6 +349,7 @@ public final class MainWindow implements AutoCloseable {
             if (alertRules != null) {
                 fleet.setRules(alertRules);
             }
+            watchFleetAlerts(fleet);
             fleet.load();
             ownsFleet = true;
         }

@@ -36,6 +36,25 @@ public final class Notices {
     private int probeServers;
     private final Map<Integer, Integer> finishedPerRun = new HashMap<>();
 
+    /**
+     * The notifications of rules that started firing on the Fleet page's daemons in one poll cycle: one per rule
+     * ({@code "Alert KilnSeedStale firing on fleet-03"}, or {@code "… on 12 daemons"} naming them), each firing once.
+     */
+    public static List<Notice> fleetAlerts(List<dev.kiln.ui.fleet.FleetViewModel.Fired> fired) {
+        Map<String, List<dev.kiln.ui.fleet.FleetViewModel.Fired>> byRule = new java.util.LinkedHashMap<>();
+        fired.forEach(f -> byRule.computeIfAbsent(f.fired().alert().rule().name(), k -> new ArrayList<>()).add(f));
+        List<Notice> out = new ArrayList<>();
+        byRule.forEach((rule, on) -> {
+            List<String> names = on.stream().map(dev.kiln.ui.fleet.FleetViewModel.Fired::daemon).toList();
+            String where = names.size() == 1 ? names.get(0) : names.size() + " daemons";
+            String listed = names.size() == 1 ? "" : " (" + String.join(", ", names.stream().limit(5).toList())
+                    + (names.size() > 5 ? " +" + (names.size() - 5) + " more" : "") + ")";
+            out.add(new Notice(Kind.ALERT, "Alert " + rule + " firing on " + where,
+                    on.get(0).fired().alert().rule().summary() + listed + " — see the Fleet page"));
+        });
+        return out;
+    }
+
     /** The notifications one frame's events give, in order. */
     public List<Notice> accept(List<? extends KilnEvent> batch) {
         List<Notice> out = new ArrayList<>();

@@ -166,6 +166,86 @@ class FleetViewModelTest {
         assertThat(vm.row("eval-2").orElseThrow().tint()).isEqualTo("failing");
     }
 
+    private static DaemonHealth seedsCurrent(long revision) {
+        DaemonHealth h = healthy(revision, Duration.ZERO);
+        return new DaemonHealth(h.url(), 1, revision, revision, h.lastProjectionAt(), h.lastProjectionAge(), "", h.heartbeat(),
+                true, "", 500, 0, Optional.empty(), Optional.of(new DaemonHealth.Seeds(3, 0)), h.lastProbe());
+    }
+
+    @Test
+    void aRuleFiringOnADaemon_notifiesOnce_isListedSinceWhen_tintsItsRow_andClearsWhenItStops() {
+        answers.put("eval-1", judged(healthy(1, Duration.ZERO), HealthState.HEALTHY)); // 1 of 3 seeds stale
+        answers.put("eval-2", REFUSED);
+        answers.put("tick-1", judged(seedsCurrent(1), HealthState.HEALTHY));
+        FleetViewModel vm = model(file);
+        List<List<FleetViewModel.Fired>> fired = new ArrayList<>();
+        vm.setFiredListener(fired::add);
+        vm.load();
+
+        assertThat(fired).as("one cycle, one report").hasSize(1);
+        assertThat(fired.get(0)).singleElement().satisfies(f -> {
+            assertThat(f.daemon()).isEqualTo("eval-1");
+            assertThat(f.fired().alert().rule().name()).isEqualTo("KilnSeedStale");
+        });
+        assertThat(vm.alertsProperty().get()).containsOnlyKeys("eval-1");
+        dev.kiln.core.alert.Alert a = vm.alertsProperty().get().get("eval-1").get(0);
+        assertThat(a.firing()).isTrue();
+        assertThat(a.since()).as("since when: the answer that made it fire").isEqualTo(T0);
+        assertThat(vm.row("eval-1").orElseThrow().tint()).isEqualTo("degraded");
+        assertThat(vm.row("tick-1").orElseThrow().tint()).isEmpty();
+
+        for (int i = 0; i < 3; i++) {
+            advance(FleetViewModel.POLL); // asked again while it fires
+        }
+        assertThat(fired).as("notified once, not every poll").hasSize(1);
+        assertThat(vm.alertsProperty().get().get("eval-1").get(0).since()).isEqualTo(T0);
+
+        answers.put("eval-1", judged(seedsCurrent(2), HealthState.HEALTHY)); // warmed: nothing stale
+        advance(FleetViewModel.POLL);
+        assertThat(vm.alertsProperty().get()).as("cleared when it stops").isEmpty();
+        assertThat(vm.row("eval-1").orElseThrow().tint()).isEmpty();
+        assertThat(vm.rows()).filteredOn(r -> r.name().equals("eval-1")).singleElement()
+                .satisfies(r -> assertThat(r.alerts()).isEmpty());
+        assertThat(fired).hasSize(1);
+
+        answers.put("eval-1", judged(healthy(3, Duration.ZERO), HealthState.HEALTHY));
+        advance(FleetViewModel.POLL);
+        assertThat(fired).as("a new firing is news again").hasSize(2);
+        vm.remove("eval-1");
+        assertThat(vm.alertsProperty().get()).as("a removed daemon's alerts go with it").isEmpty();
+    }
+
+    @Test
+    void anAnswerThatShowsNothingNew_leavesTheShownRowAlone() {
+        answers.put("eval-1", healthy(42, Duration.ofSeconds(3)));
+        answers.put("eval-2", healthy(7, Duration.ofSeconds(1)));
+        answers.put("tick-1", healthy(9, Duration.ofSeconds(1)));
+        FleetViewModel vm = model(file);
+        vm.load();
+        List<FleetRow> before = List.copyOf(vm.rows());
+        List<String> changes = new ArrayList<>();
+        vm.rows().addListener((javafx.collections.ListChangeListener<FleetRow>) ch -> changes.add(ch.toString()));
+        // two seconds on, each daemon's projection two seconds older: the same texts, so the same rows
+        answers.put("eval-1", healthy(42, Duration.ofSeconds(5)));
+        answers.put("eval-2", healthy(7, Duration.ofSeconds(3)));
+        answers.put("tick-1", healthy(9, Duration.ofSeconds(3)));
+        advance(FleetViewModel.POLL);
+        assertThat(changes).as("nothing on screen changed: the table's list is not touched").isEmpty();
+        assertThat(vm.rows()).usingElementComparator((x, y) -> x == y ? 0 : 1).containsExactlyElementsOf(before);
+        assertThat(vm.row("eval-1").orElseThrow().health().orElseThrow().lastProjectionAge()).as("the model has the answer")
+                .contains(Duration.ofSeconds(5));
+
+        answers.put("eval-1", healthy(42, Duration.ofSeconds(7)));
+        answers.put("eval-2", healthy(7, Duration.ofSeconds(5)));
+        answers.put("tick-1", healthy(10, Duration.ZERO)); // a new revision: its row, only, is replaced
+        advance(FleetViewModel.POLL);
+        assertThat(changes).hasSize(1);
+        assertThat(vm.rows()).filteredOn(r -> r.name().equals("tick-1")).singleElement()
+                .satisfies(r -> assertThat(r.revisionText()).isEqualTo("r10"));
+        assertThat(vm.rows()).filteredOn(r -> r.name().equals("eval-1")).singleElement().isSameAs(before.stream()
+                .filter(r -> r.name().equals("eval-1")).findFirst().orElseThrow());
+    }
+
     @Test
     void theConsolesAlertRules_replaceTheDefaults_fromTheNextAnswer(@TempDir Path config) throws IOException {
         answers.put("eval-1", judged(healthy(1, Duration.ZERO), HealthState.HEALTHY));

@@ -35,6 +35,24 @@ class NoticesTest {
     }
 
     @Test
+    void fleetAlerts_oneNoticePerRule_namingTheDaemons() {
+        dev.kiln.core.alert.AlertRule stale = dev.kiln.core.alert.AlertRules.defaults().stream()
+                .filter(r -> r.name().equals("KilnSeedStale")).findFirst().orElseThrow();
+        dev.kiln.core.alert.AlertRule failures = dev.kiln.core.alert.AlertRules.defaults().stream()
+                .filter(r -> r.name().equals("KilnContractFailures")).findFirst().orElseThrow();
+        java.util.function.BiFunction<String, dev.kiln.core.alert.AlertRule, dev.kiln.ui.fleet.FleetViewModel.Fired> fired =
+                (d, r) -> new dev.kiln.ui.fleet.FleetViewModel.Fired(d, new dev.kiln.core.alert.AlertFired(T,
+                        new dev.kiln.core.alert.Alert(r, true, T, 1)));
+        List<Notices.Notice> out = Notices.fleetAlerts(List.of(fired.apply("fleet-01", stale), fired.apply("eval-1", failures),
+                fired.apply("fleet-02", stale)));
+        assertThat(out).extracting(Notices.Notice::kind).containsOnly(Notices.Kind.ALERT);
+        assertThat(out).extracting(Notices.Notice::title)
+                .containsExactly("Alert KilnSeedStale firing on 2 daemons", "Alert KilnContractFailures firing on eval-1");
+        assertThat(out.get(0).text()).contains("(fleet-01, fleet-02)").endsWith("see the Fleet page");
+        assertThat(Notices.fleetAlerts(List.of())).isEmpty();
+    }
+
+    @Test
     void attachedDaemon_lostOnce_thenBack() {
         Notices n = new Notices();
         assertThat(n.accept(List.of(connection(true)))).isEmpty(); // the first connection is no news

@@ -52,7 +52,8 @@ public final class FleetLoad {
     /**
      * Runs the measurement; the figures: {@code max_fx_stall_ms}, {@code p99_fx_stall_ms}, {@code pulses},
      * {@code poll_cycle_ms_p95}, {@code poll_cycle_ms_max}, {@code poll_cycles}, {@code daemons_up},
-     * {@code restart_noticed_ms}, {@code down_noticed_ms}.
+     * {@code restart_noticed_ms}, {@code down_noticed_ms}, and the same window's pulses with polling stopped, for as
+     * long ({@code baseline_fx_stall_ms}, {@code baseline_p99_fx_stall_ms}, {@code baseline_pulses_over_16ms}).
      *
      * @throws IllegalStateException when Monocle is missing or the page does not show what it should in time
      */
@@ -110,6 +111,21 @@ public final class FleetLoad {
             awaitFx(() -> vm.row(o.restarted()).map(r -> r.state() != FleetRow.State.DOWN).orElse(false), 60,
                     o.restarted() + " back up");
             out.put("restart_noticed_ms", ms(System.nanoTime() - listening));
+
+            // The baseline: the same window on the same page, every row still shown and its clock ticking, with polling
+            // stopped, for as long: what this machine's load, this JVM's daemons and its collector cost the FX thread
+            // anyway. max_fx_stall_ms is read against it.
+            onFx(() -> {
+                vm.close();
+                return null;
+            });
+            Thread.sleep(2000); // a cycle under way when it closed has ended
+            long[] idle = ConsoleLoad.time(o.seconds(), false).gaps();
+            Arrays.sort(idle);
+            out.put("baseline_fx_stall_ms", idle.length == 0 ? Double.NaN : ms(idle[idle.length - 1]));
+            out.put("baseline_p99_fx_stall_ms", idle.length == 0 ? Double.NaN
+                    : ms(idle[(int) Math.min(idle.length - 1, Math.ceil(idle.length * 0.99) - 1)]));
+            out.put("baseline_pulses_over_16ms", Arrays.stream(idle).filter(g -> g > TimeUnit.MILLISECONDS.toNanos(16)).count());
             onFx(() -> {
                 stage.hide();
                 return null;
