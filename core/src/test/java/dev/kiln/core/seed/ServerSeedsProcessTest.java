@@ -77,6 +77,39 @@ class ServerSeedsProcessTest {
         assertThat(installed.command()).isEqualTo("node");
         assertThat(viaNode.outcome()).as(viaNode.reason() + " " + viaNode.stderrTail()).isEqualTo(Outcome.OK);
         assertThat(viaNode.fetch().launcher()).isEqualTo(Launcher.NODE);
+
+        // kiln seed copy --server: the seed's cache copied into a job's cache is seen by the job's child. The child is
+        // the config's own npx, pointed at the job's cache as the CLI says, with the registry out of reach: it starts
+        // only from what the copy brought. The same child on an empty job cache must not start, or this proved nothing.
+        Path job = tmp.resolve("job/npm-cache");
+        CopyReport copied = seeds.copyInto(server, job, CopyMode.KERNEL);
+        assertThat(copied.problem()).isEmpty();
+        assertThat(copied.copied()).isTrue();
+        assertThat(copied.files()).isPositive();
+        ServerResult fromCopy = probeOffline(jobChild(server, job));
+        assertThat(fromCopy.outcome()).as(fromCopy.reason() + " " + fromCopy.stderrTail()).isEqualTo(Outcome.OK);
+        assertThat(fromCopy.tools()).isEqualTo(9);
+        assertThat(fromCopy.fetch().downloaded()).as(fromCopy.fetch().evidence()).isEqualTo(FetchPhase.Downloaded.NO);
+        ServerResult fromNothing = probeOffline(jobChild(server, tmp.resolve("empty-job/npm-cache")));
+        assertThat(fromNothing.outcome()).as("without the copy the offline child cannot start").isNotEqualTo(Outcome.OK);
+        // A copy is refused for a seed that no longer hashes to what was warmed: the job goes on without it.
+        Files.writeString(blob, original + "\n// tampered");
+        CopyReport refused = seeds.copyInto(server, tmp.resolve("job2/npm-cache"), CopyMode.KERNEL);
+        assertThat(refused.copied()).isFalse();
+        assertThat(refused.problem()).hasValueSatisfying(p -> assertThat(p).contains("memory").contains("job proceeds"));
+        assertThat(tmp.resolve("job2/npm-cache")).doesNotExist();
+    }
+
+    /** The job's child: the server's config unchanged but for its launcher's cache variable. */
+    private static ServerConfig jobChild(ServerConfig server, Path jobCache) {
+        Map<String, String> env = new TreeMap<>(server.env());
+        env.put(ServerSeeds.cacheVariable(server), jobCache.toString());
+        return new ServerConfig(server.name(), server.transport(), server.command(), server.args(), env, server.cwd(),
+                server.url(), server.headers(), server.startupTimeout(), server.enabled(), server.source());
+    }
+
+    private static ServerResult probeOffline(ServerConfig s) throws InterruptedException {
+        return StartupProbe.builder().timeout(Duration.ofSeconds(120)).build().run(List.of(offline(s))).results().get(0);
     }
 
     @Test
