@@ -59,15 +59,9 @@ class SeedSecretsTest {
      */
     @Test
     void serverWarm_configEnvAndHostHoldSecrets_noneReachesThePackageManager() throws Exception {
-        Path bin = Files.createDirectories(tmp.resolve("bin"));
+        Path bin = tmp.resolve("bin");
         Path seen = tmp.resolve("seen-env");
-        for (String tool : List.of("node", "npm")) {
-            Path exe = bin.resolve(tool);
-            Files.writeString(exe, "#!/bin/sh\n"
-                    + "if [ \"$1\" = --version ]; then echo v24.0.0; exit 0; fi\n"
-                    + "{ echo \"--- " + tool + " $1\"; env; } >> '" + seen + "'\n");
-            Files.setPosixFilePermissions(exe, PosixFilePermissions.fromString("rwxr-xr-x"));
-        }
+        SeedFixtures.fakeNodeAndNpm(bin, seen);
         ServerSeeds seeds = ServerSeeds.of(SeedCaches.of(tmp), Map.of("PATH", bin + ":/usr/bin:/bin", "HOME", tmp.toString(),
                 "GITHUB_TOKEN", "ghp-" + PASSWORD, "AWS_SECRET_ACCESS_KEY", "aws-" + PASSWORD,
                 "NPM_CONFIG__AUTH", "npm-" + PASSWORD), java.time.Clock.systemUTC());

@@ -112,6 +112,36 @@ class ServerSeedsProcessTest {
         return StartupProbe.builder().timeout(Duration.ofSeconds(120)).build().run(List.of(offline(s))).results().get(0);
     }
 
+    /**
+     * A seed whose files stop hashing to what was warmed is never used and the next warm replaces it. Stand-in node and
+     * npm (see {@link SeedFixtures#fakeNodeAndNpm}) keep the registry out of it: the hash, the refusal and the swap are
+     * Kiln's.
+     */
+    @Test
+    void warm_seedCorruptedAfterItsWarm_neverUsedThenReWarmedWhole() throws Exception {
+        Path bin = tmp.resolve("bin");
+        SeedFixtures.fakeNodeAndNpm(bin, tmp.resolve("npm-runs"));
+        ServerSeeds seeds = ServerSeeds.of(SeedCaches.of(tmp), Map.of("PATH", bin + ":/usr/bin:/bin", "HOME", tmp.toString()),
+                Clock.systemUTC());
+        ServerSeeds.Plan plan = seeds.plan(ServerConfig.stdio("memory", tmp, "npx", List.of("-y", SPEC), Map.of()));
+        assertThat(seeds.warm(plan, Cancellation.create(), false).outcome()).isEqualTo(WarmOutcome.WARMED);
+        Path blob = plan.dir().resolve("npm-cache/_cacache/content-v2/blob");
+        assertThat(blob).hasContent("tarball");
+
+        Files.writeString(blob, "tarbal"); // a flipped byte, or a copy that stopped half-way
+
+        assertThat(seeds.find(plan)).as("a corrupted seed is never used").isEmpty();
+        ServerSeeds.Seed again = seeds.warm(plan, Cancellation.create(), false);
+        assertThat(again.outcome()).isEqualTo(WarmOutcome.WARMED);
+        assertThat(again.message()).contains("memory").contains("did not match its hash and was replaced");
+        assertThat(blob).hasContent("tarball");
+        assertThat(seeds.find(plan)).isPresent();
+        try (var left = Files.list(plan.dir().getParent())) {
+            assertThat(left.map(p -> p.getFileName().toString()).filter(n -> !n.endsWith(".lock")))
+                    .as("no half-built or replaced seed left beside it").containsExactly(plan.dir().getFileName().toString());
+        }
+    }
+
     @Test
     void plan_packageThatDoesNotExist_namesTheServerAndSaysSo() {
         ServerSeeds seeds = ServerSeeds.of(SeedCaches.of(tmp), System.getenv(), Clock.systemUTC());
