@@ -142,6 +142,21 @@ class ServerSeedsProcessTest {
         }
     }
 
+    /** Reaches no process: a server Kiln does not seed is skipped before anything would run. */
+    @Test
+    void warmAll_launchersKilnDoesNotSeed_skippedNamingWhyAndNothingRuns() {
+        ServerSeeds seeds = ServerSeeds.of(SeedCaches.of(tmp), Map.of("PATH", ""), Clock.systemUTC());
+
+        ServerSeedsWarmed r = seeds.warmAll(List.of(ServerConfig.stdio("srv", tmp, "bunx", List.of("pkg"), Map.of()),
+                ServerConfig.stdio("srv", tmp, "./my-server", List.of("--stdio"), Map.of())),
+                Cancellation.create(), false);
+
+        assertThat(r.servers()).extracting(ServerSeedsWarmed.Server::outcome).containsExactly("skipped", "skipped");
+        assertThat(r.servers().get(0).message()).contains("bunx is recognised but not seeded yet");
+        assertThat(r.servers().get(1).message()).contains("not launched through a package manager");
+        assertThat(tmp.resolve("seeds")).doesNotExist();
+    }
+
     @Test
     void plan_packageThatDoesNotExist_namesTheServerAndSaysSo() {
         ServerSeeds seeds = ServerSeeds.of(SeedCaches.of(tmp), System.getenv(), Clock.systemUTC());

@@ -71,19 +71,6 @@ class ServerSeedsSpecTest {
     }
 
     @Test
-    void warmAll_launchersKilnDoesNotSeed_skippedNamingWhyAndNothingRuns() {
-        ServerSeeds seeds = ServerSeeds.of(SeedCaches.of(tmp), Map.of("PATH", ""), Clock.systemUTC());
-
-        ServerSeedsWarmed r = seeds.warmAll(List.of(stdio("bunx", "pkg"), stdio("./my-server", "--stdio")),
-                Cancellation.create(), false);
-
-        assertThat(r.servers()).extracting(ServerSeedsWarmed.Server::outcome).containsExactly("skipped", "skipped");
-        assertThat(r.servers().get(0).message()).contains("bunx is recognised but not seeded yet");
-        assertThat(r.servers().get(1).message()).contains("not launched through a package manager");
-        assertThat(tmp.resolve("seeds")).doesNotExist();
-    }
-
-    @Test
     void hash_aChangedByte_isSeenAndWhatLaunchersRewriteIsNot() throws Exception {
         Path seed = tmp.resolve("seed");
         Files.createDirectories(seed.resolve("npm-cache/_cacache/content-v2"));
