@@ -235,8 +235,8 @@ public final class ServerSeeds {
             for (List<String> cmd : commandLines(plan, fresh)) {
                 Map<String, String> env = new TreeMap<>(allowedEnv());
                 env.putAll(formEnv(plan, fresh));
-                UvLauncher.Run run = UvLauncher.run(cmd, fresh, env, WARM_TIMEOUT, cancel, clock, pid -> { }, (l, e) -> { },
-                        false);
+                UvLauncher.Run run = UvLauncher.run(onPath(cmd, env), fresh, env, WARM_TIMEOUT, cancel, clock, pid -> { },
+                        (l, e) -> { }, false);
                 if (!run.succeeded()) {
                     run.stderrTail().forEach(l -> tail.add(Redact.credentials(l)));
                     String why = switch (run.end()) {
@@ -812,7 +812,7 @@ public final class ServerSeeds {
     }
 
     private String query(ServerConfig server, List<String> cmd, Map<String, String> env, String stdin) {
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(false);
+        ProcessBuilder pb = new ProcessBuilder(onPath(cmd, env)).redirectErrorStream(false);
         pb.environment().clear();
         pb.environment().putAll(env);
         try {
@@ -850,6 +850,26 @@ public final class ServerSeeds {
             Thread.currentThread().interrupt();
             throw new WorkspaceException("server " + server.name() + ": interrupted", e);
         }
+    }
+
+    /**
+     * {@code cmd} with its program found on {@code env}'s PATH, the environment the warm runs in (a process builder
+     * would search the JVM's own PATH): the node, npm or uv that runs is the one that environment names.
+     */
+    private static List<String> onPath(List<String> cmd, Map<String, String> env) {
+        String program = cmd.get(0);
+        if (program.contains("/")) {
+            return cmd;
+        }
+        for (String dir : env.getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
+            Path p = dir.isEmpty() ? null : Path.of(dir, program);
+            if (p != null && Files.isRegularFile(p) && Files.isExecutable(p)) {
+                List<String> out = new ArrayList<>(cmd);
+                out.set(0, p.toString());
+                return out;
+            }
+        }
+        return cmd; // not on that PATH: the start fails and says so
     }
 
     /** The warm's environment: the allow-listed part of Kiln's own; the server's {@code env} never reaches it. */

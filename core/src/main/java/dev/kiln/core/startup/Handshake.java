@@ -327,7 +327,7 @@ final class Handshake {
     }
 
     /** Sends a request; its answer is read by {@link #await}. */
-    private int send(String method, ObjectNode params) throws Closed, InterruptedException {
+    private int send(String method, ObjectNode params) throws Failure, Closed, InterruptedException {
         int id = nextId++;
         ObjectNode r = NODES.objectNode();
         r.put("jsonrpc", "2.0");
@@ -336,6 +336,11 @@ final class Handshake {
         r.set("params", params);
         try {
             channel.send(r, deadline);
+        } catch (StdioChannel.WriteTimeout e) {
+            // The deadline passed with the request unwritten (a server not reading, or no time left): a timeout, not
+            // a closed pipe. Taken for a close, a live server was reported as a protocol error.
+            throw new Failure(Outcome.TIMEOUT, "could not send " + method + " within " + seconds(timeout) + ": "
+                    + e.getMessage());
         } catch (IOException e) {
             // A stdio server that has exited breaks the pipe: that is its exit, reported as such by the caller.
             throw new Closed(method, "sending " + method + " failed: " + e.getMessage());

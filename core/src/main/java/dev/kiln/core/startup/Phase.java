@@ -103,9 +103,17 @@ public enum Phase {
      * @param fetchMs spawn → a fetching launcher's hand-off, or null (none, or not seen)
      * @param launcher what started the server: its runtime decides the advice
      */
-    public record Attribution(Double startMs, Double workMs, Bound bound, Double fetchMs, Launcher launcher) {
+    public record Attribution(Double startMs, Double workMs, Bound bound, Double fetchMs, Launcher launcher,
+            FetchPhase.Downloaded downloaded) {
         public Attribution(Double startMs, Double workMs, Bound bound) {
-            this(startMs, workMs, bound, null, Launcher.OTHER);
+            this(startMs, workMs, bound, null, Launcher.OTHER, FetchPhase.Downloaded.UNKNOWN);
+        }
+
+        /** A seed helps only where something was downloaded; a run from the cache has the package manager left. */
+        private String fetchAdvice() {
+            return downloaded == FetchPhase.Downloaded.NO && launcher.fetches() ? "nothing was downloaded (it ran from"
+                    + " its cache): what is left is the package manager itself, which a seed's installed form skips"
+                    + " (node ENTRY or the tool's own executable: kiln warm --servers prints it)" : launcher.fetchAdvice();
         }
 
         /** One plain sentence for the report. */
@@ -113,7 +121,7 @@ public enum Phase {
             String fetchNote = fetchMs == null ? launcher.fetches()
                     ? "; time in " + launcher.label() + " before the server ran: unknown (no hand-off seen)" : ""
                     : String.format(Locale.ROOT, "; %.0f ms of it in %s before the server ran: %s", fetchMs,
-                            launcher.label(), launcher.fetchAdvice());
+                            launcher.label(), fetchAdvice());
             return explainPhases() + (bound == Bound.FETCH ? "" : fetchNote);
         }
 
@@ -121,7 +129,7 @@ public enum Phase {
             if (bound == Bound.FETCH) {
                 return String.format(Locale.ROOT, "%.0f of %.0f ms in %s before the server ran (the package manager:"
                         + " resolving, fetching, installing): %s", fetchMs, fetchMs + startMs + workMs, launcher.label(),
-                        launcher.fetchAdvice());
+                        fetchAdvice());
             }
             if (bound == Bound.UNKNOWN) {
                 return startMs == null ? "no output and no answer: nothing to attribute"
@@ -147,17 +155,22 @@ public enum Phase {
 
     /** The same, with the advice of {@code launcher}'s runtime (none invented for one Kiln does not know). */
     public static Attribution attribute(Timeline t, Launcher launcher) {
+        return attribute(t, launcher, FetchPhase.Downloaded.UNKNOWN);
+    }
+
+    /** The same, knowing whether the launcher downloaded anything (its advice differs when it did not). */
+    public static Attribution attribute(Timeline t, Launcher launcher, FetchPhase.Downloaded downloaded) {
         Segment fetch = FETCH.in(t);
         Segment start = START.in(t);
         Segment work = WORK.in(t);
         Double fetchMs = fetch == null ? null : fetch.ms();
         if (start == null || work == null || t.initializedMs() == null) {
-            return new Attribution(start == null ? null : start.ms(), null, Bound.UNKNOWN, fetchMs, launcher);
+            return new Attribution(start == null ? null : start.ms(), null, Bound.UNKNOWN, fetchMs, launcher, downloaded);
         }
         double f = fetchMs == null ? 0 : fetchMs;
         double total = f + start.ms() + work.ms();
         Bound b = f > 0 && f / total >= IMPORT_BOUND_SHARE ? Bound.FETCH
                 : total <= 0 || (f + start.ms()) / total >= IMPORT_BOUND_SHARE ? Bound.IMPORTS : Bound.WORK;
-        return new Attribution(start.ms(), work.ms(), b, fetchMs, launcher);
+        return new Attribution(start.ms(), work.ms(), b, fetchMs, launcher, downloaded);
     }
 }

@@ -325,7 +325,8 @@ public record ProbeReport(Instant startedAt, String cpus, int repeat, BytecodeMo
 
     /** Where {@code r}'s time went, with the advice of its launcher's runtime. */
     static Phase.Attribution attribution(ServerResult r) {
-        return Phase.attribute(r.timeline(), r.fetch() == null ? Launcher.OTHER : r.fetch().launcher());
+        return r.fetch() == null ? Phase.attribute(r.timeline(), Launcher.OTHER)
+                : Phase.attribute(r.timeline(), r.fetch().launcher(), r.fetch().downloaded());
     }
 
     private static void putMs(ObjectNode n, String field, Double ms) {

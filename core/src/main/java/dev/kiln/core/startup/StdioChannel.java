@@ -50,12 +50,15 @@ final class StdioChannel implements Channel {
     private record Write(byte[] bytes, java.util.concurrent.CompletableFuture<Void> done) {
     }
 
-    /** A send that did not finish by its deadline: the server is not reading its stdin. */
+    /** Under this much time left, a send that did not finish is the deadline's doing, not the server's. */
+    private static final long NO_TIME_LEFT_NANOS = 50_000_000L;
+
+    /** A send that did not finish by its deadline: the server is not reading its stdin, or no time was left. */
     static final class WriteTimeout extends IOException {
         private static final long serialVersionUID = 1L;
 
-        WriteTimeout() {
-            super("the server does not read its stdin");
+        WriteTimeout(String why) {
+            super(why);
         }
     }
 
@@ -128,10 +131,13 @@ final class StdioChannel implements Channel {
         Write w = new Write(bytes, new java.util.concurrent.CompletableFuture<>());
         outbox.add(w);
         // A server that floods requests and never reads fills the pipe: the write then blocks, but this wait does not.
+        long left = deadline - recorder.now();
         try {
-            w.done.get(Math.max(0, deadline - recorder.now()), TimeUnit.NANOSECONDS);
+            w.done.get(Math.max(0, left), TimeUnit.NANOSECONDS);
         } catch (java.util.concurrent.TimeoutException e) {
-            throw new WriteTimeout();
+            // With almost no time left the writer may simply not have run yet: do not blame the server for that.
+            throw new WriteTimeout(left < NO_TIME_LEFT_NANOS ? "the timeout ran out before it was written ("
+                    + Math.max(0, left / 1_000_000) + " ms were left)" : "the server does not read its stdin");
         } catch (java.util.concurrent.ExecutionException e) {
             throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
         }

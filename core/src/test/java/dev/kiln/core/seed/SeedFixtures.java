@@ -85,6 +85,24 @@ public final class SeedFixtures {
     }
 
     /** Every entry of a tree: relative path → kind and content digest (link target for links). */
+    /**
+     * Stand-in {@code node} and {@code npm} in {@code bin}: {@code --version} says v24.0.0; every other run appends
+     * "--- TOOL ARG1" and its whole environment to {@code log}, and npm writes one cache blob ("tarball") into its
+     * {@code NPM_CONFIG_CACHE}. For what a server seed's warm hands its package manager, without a registry.
+     */
+    static void fakeNodeAndNpm(Path bin, Path log) throws IOException {
+        Files.createDirectories(bin);
+        for (String tool : java.util.List.of("node", "npm")) {
+            Path exe = bin.resolve(tool);
+            Files.writeString(exe, "#!/bin/sh\n"
+                    + "if [ \"$1\" = --version ]; then echo v24.0.0; exit 0; fi\n"
+                    + "{ echo \"--- " + tool + " $1\"; env; } >> '" + log + "'\n"
+                    + (tool.equals("npm") ? "mkdir -p \"$NPM_CONFIG_CACHE/_cacache/content-v2\"\n"
+                            + "echo tarball > \"$NPM_CONFIG_CACHE/_cacache/content-v2/blob\"\n" : ""));
+            Files.setPosixFilePermissions(exe, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        }
+    }
+
     public static Map<String, String> digest(Path root) throws IOException {
         Map<String, String> out = new TreeMap<>();
         if (!Files.exists(root)) {

@@ -52,6 +52,32 @@ class SeedSecretsTest {
         assertThat(Files.readString(ws.resolve("observer").resolve(SeedCaches.JOURNAL_FILE))).isNotEmpty().doesNotContain(PASSWORD);
     }
 
+    /**
+     * Issue 27: a server seed's warm runs the package manager with the allow-listed part of Kiln's environment only.
+     * Stand-in {@code node} and {@code npm} record the environment each run of the warm really got: neither the
+     * server's {@code env} (its API token) nor a secret of Kiln's own environment is there, the seed's cache is.
+     */
+    @Test
+    void serverWarm_configEnvAndHostHoldSecrets_noneReachesThePackageManager() throws Exception {
+        Path bin = tmp.resolve("bin");
+        Path seen = tmp.resolve("seen-env");
+        SeedFixtures.fakeNodeAndNpm(bin, seen);
+        ServerSeeds seeds = ServerSeeds.of(SeedCaches.of(tmp), Map.of("PATH", bin + ":/usr/bin:/bin", "HOME", tmp.toString(),
+                "GITHUB_TOKEN", "ghp-" + PASSWORD, "AWS_SECRET_ACCESS_KEY", "aws-" + PASSWORD,
+                "NPM_CONFIG__AUTH", "npm-" + PASSWORD), java.time.Clock.systemUTC());
+        dev.kiln.core.startup.ServerConfig server = dev.kiln.core.startup.ServerConfig.stdio("memory", tmp, "npx",
+                List.of("-y", "@modelcontextprotocol/server-memory@2026.8.31"), Map.of("API_TOKEN", "api-" + PASSWORD));
+
+        ServerSeeds.Seed seed = seeds.warm(seeds.plan(server), Cancellation.create(), false);
+
+        String env = Files.readString(seen);
+        assertThat(env).as(seed.message()).contains("--- npm exec").contains("--- npm install")
+                .contains("NPM_CONFIG_CACHE=" + SeedCaches.of(tmp).seedsDir());
+        assertThat(env).doesNotContain(PASSWORD).doesNotContain("API_TOKEN").doesNotContain("GITHUB_TOKEN");
+        assertThat(seed.message()).doesNotContain(PASSWORD);
+        assertThat(Files.readString(SeedCaches.of(tmp).journalFile())).doesNotContain(PASSWORD);
+    }
+
     @Test
     void credentials_userInfoAndBareTokens_redactedOtherTextKept() {
         assertThat(Redact.credentials("see https://bob:pa:ss@h.example/simple and http://tok@h2/x"))

@@ -77,6 +77,84 @@ class ServerSeedsProcessTest {
         assertThat(installed.command()).isEqualTo("node");
         assertThat(viaNode.outcome()).as(viaNode.reason() + " " + viaNode.stderrTail()).isEqualTo(Outcome.OK);
         assertThat(viaNode.fetch().launcher()).isEqualTo(Launcher.NODE);
+
+        // kiln seed copy --server: the seed's cache copied into a job's cache is seen by the job's child. The child is
+        // the config's own npx, pointed at the job's cache as the CLI says, with the registry out of reach: it starts
+        // only from what the copy brought. The same child on an empty job cache must not start, or this proved nothing.
+        Path job = tmp.resolve("job/npm-cache");
+        CopyReport copied = seeds.copyInto(server, job, CopyMode.KERNEL);
+        assertThat(copied.problem()).isEmpty();
+        assertThat(copied.copied()).isTrue();
+        assertThat(copied.files()).isPositive();
+        ServerResult fromCopy = probeOffline(jobChild(server, job));
+        assertThat(fromCopy.outcome()).as(fromCopy.reason() + " " + fromCopy.stderrTail()).isEqualTo(Outcome.OK);
+        assertThat(fromCopy.tools()).isEqualTo(9);
+        assertThat(fromCopy.fetch().downloaded()).as(fromCopy.fetch().evidence()).isEqualTo(FetchPhase.Downloaded.NO);
+        ServerResult fromNothing = probeOffline(jobChild(server, tmp.resolve("empty-job/npm-cache")));
+        assertThat(fromNothing.outcome()).as("without the copy the offline child cannot start").isNotEqualTo(Outcome.OK);
+        // A copy is refused for a seed that no longer hashes to what was warmed: the job goes on without it.
+        Files.writeString(blob, original + "\n// tampered");
+        CopyReport refused = seeds.copyInto(server, tmp.resolve("job2/npm-cache"), CopyMode.KERNEL);
+        assertThat(refused.copied()).isFalse();
+        assertThat(refused.problem()).hasValueSatisfying(p -> assertThat(p).contains("memory").contains("job proceeds"));
+        assertThat(tmp.resolve("job2/npm-cache")).doesNotExist();
+    }
+
+    /** The job's child: the server's config unchanged but for its launcher's cache variable. */
+    private static ServerConfig jobChild(ServerConfig server, Path jobCache) {
+        Map<String, String> env = new TreeMap<>(server.env());
+        env.put(ServerSeeds.cacheVariable(server), jobCache.toString());
+        return new ServerConfig(server.name(), server.transport(), server.command(), server.args(), env, server.cwd(),
+                server.url(), server.headers(), server.startupTimeout(), server.enabled(), server.source());
+    }
+
+    private static ServerResult probeOffline(ServerConfig s) throws InterruptedException {
+        return StartupProbe.builder().timeout(Duration.ofSeconds(120)).build().run(List.of(offline(s))).results().get(0);
+    }
+
+    /**
+     * A seed whose files stop hashing to what was warmed is never used and the next warm replaces it. Stand-in node and
+     * npm (see {@link SeedFixtures#fakeNodeAndNpm}) keep the registry out of it: the hash, the refusal and the swap are
+     * Kiln's.
+     */
+    @Test
+    void warm_seedCorruptedAfterItsWarm_neverUsedThenReWarmedWhole() throws Exception {
+        Path bin = tmp.resolve("bin");
+        SeedFixtures.fakeNodeAndNpm(bin, tmp.resolve("npm-runs"));
+        ServerSeeds seeds = ServerSeeds.of(SeedCaches.of(tmp), Map.of("PATH", bin + ":/usr/bin:/bin", "HOME", tmp.toString()),
+                Clock.systemUTC());
+        ServerSeeds.Plan plan = seeds.plan(ServerConfig.stdio("memory", tmp, "npx", List.of("-y", SPEC), Map.of()));
+        assertThat(seeds.warm(plan, Cancellation.create(), false).outcome()).isEqualTo(WarmOutcome.WARMED);
+        Path blob = plan.dir().resolve("npm-cache/_cacache/content-v2/blob");
+        assertThat(blob).hasContent("tarball");
+
+        Files.writeString(blob, "tarbal"); // a flipped byte, or a copy that stopped half-way
+
+        assertThat(seeds.find(plan)).as("a corrupted seed is never used").isEmpty();
+        ServerSeeds.Seed again = seeds.warm(plan, Cancellation.create(), false);
+        assertThat(again.outcome()).isEqualTo(WarmOutcome.WARMED);
+        assertThat(again.message()).contains("memory").contains("did not match its hash and was replaced");
+        assertThat(blob).hasContent("tarball");
+        assertThat(seeds.find(plan)).isPresent();
+        try (var left = Files.list(plan.dir().getParent())) {
+            assertThat(left.map(p -> p.getFileName().toString()).filter(n -> !n.endsWith(".lock")))
+                    .as("no half-built or replaced seed left beside it").containsExactly(plan.dir().getFileName().toString());
+        }
+    }
+
+    /** Reaches no process: a server Kiln does not seed is skipped before anything would run. */
+    @Test
+    void warmAll_launchersKilnDoesNotSeed_skippedNamingWhyAndNothingRuns() {
+        ServerSeeds seeds = ServerSeeds.of(SeedCaches.of(tmp), Map.of("PATH", ""), Clock.systemUTC());
+
+        ServerSeedsWarmed r = seeds.warmAll(List.of(ServerConfig.stdio("srv", tmp, "bunx", List.of("pkg"), Map.of()),
+                ServerConfig.stdio("srv", tmp, "./my-server", List.of("--stdio"), Map.of())),
+                Cancellation.create(), false);
+
+        assertThat(r.servers()).extracting(ServerSeedsWarmed.Server::outcome).containsExactly("skipped", "skipped");
+        assertThat(r.servers().get(0).message()).contains("bunx is recognised but not seeded yet");
+        assertThat(r.servers().get(1).message()).contains("not launched through a package manager");
+        assertThat(tmp.resolve("seeds")).doesNotExist();
     }
 
     @Test

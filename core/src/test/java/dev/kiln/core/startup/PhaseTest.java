@@ -44,6 +44,17 @@ class PhaseTest {
     }
 
     @Test
+    void attribute_seededRunThatDownloadedNothing_pointsAtTheInstalledFormNotAtASeed() {
+        Timeline t = new Timeline(0.0, 9_400.0, 9_300.0, 9_400.0, 9_450.0, 9_500.0, 9_000.0);
+
+        String seeded = Phase.attribute(t, Launcher.NPX, FetchPhase.Downloaded.NO).explain();
+
+        assertThat(seeded).startsWith("9000 of 9400 ms in npx before the server ran").contains("nothing was downloaded")
+                .contains("installed form").doesNotContain("removes the download");
+        assertThat(Phase.attribute(t, Launcher.NPX, FetchPhase.Downloaded.YES).explain()).contains("removes the download");
+    }
+
+    @Test
     void attribute_fetchingLauncherWithoutAHandOff_saysUnknownNeverGuesses() {
         Phase.Attribution a = Phase.attribute(new Timeline(0.0, 2_000.0, null, 2_000.0, 2_010.0, 2_100.0), Launcher.UVX);
 

@@ -146,6 +146,32 @@ class StartupProbeTest {
     }
 
     /**
+     * Issue 27: a request Kiln could not write before the deadline was taken for a closed pipe, so a live server that
+     * was merely slow (or a timeout that ran out before the send) came out as a protocol error. This server stops
+     * reading after asking for a 300 KB cursor back: Kiln's {@code tools/list} cannot fit the pipe, and it is a timeout.
+     */
+    @Test
+    void run_requestCannotBeWrittenBeforeTheDeadline_timeoutNotProtocolError() throws Exception {
+        ServerConfig stuck = script("stuck",
+                "import json, sys, time",
+                "def answer(mid, result):",
+                "    sys.stdout.write(json.dumps({'jsonrpc': '2.0', 'id': mid, 'result': result}) + '\\n'); sys.stdout.flush()",
+                "m = json.loads(sys.stdin.readline())",
+                "answer(m['id'], {'protocolVersion': m['params']['protocolVersion'], 'capabilities': {},"
+                        + " 'serverInfo': {'name': 'stuck', 'version': '1'}})",
+                "sys.stdin.readline()", // notifications/initialized
+                "m = json.loads(sys.stdin.readline())",
+                "answer(m['id'], {'tools': [], 'nextCursor': 'c' * 300000})",
+                "time.sleep(300)");
+
+        ServerResult r = only(legacyClient().timeout(Duration.ofSeconds(2)).build().run(List.of(stuck)));
+
+        assertThat(r.outcome()).as(r.reason()).isEqualTo(Outcome.TIMEOUT);
+        assertThat(r.reason()).isEqualTo("could not send tools/list within 2 s: the server does not read its stdin");
+        assertThat(ProbeProcesses.livingWith(marker)).isEmpty();
+    }
+
+    /**
      * Issue 19, defect 7: a grandchild that leaves the process group and session ({@code setsid}) and drops the
      * environment tag ({@code env -i}), left behind by a server that exits. It still holds the server's stdio pipes.
      */

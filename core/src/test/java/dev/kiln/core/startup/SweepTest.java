@@ -99,14 +99,31 @@ class SweepTest {
         assertThat(ProbeProcesses.livingWith(marker)).isEmpty();
     }
 
+    /**
+     * Also the sweep's before/after for a Node server (issue 27): a real npm server on Node 24 gets its compile cache
+     * warmed once, and both of its cells run, the "after" one without a not-precompiled mark.
+     */
     @Test
     void run_environmentMadeReadOnly_saysItCannotBePrecompiledAndMarksItsAfterCells() throws Exception {
         Path venv = emptyVenv("venv-ro");
         Path site = RealServers.sitePackages(venv);
+        ServerConfig node = ServerConfig.stdio("node24", dir, RealServers.currentNode().toString(),
+                List.of(RealServers.npmServer("server-memory").toString(), marker),
+                Map.of("MEMORY_FILE_PATH", dir.resolve("memory.jsonl").toString()));
         Files.setPosixFilePermissions(site, PosixFilePermissions.fromString("r-xr-xr-x"));
         try {
             SweepReport r = Sweep.builder().shares(List.of(1.0)).compareBytecode(true).timeout(Duration.ofSeconds(60))
-                    .build().run(List.of(demoInVenv("ro", venv)));
+                    .build().run(List.of(demoInVenv("ro", venv), node));
+
+            assertThat(r.notes()).anySatisfy(n -> assertThat(n).startsWith("node24: Node compile cache warmed (")
+                    .contains("node v24."));
+            for (SweepReport.Bytecode kind : List.of(SweepReport.Bytecode.BEFORE, SweepReport.Bytecode.AFTER)) {
+                SweepReport.Cell c = r.cell("node24", 1.0, kind);
+                assertThat(c.outcome()).as(kind + " " + c).isEqualTo("ok");
+                assertThat(c.note()).isEmpty();
+                assertThat(c.text()).doesNotEndWith(SweepReport.NOT_PRECOMPILED);
+            }
+            assertThat(ProbeProcesses.livingWith(marker)).isEmpty();
 
             assertThat(r.notes()).anySatisfy(n -> assertThat(n).startsWith("ro: its environment " + site + " is read-only:"
                     + " it cannot be precompiled here"));

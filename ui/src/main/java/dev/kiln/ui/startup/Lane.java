@@ -42,6 +42,14 @@ public record Lane(String server, double timeoutMs, Double spawnMs, Double first
                 r.timeline().fetchEndMs(), f.launcher(), f.launcher().fetches() ? f.explain() : "");
     }
 
+    /**
+     * The word inside the fetch segment: "fetch", or "fetch · cached" when the launcher downloaded nothing (a seeded
+     * run: its time is the package manager itself), so a cold lane and a seeded one differ in words, not length alone.
+     */
+    String fetchWord() {
+        return fetchNote.contains("downloaded no ") || fetchNote.contains("nothing downloaded") ? "fetch · cached" : "fetch";
+    }
+
     /** A server of a saved run's JSON ({@code servers[i]} of a probe report). */
     static Lane fromSaved(com.fasterxml.jackson.databind.JsonNode s) {
         com.fasterxml.jackson.databind.JsonNode t = s.path("timeline");

@@ -197,7 +197,7 @@ final class TimelineChart extends Pane {
                 }
                 bar(seg.fromMs(), seg.toMs(), scale, track, y, laneH, style, seg.phase().label(), tip);
                 if (seg.phase() == Phase.FETCH) {
-                    word(seg.fromMs(), seg.toMs(), scale, track, y, laneH, "fetch"); // never colour alone
+                    word(seg.fromMs(), seg.toMs(), scale, track, y, laneH, l.fetchWord()); // never colour alone
                 }
             }
             if (l.toolsMs() != null && l.toolsMs() <= scale) {
@@ -271,7 +271,9 @@ final class TimelineChart extends Pane {
         if (x1 - x0 < 34) {
             return;
         }
-        Label w = new Label(text);
+        // A longer word than the segment holds is cut to its first word ("fetch · cached" → "fetch").
+        String fits = x1 - x0 >= 8 + 7 * text.length() ? text : text.split(" ")[0];
+        Label w = new Label(fits);
         w.getStyleClass().add("timeline-seg-word");
         w.setMouseTransparent(true);
         w.relocate(x0 + 4, y + (laneH - 18) / 2 + 1);

@@ -112,6 +112,17 @@ abstract class StartupViewModelTest extends EngineTestBase {
         assertThat(TimelineChart.scaleMs(List.of(lanes.get(0), lanes.get(1).exited(1_620)))).isEqualTo(1_620 * 1.25);
     }
 
+    @Test
+    void fetchWord_savedColdAndSeededLanes_differInWordsNotLengthAlone() throws Exception {
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+        String lane = "{\"name\":\"m\",\"timeout_ms\":30000,\"timeline\":{\"spawn\":0,\"fetch_end\":900},"
+                + "\"fetch\":{\"launcher\":\"npx\",\"fetches\":true,\"fetch_ms\":900,\"downloaded\":\"%s\",\"evidence\":\"e\"}}";
+
+        assertThat(Lane.fromSaved(json.readTree(lane.formatted("yes"))).fetchWord()).isEqualTo("fetch");
+        assertThat(Lane.fromSaved(json.readTree(lane.formatted("no"))).fetchWord()).isEqualTo("fetch · cached");
+        assertThat(Lane.fromSaved(json.readTree(lane.formatted("unknown"))).fetchWord()).isEqualTo("fetch");
+    }
+
     private static dev.kiln.core.startup.ProbeReport saved(String at, double firstOutMs, double answerMs) {
         dev.kiln.core.startup.ServerResult r = new dev.kiln.core.startup.ServerResult("demo-light",
                 dev.kiln.core.startup.ServerConfig.Transport.STDIO, 1, dev.kiln.core.startup.Outcome.OK, null, "",
