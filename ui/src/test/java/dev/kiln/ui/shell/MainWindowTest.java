@@ -49,11 +49,15 @@ class MainWindowTest {
 
     @Test
     void startupPage_probeAll_drawsEveryServersTimeline(FxRobot robot) throws Exception {
+        // This checks the drawing, not the timing: the demo's 10 s bound is for an operator's machine, and here the
+        // heaviest demo server shares two cores with another test fork.
+        Path servers = WorkspaceLayout.of(workspace).serversFile();
+        Files.writeString(servers, Files.readString(servers).replace("\"startup_timeout_sec\": 10", "\"startup_timeout_sec\": 60"));
         robot.clickOn("#" + Page.STARTUP.navId());
         robot.clickOn("#startup-probe");
         @SuppressWarnings("unchecked")
         TableView<dev.kiln.ui.startup.StartupViewModel.Row> results = robot.lookup("#startup-results").queryAs(TableView.class);
-        WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> results.getItems().size() == 3);
+        WaitForAsyncUtils.waitFor(120, TimeUnit.SECONDS, () -> results.getItems().size() == 3);
 
         assertThat(results.getItems()).allSatisfy(s -> assertThat(s.outcome()).isEqualTo("ok"));
         assertThat(robot.lookup("#startup-verdict").queryAs(Label.class).getText()).startsWith("3 servers · 3 ok");
