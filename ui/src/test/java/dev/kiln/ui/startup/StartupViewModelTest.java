@@ -218,7 +218,7 @@ abstract class StartupViewModelTest extends EngineTestBase {
 
         vm.load();
 
-        var loaded = dev.kiln.core.startup.SweepReport.cells(vm.sweepProperty().get());
+        var loaded = vm.sweepProperty().get().cells();
         assertThat(loaded).containsExactlyElementsOf(cells);
         assertThat(SweepHeatMap.columns(loaded)).extracting(SweepHeatMap.Column::label)
                 .containsExactly("1 CPU\nbefore", "1 CPU\nafter", "0.5 CPU\nbefore");
