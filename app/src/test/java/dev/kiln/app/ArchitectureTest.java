@@ -230,7 +230,8 @@ class ArchitectureTest {
     void headlessCommands_neverReachTheUi() {
         // Console opens the window; UiBenchmark is `kiln bench ui`, the console's own benchmark (it loads JavaFX when run),
         // and FleetBenchmark `kiln bench fleet`, which times the Fleet page the same way; bench.fx is their console
-        // load (ConsoleLoad, FleetLoad, ReplayLoad: the bench home's JavaFX part, reached only from those two).
+        // load (ConsoleLoad, FleetLoad, ReplayLoad: the bench home's JavaFX part, reached only from those two) and the
+        // console's launch hooks (ConsoleHooks: first frame, empty Stage, screenshot; reached from Console).
         classes().that().resideInAPackage("dev.kiln.app..").and().doNotHaveSimpleName("Console").and().doNotHaveSimpleName("UiBenchmark")
                 .and().doNotHaveSimpleName("FleetBenchmark").and().resideOutsideOfPackage("dev.kiln.app.bench.fx")
                 .should().onlyDependOnClassesThat().resideOutsideOfPackages("dev.kiln.ui..", "javafx..")

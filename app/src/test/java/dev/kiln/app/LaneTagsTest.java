@@ -57,7 +57,7 @@ class LaneTagsTest {
     /** Quick-lane classes whose only path to a slow part is one the test never takes, each with why. */
     private static final Map<String, String> NEVER_TAKEN = Map.of(
             "dev.kiln.app.cli.ConsoleStartTest", "Console.start refuses a directory that is not a workspace (exit 2) before "
-                    + "KilnConsole.open asks gsettings for the theme",
+                    + "KilnConsole.launch asks gsettings for the theme",
             "dev.kiln.core.contract.ContractCodecTest", OPEN_WATCHDOG,
             "dev.kiln.core.contract.LeafIdHealTest", OPEN_WATCHDOG);
     private static JavaClasses kiln;

@@ -1,6 +1,5 @@
 package dev.kiln.core;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.kiln.core.archive.ArchiveCacheStats;
 import dev.kiln.core.archive.ArchiveEntry;
 import dev.kiln.core.contract.HealReport;
@@ -22,6 +21,8 @@ import dev.kiln.core.snapshot.ContractSnapshot;
 import dev.kiln.core.startup.Bytecode;
 import dev.kiln.core.startup.BytecodeReport;
 import dev.kiln.core.startup.ProbeReport;
+import dev.kiln.core.startup.SavedProbeRun;
+import dev.kiln.core.startup.SavedSweep;
 import dev.kiln.core.startup.ServerConfig;
 import dev.kiln.core.telemetry.EventBus;
 import dev.kiln.core.watch.WatchStatus;
@@ -183,13 +184,13 @@ final class LocalEngine implements Engine {
     }
 
     @Override
-    public JsonNode probeRun(String id) {
-        return actions.probeRun(id);
+    public SavedProbeRun probeRun(String id) {
+        return actions.readProbeRun(id);
     }
 
     @Override
-    public Optional<JsonNode> latestSweep() {
-        return actions.latestSweep();
+    public Optional<SavedSweep> latestSweep() {
+        return actions.readLatestSweep();
     }
 
     @Override
@@ -283,7 +284,7 @@ final class LocalEngine implements Engine {
         List<SavedRun> runs = actions.probeRuns();
         if (!runs.isEmpty()) {
             try {
-                b.probe(Optional.of(dev.kiln.core.health.HealthEvidence.Probe.ofSavedRun(actions.probeRun(runs.get(0).id()))));
+                b.probe(Optional.of(dev.kiln.core.health.HealthEvidence.Probe.ofSavedRun(actions.readProbeRun(runs.get(0).id()))));
             } catch (RuntimeException e) {
                 // a run that does not read says nothing of the servers; the Startup page shows why
             }

@@ -1,7 +1,6 @@
 package dev.kiln.ui;
 
 import dev.kiln.core.Kiln;
-import dev.kiln.core.serve.RemoteEngine;
 import dev.kiln.core.engine.Engine;
 import dev.kiln.core.fleet.DaemonEntry;
 import dev.kiln.core.telemetry.EventBus;
@@ -9,7 +8,6 @@ import dev.kiln.core.workspace.WorkspaceLayout;
 import dev.kiln.icons.Icons;
 import dev.kiln.ui.shell.MainViewModel;
 import dev.kiln.ui.shell.MainWindow;
-import dev.kiln.ui.fleet.FleetViewModel;
 import dev.kiln.ui.util.FxBackground;
 import java.io.IOException;
 import java.io.InputStream;
@@ -20,87 +18,44 @@ import javafx.application.Application;
 import javafx.scene.image.Image;
 import javafx.stage.Stage;
 
-/** The console application. {@link #open(Path)} is the only way in from the launcher. */
+/**
+ * The console application. {@link #launch} is the only way in from the launcher: it hands one {@link ConsoleLaunch}
+ * over, and every stage keeps its own {@link ConsoleSession}. What only the launcher's benchmarks and screenshots
+ * need (first-frame signal, empty Stage, picture) comes in as the launch's hooks, from the bench home in app.
+ */
 public final class KilnConsole extends Application {
-    private static volatile WorkspaceLayout startWorkspace;
-    private static volatile String startPage = "";
-    private static volatile Path settingsFile;
-    private static volatile Shot shot;
-    private static volatile String shotError;
-    private static volatile java.util.concurrent.CompletableFuture<java.util.Optional<String>> desktopScheme;
+    /** The one hand-over into {@link #start}: JavaFX makes this class itself, so it cannot take arguments. */
+    private static final java.util.concurrent.atomic.AtomicReference<Handover> HANDOVER = new java.util.concurrent.atomic.AtomicReference<>();
 
-    /** A headless picture to take instead of opening a window. */
-    private record Shot(Path file, dev.kiln.ui.shell.Theme theme, int width, int height, double settleSeconds) {
+    /** A launch and the desktop's colour scheme, asked while the toolkit starts. */
+    private record Handover(ConsoleLaunch launch,
+            java.util.concurrent.CompletableFuture<java.util.Optional<String>> desktopScheme) {
     }
+
     private FxBackground background;
 
     /**
-     * Opens the console window on {@code workspace}, showing {@code page} (a sidebar title, case-insensitive;
-     * empty for the default), and returns when it is closed.
+     * Opens the console as {@code launch} says and returns when it is closed (or its hooks end it).
+     *
+     * @throws IllegalStateException when a console was already launched in this process (JavaFX starts once)
      */
-    public static void open(Path workspace, String page) {
-        open(workspace, page, null);
-    }
-
-    /**
-     * As {@link #open(Path, String)}, remembering window bounds, theme and recent workspaces in {@code settings}
-     * (a properties file; {@code null} remembers nothing).
-     */
-    public static void open(Path workspace, String page, Path settings) {
+    public static void launch(ConsoleLaunch launch) {
         // The desktop's colour scheme is a child process (gsettings): asked while the toolkit starts, not after.
-        desktopScheme = java.util.concurrent.CompletableFuture.supplyAsync(dev.kiln.ui.shell.Theme::askGsettings);
-        startWorkspace = WorkspaceLayout.of(workspace);
-        startPage = page == null ? "" : page;
-        settingsFile = settings;
+        java.util.concurrent.CompletableFuture<java.util.Optional<String>> scheme = launch.theme() != null
+                ? java.util.concurrent.CompletableFuture.completedFuture(java.util.Optional.empty())
+                : java.util.concurrent.CompletableFuture.supplyAsync(dev.kiln.ui.shell.Theme::askGsettings);
+        if (!HANDOVER.compareAndSet(null, new Handover(launch, scheme))) {
+            throw new IllegalStateException("the console was already launched in this process");
+        }
         Application.launch(KilnConsole.class);
     }
 
-    /**
-     * Renders {@code page} of the console on {@code workspace} in {@code theme} at {@code width × height} to the PNG
-     * {@code out}, headless (Monocle), after letting the page settle for {@code settleSeconds}; returns when written.
-     * Must be called before anything else starts JavaFX in this process: it chooses the headless platform.
-     *
-     * @throws IllegalStateException when Monocle is not on the runtime, or the picture could not be written
-     */
-    public static void screenshot(Path workspace, String page, dev.kiln.ui.shell.Theme theme, int width, int height, Path out,
-            double settleSeconds) {
-        useHeadlessPlatform();
-        startWorkspace = WorkspaceLayout.of(workspace);
-        startPage = page == null ? "" : page;
-        settingsFile = null;
-        shot = new Shot(out.toAbsolutePath(), theme, width, height, settleSeconds);
-        shotError = null;
-        Application.launch(KilnConsole.class);
-        if (shotError != null) {
-            throw new IllegalStateException(shotError);
-        }
+    /** Kiln's own style sheet (over AtlantaFX's), for a stage dressed outside the console (the startup benchmark's floor). */
+    public static String stylesheet() {
+        return MainWindow.class.getResource("kiln.css").toExternalForm();
     }
 
-    /**
-     * Chooses Monocle's headless glass and software rendering for this process (screenshots, the UI benchmark).
-     * Glass reads these once, when the toolkit starts: call before it starts, never after.
-     *
-     * @throws IllegalStateException when Monocle is not on the runtime
-     */
-    public static void useHeadlessPlatform() {
-        System.setProperty("glass.platform", "Monocle");
-        System.setProperty("monocle.platform", "Headless");
-        System.setProperty("prism.order", "sw");
-        System.setProperty("prism.text", "t2k");
-        System.setProperty("java.awt.headless", "true");
-        try {
-            Class.forName("com.sun.glass.ui.monocle.MonoclePlatformFactory", false, KilnConsole.class.getClassLoader());
-        } catch (ClassNotFoundException | LinkageError e) {
-            try {
-                Class.forName("com.sun.glass.ui.monocle.MonoclePlatformFactory", false, javafx.application.Platform.class.getClassLoader());
-            } catch (ClassNotFoundException | LinkageError e2) {
-                throw new IllegalStateException("headless rendering needs Monocle (openjfx-monocle) patched into javafx.graphics;"
-                        + " run through ./kiln, which adds it");
-            }
-        }
-    }
-
-    /** The page titles {@link #open} accepts. */
+    /** The page titles a launch accepts. */
     public static java.util.List<String> pageNames() {
         return java.util.Arrays.stream(dev.kiln.ui.shell.Page.values()).map(p -> p.title().toLowerCase(java.util.Locale.ROOT)).toList();
     }
@@ -108,41 +63,37 @@ public final class KilnConsole extends Application {
     @Override
     public void start(Stage stage) {
         background = new FxBackground();
-        WorkspaceLayout ws = Objects.requireNonNull(startWorkspace, "no workspace: start through KilnConsole.open");
-        Shot picture = shot;
-        if (picture != null) {
-            MainViewModel model = show(stage, ws, background, true, picture.theme(), picture.width(), picture.height());
-            navigate(model, startPage);
-            screenshotAndExit(stage, picture.file(), picture.settleSeconds());
-            return;
-        }
-        Path file = settingsFile;
+        Handover handed = Objects.requireNonNull(HANDOVER.get(), "no launch: start through KilnConsole.launch");
+        ConsoleLaunch launch = handed.launch();
+        Path file = launch.settings();
         dev.kiln.ui.shell.ConsoleSettings remembered = file == null ? dev.kiln.ui.shell.ConsoleSettings.empty()
                 : dev.kiln.ui.shell.ConsoleSettings.read(file);
-        dev.kiln.ui.shell.Theme theme = remembered.theme()
-                .orElseGet(() -> dev.kiln.ui.shell.Theme.fromDesktop(System.getenv(), () -> {
-                    java.util.concurrent.CompletableFuture<java.util.Optional<String>> asked = desktopScheme;
-                    return asked != null ? asked.join() : dev.kiln.ui.shell.Theme.askGsettings();
-                }));
-        if (Boolean.getBoolean("kiln.emptyStage")) {
-            emptyStage(stage, theme); // kiln bench startup: JavaFX's floor for this image, theme and machine
+        dev.kiln.ui.shell.Theme theme = launch.theme() != null ? launch.theme() : remembered.theme()
+                .orElseGet(() -> dev.kiln.ui.shell.Theme.fromDesktop(System.getenv(), () -> handed.desktopScheme().join()));
+        ConsoleLaunch.StageHook instead = launch.instead();
+        if (instead != null) {
+            instead.accept(stage, theme);
             return;
         }
-        remembered.bounds().ifPresent(b -> {
-            stage.setX(b.x());
-            stage.setY(b.y());
-            stage.setWidth(b.width());
-            stage.setHeight(b.height());
-        });
-        Window session = new Window(stage, background, theme, remembered);
-        session.open(ws);
+        if (launch.width() == 0) {
+            remembered.bounds().ifPresent(b -> {
+                stage.setX(b.x());
+                stage.setY(b.y());
+                stage.setWidth(b.width());
+                stage.setHeight(b.height());
+            });
+        }
+        ConsoleSession console = ConsoleSession.of(stage, background, file, launch.daemonList());
+        Window session = new Window(console, theme, remembered, launch.width() == 0 ? DEFAULT_WIDTH : launch.width(),
+                launch.height() == 0 ? DEFAULT_HEIGHT : launch.height());
+        session.open(WorkspaceLayout.of(launch.workspace()));
         MainViewModel model = session.model();
         if (file != null) {
             // Saved when the window closes: the theme only if the user chose one, so a desktop change is still followed.
             java.util.function.Supplier<dev.kiln.ui.shell.ConsoleSettings> current = () -> {
                 dev.kiln.ui.shell.ConsoleSettings now = session.memory()
                         .withBounds(new dev.kiln.ui.shell.ConsoleSettings.Bounds(stage.getX(), stage.getY(), stage.getWidth(), stage.getHeight()));
-                MainViewModel shown = stage.getProperties().get(MODEL) instanceof MainViewModel m ? m : session.model();
+                MainViewModel shown = console.model() != null ? console.model() : session.model();
                 dev.kiln.ui.shell.Theme chosen = shown.themeProperty().get();
                 if (remembered.theme().isPresent() || chosen != theme) {
                     now = now.withTheme(chosen);
@@ -153,18 +104,14 @@ public final class KilnConsole extends Application {
             stage.addEventHandler(javafx.stage.WindowEvent.WINDOW_HIDDEN, e -> keeper.save(current.get()));
             keeper.keep(current); // and on SIGTERM, which hides no window: the last settings seen, from a shutdown hook
         }
-        navigate(model, startPage);
-        DaemonEntry attach = startDaemon;
+        navigate(model, launch.page());
+        DaemonEntry attach = launch.attach();
         if (attach != null) {
-            attachDaemon(stage, background, attach);
+            attachDaemon(console, attach);
         }
-        String frameFile = System.getProperty("kiln.firstFrameFile", ""); // kiln bench startup and the package test
-        if (!frameFile.isEmpty()) {
-            signalFirstFrame(stage, Path.of(frameFile), Boolean.getBoolean("kiln.exitAfterFirstFrame"));
-        }
-        String legacyShot = System.getProperty("kiln.screenshot", "");
-        if (!legacyShot.isEmpty()) {
-            screenshotAndExit(stage, Path.of(legacyShot), Double.parseDouble(System.getProperty("kiln.screenshot.delay", "3")));
+        ConsoleLaunch.StageHook shown = launch.shown();
+        if (shown != null) {
+            shown.accept(stage, theme);
         }
     }
 
@@ -215,42 +162,45 @@ public final class KilnConsole extends Application {
         }
     }
 
-    private static final String SESSION = "kiln.session.close";
-    /** The stage's memory ({@link dev.kiln.ui.shell.ConsoleSettings}): recent workspaces and daemons as used in it. */
-    private static final String MEMORY = "kiln.memory";
-
-    /** What {@code stage} remembers so far: read at start, updated as workspaces open and daemons attach. */
-    private static dev.kiln.ui.shell.ConsoleSettings memory(Stage stage) {
-        return stage.getProperties().get(MEMORY) instanceof dev.kiln.ui.shell.ConsoleSettings s ? s
-                : dev.kiln.ui.shell.ConsoleSettings.empty();
-    }
+    /** The console's default scene size: every page shows without scrolling. */
+    public static final double DEFAULT_WIDTH = 1180;
+    public static final double DEFAULT_HEIGHT = 740;
 
     /**
      * One console window that can switch workspace: the menu's open and recent items close the shown workspace's
      * session (watcher, projector, event pump) and show the new one in the same stage, keeping theme and size.
      */
     public static final class Window {
-        private final Stage stage;
-        private final dev.kiln.ui.util.Background background;
+        private final ConsoleSession console;
         private final dev.kiln.ui.shell.Theme theme;
+        private final double width;
+        private final double height;
         private MainViewModel model;
 
         public Window(Stage stage, dev.kiln.ui.util.Background background, dev.kiln.ui.shell.Theme theme,
                 dev.kiln.ui.shell.ConsoleSettings remembered) {
-            this.stage = stage;
-            this.background = background;
+            this(ConsoleSession.of(stage, background), theme, remembered, DEFAULT_WIDTH, DEFAULT_HEIGHT);
+        }
+
+        /** A window of {@code console}'s stage, first shown in {@code theme} at {@code width × height}. */
+        public Window(ConsoleSession console, dev.kiln.ui.shell.Theme theme, dev.kiln.ui.shell.ConsoleSettings remembered,
+                double width, double height) {
+            this.console = console;
             this.theme = theme;
-            stage.getProperties().put(MEMORY, remembered);
+            this.width = width;
+            this.height = height;
+            console.remember(remembered);
         }
 
         /** Shows {@code w} in the window, ending the workspace shown before. */
         public void open(WorkspaceLayout w) {
+            Stage stage = console.stage();
             dev.kiln.ui.shell.Theme t = model == null ? theme : model.themeProperty().get();
-            double width = model == null ? 1180 : stage.getScene().getWidth();
-            double height = model == null ? 740 : stage.getScene().getHeight();
-            dev.kiln.ui.shell.ConsoleSettings memory = KilnConsole.memory(stage).withRecent(w.root());
-            stage.getProperties().put(MEMORY, memory);
-            MainViewModel m = show(stage, w, background, true, t, width, height);
+            double wide = model == null ? width : stage.getScene().getWidth();
+            double high = model == null ? height : stage.getScene().getHeight();
+            dev.kiln.ui.shell.ConsoleSettings memory = console.memory().withRecent(w.root());
+            console.remember(memory);
+            MainViewModel m = show(console, w, true, t, wide, high);
             m.recent().setAll(memory.recent().stream().filter(p -> !p.equals(w.root())).toList());
             m.setOpener(p -> open(WorkspaceLayout.of(p)));
             model = m;
@@ -263,15 +213,7 @@ public final class KilnConsole extends Application {
 
         /** What to remember: recent workspaces as opened in this window, recent daemons as attached to it. */
         public dev.kiln.ui.shell.ConsoleSettings memory() {
-            return KilnConsole.memory(stage);
-        }
-    }
-
-    /** Ends the workspace session shown in {@code stage}, if any: its event pump, watcher and projector. */
-    private static void closeSession(Stage stage) {
-        Object close = stage.getProperties().remove(SESSION);
-        if (close instanceof Runnable r) {
-            r.run();
+            return console.memory();
         }
     }
 
@@ -283,11 +225,11 @@ public final class KilnConsole extends Application {
         }
     }
 
-    /** Dresses {@code stage} as the console on {@code workspace}; used by {@link #start} and by UI tests. */
     /** The console's smallest window. */
     public static final double MIN_WIDTH = 960;
     public static final double MIN_HEIGHT = 600;
 
+    /** The console on {@code workspace} in {@code stage}, live, dark, at the default size (UI tests). */
     public static MainViewModel show(Stage stage, WorkspaceLayout workspace, dev.kiln.ui.util.Background background) {
         return show(stage, workspace, background, true);
     }
@@ -300,7 +242,7 @@ public final class KilnConsole extends Application {
     /** As {@link #show(Stage, WorkspaceLayout, dev.kiln.ui.util.Background, boolean)}, starting in {@code theme}. */
     public static MainViewModel show(Stage stage, WorkspaceLayout workspace, dev.kiln.ui.util.Background background, boolean live,
             dev.kiln.ui.shell.Theme theme) {
-        return show(stage, workspace, background, live, theme, 1180, 740);
+        return show(stage, workspace, background, live, theme, DEFAULT_WIDTH, DEFAULT_HEIGHT);
     }
 
     /** As above, with the scene sized {@code width × height} (screenshots). */
@@ -313,33 +255,46 @@ public final class KilnConsole extends Application {
     public static MainViewModel show(Stage stage, WorkspaceLayout workspace, dev.kiln.ui.util.Background background, boolean live,
             dev.kiln.ui.shell.Theme theme, double width, double height, Clock clock) {
         Kiln kiln = Kiln.open(workspace.root(), new EventBus(), clock);
-        return show(stage, kiln.engine(), new MainViewModel(workspace), background, live, theme, width, height);
+        return show(ConsoleSession.of(stage, background), kiln.engine(), new MainViewModel(workspace), live, theme, width, height);
+    }
+
+    /** The console on {@code workspace} (in this process) in {@code console}'s stage. */
+    public static MainViewModel show(ConsoleSession console, WorkspaceLayout workspace, boolean live, dev.kiln.ui.shell.Theme theme,
+            double width, double height) {
+        Kiln kiln = Kiln.open(workspace.root(), new EventBus(), Clock.systemUTC());
+        return show(console, kiln.engine(), new MainViewModel(workspace), live, theme, width, height);
+    }
+
+    /** As {@link #show(ConsoleSession, Engine, MainViewModel, boolean, dev.kiln.ui.shell.Theme, double, double)} in {@code stage}. */
+    public static MainViewModel show(Stage stage, Engine engine, MainViewModel model, dev.kiln.ui.util.Background background,
+            boolean live, dev.kiln.ui.shell.Theme theme, double width, double height) {
+        return show(ConsoleSession.of(stage, background), engine, model, live, theme, width, height);
     }
 
     /**
-     * Dresses {@code stage} as the console over {@code engine} — in this process or a daemon's over its API, the pages
-     * cannot tell — ending the session shown before; the engine is closed with the stage's session.
+     * Dresses {@code console}'s stage as the console over {@code engine} — in this process or a daemon's over its API,
+     * the pages cannot tell — ending the session shown before; the engine is closed with the stage's session. Every
+     * other way of showing something comes here.
      */
-    public static MainViewModel show(Stage stage, Engine engine, MainViewModel model, dev.kiln.ui.util.Background background,
-            boolean live, dev.kiln.ui.shell.Theme theme, double width, double height) {
+    public static MainViewModel show(ConsoleSession console, Engine engine, MainViewModel model, boolean live,
+            dev.kiln.ui.shell.Theme theme, double width, double height) {
+        Stage stage = console.stage();
         model.setTheme(theme);
-        model.recentDaemons().setAll(memory(stage).daemons());
-        model.setDaemonOpener(d -> attachDaemon(stage, background, d));
-        MainWindow window = new MainWindow(model, background, engine);
-        window.setFleet(fleetFor(stage, background));
-        if (settingsFile != null) {
-            window.useAlertRules(dev.kiln.core.alert.AlertRules.file(settingsFile.toAbsolutePath().getParent()));
+        model.recentDaemons().setAll(console.memory().daemons());
+        model.setDaemonOpener(d -> attachDaemon(console, d));
+        MainWindow window = new MainWindow(model, console.background(), engine);
+        window.setFleet(console.fleet(d -> openDaemon(console, d)));
+        Path settings = console.settings();
+        if (settings != null) {
+            window.useAlertRules(dev.kiln.core.alert.AlertRules.file(settings.toAbsolutePath().getParent()));
         }
-        stage.getProperties().put(MODEL, model);
         stage.getProperties().put(dev.kiln.ui.record.RecordBar.OPENER, (java.util.function.Consumer<Path>) file ->
-                openRecording(stage, background, model, file));
-        closeSession(stage); // a window shows one workspace at a time
-        Runnable close = () -> {
+                openRecording(console, model, file));
+        console.shown(model, () -> { // a window shows one workspace at a time: this ends the one shown before
             window.close();
             engine.close();
-        };
-        stage.getProperties().put(SESSION, close);
-        stage.setOnHidden(e -> closeSession(stage));
+        });
+        stage.setOnHidden(e -> console.closeShown());
         stage.setTitle(model.windowTitle());
         stage.setScene(window.scene(width, height));
         // Below this, pages scroll rather than squeeze; the default (1180×740) shows every page without scrolling.
@@ -354,17 +309,17 @@ public final class KilnConsole extends Application {
     }
 
     /**
-     * Replays {@code file} in {@code stage} (read-only, the same pages over a {@link dev.kiln.core.recording.ReplayEngine}),
+     * Replays {@code file} in the stage (read-only, the same pages over a {@link dev.kiln.core.recording.ReplayEngine}),
      * ending the session shown; a file that is no recording is a notification in the session shown, which stays.
      */
-    public static void openRecording(Stage stage, dev.kiln.ui.util.Background background, MainViewModel shown, Path file) {
-        background.run(() -> dev.kiln.core.recording.ReplayEngine.open(file, dev.kiln.core.telemetry.Ticker.systemTicker()),
+    public static void openRecording(ConsoleSession console, MainViewModel shown, Path file) {
+        console.background().run(() -> dev.kiln.core.recording.ReplayEngine.open(file, dev.kiln.core.telemetry.Ticker.systemTicker()),
                 replay -> {
-                    javafx.scene.Scene scene = stage.getScene();
-                    double w = scene == null ? 1180 : scene.getWidth();
-                    double h = scene == null ? 740 : scene.getHeight();
+                    javafx.scene.Scene scene = console.stage().getScene();
+                    double w = scene == null ? DEFAULT_WIDTH : scene.getWidth();
+                    double h = scene == null ? DEFAULT_HEIGHT : scene.getHeight();
                     MainViewModel m = new MainViewModel(replay.layout(), "Recording " + file.getFileName(), replay.location());
-                    show(stage, replay, m, background, false, shown.themeProperty().get(), w, h);
+                    show(console, replay, m, false, shown.themeProperty().get(), w, h);
                 },
                 e -> shown.notify(new dev.kiln.ui.shell.Notices.Notice(dev.kiln.ui.shell.Notices.Kind.FAILED,
                         "Cannot open the recording", String.valueOf(e.getMessage()))));
@@ -383,7 +338,7 @@ public final class KilnConsole extends Application {
 
     /**
      * Runs {@code work} once the first pulse has laid {@code scene} out and its frame has gone to the renderer,
-     * behind anything that pulse queued (the first-frame signal of {@link #signalFirstFrame}).
+     * behind anything that pulse queued.
      */
     private static void afterFirstFrame(javafx.scene.Scene scene, Runnable work) {
         Runnable[] once = new Runnable[1];
@@ -394,174 +349,48 @@ public final class KilnConsole extends Application {
         scene.addPostLayoutPulseListener(once[0]);
     }
 
-    /**
-     * For the startup benchmark and the package test: once the first pulse has laid the scene out (its frame is
-     * then handed to the renderer), writes the wall-clock epoch millis to {@code file} (temp file + rename, so a
-     * poller never reads half a number) and optionally exits.
-     */
-    private static void signalFirstFrame(Stage stage, Path file, boolean exit) {
-        Runnable[] once = new Runnable[1];
-        once[0] = () -> {
-            stage.getScene().removePostLayoutPulseListener(once[0]);
-            javafx.application.Platform.runLater(() -> {
-                String now = Long.toString(System.currentTimeMillis());
-                try {
-                    Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-                    java.nio.file.Files.writeString(tmp, now);
-                    java.nio.file.Files.move(tmp, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-                } catch (IOException e) {
-                    System.err.println("kiln: could not write first-frame file " + file + ": " + e.getMessage());
-                }
-                if (exit) {
-                    stage.hide();
-                    javafx.application.Platform.exit();
-                }
-            });
-        };
-        stage.getScene().addPostLayoutPulseListener(once[0]);
-    }
-
-    /**
-     * {@code kiln bench startup}'s floor: a Stage as large as the console's, with the same theme (AtlantaFX's sheet
-     * and Kiln's) and nothing in it, reporting its first frame as the console does. What the console's first frame
-     * costs beyond it is Kiln's.
-     */
-    private static void emptyStage(Stage stage, dev.kiln.ui.shell.Theme theme) {
-        Application.setUserAgentStylesheet(theme.userAgentStylesheet());
-        javafx.scene.Scene scene = new javafx.scene.Scene(new javafx.scene.layout.StackPane(), 1180, 740);
-        scene.getStylesheets().add(MainWindow.class.getResource("kiln.css").toExternalForm());
-        stage.setTitle("Kiln");
-        stage.setScene(scene);
-        stage.show();
-        String frameFile = System.getProperty("kiln.firstFrameFile", "");
-        if (!frameFile.isEmpty()) {
-            signalFirstFrame(stage, Path.of(frameFile), Boolean.getBoolean("kiln.exitAfterFirstFrame"));
-        }
-    }
-
-    /** For docs and reviews: waits for the page to settle, writes what the window shows, and exits. */
-    private static void screenshotAndExit(Stage stage, Path file, double seconds) {
-        javafx.animation.PauseTransition wait = new javafx.animation.PauseTransition(javafx.util.Duration.seconds(seconds));
-        wait.setOnFinished(e -> {
-            try {
-                dev.kiln.ui.util.PngSnapshot.write(stage.getScene(), file);
-                System.err.println("kiln: screenshot written to " + file);
-            } catch (IOException ex) {
-                shotError = "could not write screenshot " + file + ": " + ex.getMessage();
-                System.err.println("kiln: " + shotError);
-            }
-            javafx.application.Platform.exit();
-        });
-        wait.play();
-    }
-
     // --- fleet: the daemon list, attach, and the seam the remote engine plugs into -------------------------------
-
-    private static final String FLEET = "kiln.fleet";
-    private static final String MODEL = "kiln.model";
-    private static volatile Path daemonListFile;
-    private static volatile DaemonEntry startDaemon;
-    /** The remote engine: a daemon of the fleet, over its API (pinned TLS when the entry has a pin). */
-    private static volatile DaemonEngines engines = d -> RemoteEngine.connect(d.url(), d.tokenFile().orElse(null),
-            d.pin().orElse(null), Clock.systemUTC());
-
-    /**
-     * How the console reaches a daemon's pages: a daemon of the fleet → an {@link Engine} over its API; by default
-     * {@link RemoteEngine}. Tests may put another here with {@link #daemonEngines}.
-     */
-    @FunctionalInterface
-    public interface DaemonEngines {
-        /** Connects to {@code daemon}; blocks (called off the FX thread). */
-        Engine connect(DaemonEntry daemon) throws Exception;
-    }
-
-    /** Sets how a daemon's pages are reached (the remote engine); null: none, the Fleet page shows the daemon. */
-    public static void daemonEngines(DaemonEngines e) {
-        engines = e;
-    }
-
-    /** The daemon list the Fleet page shows and edits ({@code daemons.json} in the config directory); null: none. */
-    public static void daemonList(Path file) {
-        daemonListFile = file;
-    }
-
-    /**
-     * Opens the console attached to {@code daemon} and returns when it is closed: the window starts on
-     * {@code workspace} (local) and shows the daemon's pages as soon as its engine has connected; a failure to connect
-     * is a notification, and the Fleet page shows the daemon.
-     */
-    public static void attach(DaemonEntry daemon, Path workspace, Path settings) {
-        startDaemon = daemon;
-        open(workspace, dev.kiln.ui.shell.Page.FLEET.title(), settings);
-    }
-
-    /** A stage's fleet, with what it was made for: a workspace switch keeps it, another list or background does not. */
-    private record Fleet(Path list, dev.kiln.ui.util.Background background, FleetViewModel model) {
-    }
-
-    /**
-     * The stage's fleet: made, loaded and polling on first use, kept across workspace switches, stopped when the
-     * stage is hidden (and replaced when the stage is shown again for another list: a test's primary stage is reused).
-     */
-    private static FleetViewModel fleetFor(Stage stage, dev.kiln.ui.util.Background background) {
-        Path list = daemonListFile;
-        if (stage.getProperties().get(FLEET) instanceof Fleet f) {
-            if (Objects.equals(f.list(), list) && f.background() == background) {
-                return f.model();
-            }
-            f.model().close();
-        }
-        FleetViewModel vm = new FleetViewModel(list, background, FleetViewModel.Scheduler.daemonThread(),
-                FleetViewModel.HealthSource.api(), Clock.systemUTC(), d -> openDaemon(stage, background, d));
-        stage.getProperties().put(FLEET, new Fleet(list, background, vm));
-        stage.addEventHandler(javafx.stage.WindowEvent.WINDOW_HIDDEN, e -> {
-            vm.close();
-            if (stage.getProperties().get(FLEET) instanceof Fleet f && f.model() == vm) {
-                stage.getProperties().remove(FLEET);
-            }
-        });
-        vm.load();
-        return vm;
-    }
 
     /**
      * {@code kiln attach}, a recent daemon or one just connected from the menu: shown on the Fleet page (for this
      * session if it is not listed) and its pages opened, the one way the Fleet page opens them.
      */
-    private static void attachDaemon(Stage stage, dev.kiln.ui.util.Background background, DaemonEntry d) {
-        fleetFor(stage, background).attach(d);
-        openDaemon(stage, background, d);
+    private static void attachDaemon(ConsoleSession console, DaemonEntry d) {
+        console.fleet(x -> openDaemon(console, x)).attach(d);
+        openDaemon(console, d);
     }
 
     /** Selecting a daemon on the Fleet page (or {@code kiln attach}): its pages through the remote engine, if set. */
-    private static void openDaemon(Stage stage, dev.kiln.ui.util.Background background, DaemonEntry d) {
-        MainViewModel model = (MainViewModel) stage.getProperties().get(MODEL);
-        DaemonEngines e = engines;
+    private static void openDaemon(ConsoleSession console, DaemonEntry d) {
+        MainViewModel model = Objects.requireNonNull(console.model(), "a daemon is opened from a shown console");
+        ConsoleSession.DaemonEngines e = console.engines();
         if (e == null) {
             model.navigate(dev.kiln.ui.shell.Page.FLEET);
             model.setStatus(d.name() + " (" + d.url() + "): this console shows daemons on the Fleet page only");
             return;
         }
         model.setStatus("Connecting to " + d.name() + " (" + d.url() + ")…");
-        background.run(() -> e.connect(d), engine -> showRemote(stage, background, d, engine), err -> model.notify(new dev.kiln.ui.shell.Notices.Notice(
-                dev.kiln.ui.shell.Notices.Kind.FAILED, "Cannot open " + d.name(), String.valueOf(err.getMessage()))));
+        console.background().run(() -> e.connect(d), engine -> showRemote(console, d, engine),
+                err -> model.notify(new dev.kiln.ui.shell.Notices.Notice(dev.kiln.ui.shell.Notices.Kind.FAILED,
+                        "Cannot open " + d.name(), String.valueOf(err.getMessage()))));
     }
 
-    /** Shows {@code daemon}'s pages in {@code stage} through {@code engine}, keeping the window's theme and size. */
-    private static void showRemote(Stage stage, dev.kiln.ui.util.Background background, DaemonEntry daemon, Engine engine) {
-        MainViewModel before = (MainViewModel) stage.getProperties().get(MODEL);
+    /** Shows {@code daemon}'s pages in the stage through {@code engine}, keeping the window's theme and size. */
+    private static void showRemote(ConsoleSession console, DaemonEntry daemon, Engine engine) {
+        Stage stage = console.stage();
+        MainViewModel before = console.model();
         dev.kiln.ui.shell.Theme theme = before == null ? dev.kiln.ui.shell.Theme.DARK : before.themeProperty().get();
-        double width = stage.getScene() == null ? 1180 : stage.getScene().getWidth();
-        double height = stage.getScene() == null ? 740 : stage.getScene().getHeight();
+        double width = stage.getScene() == null ? DEFAULT_WIDTH : stage.getScene().getWidth();
+        double height = stage.getScene() == null ? DEFAULT_HEIGHT : stage.getScene().getHeight();
         MainViewModel model = MainViewModel.attached(engine.layout(), daemon, daemon.name() + " (" + engine.location() + ")");
         // Remembered once it has answered: a daemon that never connected is no "recent" one. Its token file's path
         // and pin are kept, never the token (ConsoleSettings).
-        stage.getProperties().put(MEMORY, memory(stage).withRecentDaemon(daemon));
+        console.remember(console.memory().withRecentDaemon(daemon));
         if (before != null) {
             model.recent().setAll(before.recent());
             model.setOpener(before.opener()); // "Open workspace…" and the recent ones still work from here
         }
-        show(stage, engine, model, background, true, theme, width, height);
+        show(console, engine, model, true, theme, width, height);
         model.setStatus("Attached to " + daemon.name() + " at " + engine.location() + "; its paths are on its host");
     }
 

@@ -60,16 +60,15 @@ public final class Console {
         if (!page.isEmpty() && !dev.kiln.ui.KilnConsole.pageNames().contains(page.toLowerCase(java.util.Locale.ROOT))) {
             throw new CliException("no page '" + page + "'; pages are " + String.join(", ", dev.kiln.ui.KilnConsole.pageNames()));
         }
-        dev.kiln.ui.KilnConsole.daemonList(DaemonArgs.listFile());
-        dev.kiln.ui.KilnConsole.open(workspace.toAbsolutePath().normalize(), page,
-                dev.kiln.app.UserDirs.consoleSettings(System.getenv()));
+        launch(dev.kiln.ui.ConsoleLaunch.of(workspace.toAbsolutePath().normalize(), page,
+                dev.kiln.app.UserDirs.consoleSettings(System.getenv()), DaemonArgs.listFile()));
     }
 
     /** {@code kiln attach}: the console on {@code daemon}, starting over the local {@code workspace}. */
     static void attach(dev.kiln.core.fleet.DaemonEntry daemon, Path workspace) {
-        dev.kiln.ui.KilnConsole.daemonList(DaemonArgs.listFile());
-        dev.kiln.ui.KilnConsole.attach(daemon, workspace.toAbsolutePath().normalize(),
-                dev.kiln.app.UserDirs.consoleSettings(System.getenv()));
+        // The window starts on the local workspace's Fleet page and shows the daemon's pages once its engine connects.
+        launch(dev.kiln.ui.ConsoleLaunch.of(workspace.toAbsolutePath().normalize(), dev.kiln.ui.shell.Page.FLEET.title(),
+                dev.kiln.app.UserDirs.consoleSettings(System.getenv()), DaemonArgs.listFile()).withAttach(daemon));
     }
 
     /** {@code kiln screenshot}: one page to PNG, headless; {@code theme} is {@code light} or {@code dark}. */
@@ -77,12 +76,17 @@ public final class Console {
         if (!dev.kiln.ui.KilnConsole.pageNames().contains(page.toLowerCase(java.util.Locale.ROOT))) {
             throw new CliException("no page '" + page + "'; pages are " + String.join(", ", dev.kiln.ui.KilnConsole.pageNames()));
         }
-        dev.kiln.ui.KilnConsole.daemonList(DaemonArgs.listFile());
         try {
-            dev.kiln.ui.KilnConsole.screenshot(workspace.toAbsolutePath().normalize(), page,
-                    dev.kiln.ui.shell.Theme.parse(theme).orElseThrow(), width, height, out, settle);
+            dev.kiln.app.bench.fx.ConsoleHooks.screenshot(dev.kiln.ui.ConsoleLaunch.of(workspace.toAbsolutePath().normalize(), page,
+                    null, DaemonArgs.listFile()).withLook(dev.kiln.ui.shell.Theme.parse(theme).orElseThrow(), width, height), out,
+                    settle);
         } catch (IllegalStateException e) {
             throw new CliException(e.getMessage());
         }
+    }
+
+    /** The console as {@code launch} says, with the hooks this JVM's system properties ask for (benchmarks, package test). */
+    private static void launch(dev.kiln.ui.ConsoleLaunch launch) {
+        dev.kiln.ui.KilnConsole.launch(dev.kiln.app.bench.fx.ConsoleHooks.fromProperties(launch, System.getProperties()));
     }
 }

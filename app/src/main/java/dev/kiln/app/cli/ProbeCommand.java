@@ -297,7 +297,7 @@ final class ProbeCommand implements Callable<Integer> {
     private static void printChanges(Path previous, ProbeReport report) {
         List<ProbeRuns.Change> changes;
         try {
-            changes = ProbeRuns.compare(ProbeRuns.load(previous), report);
+            changes = ProbeRuns.compare(ProbeRuns.read(previous), report);
         } catch (WorkspaceException e) {
             System.err.println("kiln: " + e.getMessage());
             return;

@@ -9,7 +9,9 @@ import dev.kiln.testkit.Await;
 import dev.kiln.testkit.DaemonTest;
 import dev.kiln.testkit.FxTest;
 import dev.kiln.testkit.ProcessTest;
+import dev.kiln.ui.ConsoleSession;
 import dev.kiln.ui.KilnConsole;
+import dev.kiln.ui.shell.Theme;
 import dev.kiln.ui.fleet.FleetRow;
 import dev.kiln.ui.shell.Page;
 import dev.kiln.ui.util.FxBackground;
@@ -75,8 +77,7 @@ class FleetConnectTest {
         assertThat(url).isNotNull();
         assertThat(printedPin).isNotNull();
         listFile = dir.resolve("config/kiln").resolve(DaemonList.FILE);
-        KilnConsole.daemonList(listFile);
-        KilnConsole.show(stage, WorkspaceLayout.of(ws), BACKGROUND, false);
+        KilnConsole.show(ConsoleSession.of(stage, BACKGROUND, null, listFile), WorkspaceLayout.of(ws), false, Theme.DARK, 1180, 740);
     }
 
     @AfterEach

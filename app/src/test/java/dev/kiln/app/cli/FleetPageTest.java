@@ -9,7 +9,9 @@ import dev.kiln.testkit.Await;
 import dev.kiln.testkit.DaemonTest;
 import dev.kiln.testkit.FxTest;
 import dev.kiln.testkit.ProcessTest;
+import dev.kiln.ui.ConsoleSession;
 import dev.kiln.ui.KilnConsole;
+import dev.kiln.ui.shell.Theme;
 import dev.kiln.ui.fleet.FleetRow;
 import dev.kiln.ui.shell.Page;
 import dev.kiln.ui.util.FxBackground;
@@ -66,10 +68,9 @@ class FleetPageTest {
         DaemonList.update(listFile, l -> l.with(DaemonEntry.of("eval-1", urls.get(0).toString(), "", ""))
                 .with(DaemonEntry.of("eval-2", urls.get(1).toString(), "", ""))
                 .with(DaemonEntry.of("tick-1", urls.get(2).toString(), "", "")));
-        KilnConsole.daemonList(listFile);
         Path local = dir.resolve("local");
         assertThat(CliRun.kiln("demo", local.toString(), "--contracts", "5").exit()).isZero();
-        KilnConsole.show(stage, WorkspaceLayout.of(local), BACKGROUND, false);
+        KilnConsole.show(ConsoleSession.of(stage, BACKGROUND, null, listFile), WorkspaceLayout.of(local), false, Theme.DARK, 1180, 740);
     }
 
     /** Starts {@code kiln serve ws} on {@code port} (0: any) and returns the URL its banner prints. */

@@ -11,6 +11,7 @@ import dev.kiln.testkit.Await;
 import dev.kiln.testkit.DaemonTest;
 import dev.kiln.testkit.FxTest;
 import dev.kiln.testkit.ProcessTest;
+import dev.kiln.ui.ConsoleSession;
 import dev.kiln.ui.KilnConsole;
 import dev.kiln.ui.fleet.FleetCounts;
 import dev.kiln.ui.fleet.FleetRow;
@@ -57,6 +58,7 @@ class FleetRealPicturesTest {
     private final List<ProjectionDaemon> daemons = new ArrayList<>();
     private Stage stage;
     private WorkspaceLayout local;
+    private Path listFile;
 
     @Start
     void start(Stage stage) throws Exception {
@@ -86,7 +88,7 @@ class FleetRealPicturesTest {
         entries.add(DaemonEntry.of("gone-1", "http://127.0.0.1:" + closed, "", ""));
         Path list = dir.resolve("config").resolve(DaemonList.FILE);
         DaemonList.update(list, l -> DaemonList.of(entries));
-        KilnConsole.daemonList(list);
+        listFile = list;
         Path localWs = dir.resolve("local");
         assertThat(CliRun.kiln("demo", localWs.toString(), "--contracts", "5").exit()).isZero();
         local = WorkspaceLayout.of(localWs);
@@ -120,7 +122,7 @@ class FleetRealPicturesTest {
         MainViewModel[] model = {null};
         List<String> notices = new java.util.concurrent.CopyOnWriteArrayList<>();
         onFx(() -> {
-            MainViewModel m = KilnConsole.show(stage, local, BACKGROUND, false, Theme.LIGHT, 1180, 740);
+            MainViewModel m = KilnConsole.show(ConsoleSession.of(stage, BACKGROUND, null, listFile), local, false, Theme.LIGHT, 1180, 740);
             m.lastNoticeProperty().addListener(o -> {
                 if (m.lastNoticeProperty().get() != null) {
                     notices.add(m.lastNoticeProperty().get().title());
@@ -222,7 +224,7 @@ class FleetRealPicturesTest {
         for (int[] size : new int[][] {{1180, 740}, {1600, 1000}}) {
             for (Theme t : Theme.values()) {
                 onFx(() -> {
-                    model[0] = KilnConsole.show(stage, local, BACKGROUND, false, t, size[0], size[1]);
+                    model[0] = KilnConsole.show(ConsoleSession.of(stage, BACKGROUND, null, listFile), local, false, t, size[0], size[1]);
                     model[0].navigate(Page.FLEET);
                     return null;
                 });

@@ -20,6 +20,7 @@ import java.util.concurrent.atomic.LongAdder;
 import dev.kiln.core.telemetry.Ticker;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Memoizes {@link SourceArchive}s by (real root path, members, excludes), bounded by total bytes.
@@ -255,7 +256,7 @@ public final class ArchiveCache {
         return k;
     }
 
-    private SourceArchive build(ArchiveKey key, CompletableFuture<SourceArchive> mine, MissCause cause, String change,
+    private SourceArchive build(ArchiveKey key, CompletableFuture<SourceArchive> mine, MissCause cause, @Nullable String change,
             long maximumSourceBytes) {
         misses.increment();
         publish(new ArchiveEvent.Miss(clock.instant(), key.root(), cause, change, stats()));
@@ -373,7 +374,8 @@ public final class ArchiveCache {
             Thread.currentThread().interrupt();
             throw new ArchiveException("Interrupted while waiting for another thread's archive build", e);
         } catch (ExecutionException e) {
-            Throwable c = e.getCause();
+            Throwable cause = e.getCause();
+            Throwable c = cause != null ? cause : e;
             if (c instanceof RuntimeException re) {
                 throw re;
             }

@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What an {@link ArchiveCache} did, as typed events for the console. Every event carries the cache's
@@ -58,7 +59,7 @@ public sealed interface ArchiveEvent extends KilnEvent {
      *
      * @param change what changed, for {@link MissCause#CHANGED} (e.g. {@code "pkg/mod.py changed"}), else null
      */
-    record Miss(Instant at, Path root, MissCause cause, String change, ArchiveCacheStats stats) implements ArchiveEvent {
+    record Miss(Instant at, Path root, MissCause cause, @Nullable String change, ArchiveCacheStats stats) implements ArchiveEvent {
         @Override
         public String summary() {
             return "archive miss " + root.getFileName() + " (" + cause.name().toLowerCase(java.util.Locale.ROOT)

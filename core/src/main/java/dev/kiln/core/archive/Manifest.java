@@ -28,7 +28,7 @@ final class Manifest {
      * otherwise the children are listed and compared, so a write into an excluded {@code __pycache__} is not a
      * change. {@code children} null = not watched (the root of named members: only the members count).
      */
-    record DirCheck(Path path, String rel, StatIdentity identity, boolean racy, String[] children) implements Check {
+    record DirCheck(Path path, String rel, StatIdentity identity, boolean racy, String @Nullable [] children) implements Check {
     }
 
     /** A file, symlink or skipped special file: same stat identity, and for a racy file the same content. */
@@ -131,30 +131,31 @@ final class Manifest {
     }
 
     private @Nullable String check(DirCheck d, Excludes excludes) {
+        String[] children = d.children();
         String[] now;
         try {
             StatIdentity id = StatIdentity.of(d.path(), false);
             if (!Objects.equals(id.fileKey(), d.identity().fileKey())) {
                 return display(d.rel()) + " replaced";
             }
-            if (d.children() == null || (!d.racy() && id.equals(d.identity()))) {
+            if (children == null || (!d.racy() && id.equals(d.identity()))) {
                 return null;
             }
             now = MemberWalk.listChildren(d.path(), d.rel(), excludes);
         } catch (IOException e) {
             return display(d.rel()) + " deleted";
         }
-        if (Arrays.equals(now, d.children())) {
+        if (Arrays.equals(now, children)) {
             return null;
         }
-        Set<String> before = new HashSet<>(Arrays.asList(d.children()));
+        Set<String> before = new HashSet<>(Arrays.asList(children));
         for (String n : now) {
             if (!before.contains(n)) {
                 return display(d.rel().isEmpty() ? n : d.rel() + "/" + n) + " added";
             }
         }
         Set<String> after = new HashSet<>(Arrays.asList(now));
-        for (String n : d.children()) {
+        for (String n : children) {
             if (!after.contains(n)) {
                 return display(d.rel().isEmpty() ? n : d.rel() + "/" + n) + " deleted";
             }

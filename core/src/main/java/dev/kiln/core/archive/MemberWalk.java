@@ -16,6 +16,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Walks the member set of a root in archive order (depth first, children sorted by name, directories before
@@ -38,7 +39,7 @@ final class MemberWalk {
      * @param executable any execute bit set (files only)
      * @param linkTarget symlink target as stored (symlinks only)
      */
-    record Node(String name, Kind kind, Path path, boolean executable, String linkTarget) {
+    record Node(String name, Kind kind, Path path, boolean executable, @Nullable String linkTarget) {
     }
 
     @FunctionalInterface

@@ -8,6 +8,7 @@ import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ForkJoinTask;
 import java.util.zip.CRC32;
 import java.util.zip.Deflater;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Gzip at level 6, compressed in fixed-size chunks on all cores while the tar is still being written (the
@@ -37,7 +38,7 @@ final class ParallelGzip extends OutputStream {
     private final List<byte[]> parts = new ArrayList<>();
     private final CRC32 crc = new CRC32();
     private byte[] current = new byte[CHUNK];
-    private byte[] previous;
+    private byte @Nullable [] previous;
     private int pos;
     private long total;
 
@@ -112,7 +113,7 @@ final class ParallelGzip extends OutputStream {
         return out;
     }
 
-    private static byte[] deflate(byte[] data, int len, byte[] dict, boolean last) {
+    private static byte[] deflate(byte[] data, int len, byte @Nullable [] dict, boolean last) {
         Deflater d = new Deflater(LEVEL, true);
         try {
             if (dict != null) {

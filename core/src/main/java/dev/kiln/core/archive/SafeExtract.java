@@ -235,7 +235,7 @@ final class SafeExtract {
                     dirs.add(target);
                     dirEntries.add(e);
                 } else {
-                    Path parent = target.getParent();
+                    Path parent = java.util.Objects.requireNonNull(target.getParent(), "an entry below the base has a parent");
                     undo.mkdirs(base, parent);
                     inside(what, e.getName(), parent.toRealPath(), base);
                     undo.moveAside(target);

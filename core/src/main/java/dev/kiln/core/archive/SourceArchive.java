@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.HexFormat;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A deterministic {@code tar.gz} of selected top-level members of a source root: the same tree gives the same
@@ -249,7 +250,7 @@ public final class SourceArchive {
     }
 
     /** Null when the member set is unchanged since the build, else what changed first. */
-    String firstChange() {
+    @Nullable String firstChange() {
         return manifest.firstChange(excludes);
     }
 

@@ -141,7 +141,7 @@ public final class ContractCodec {
         return o;
     }
 
-    private static void putText(ObjectNode o, String field, String value) {
+    private static void putText(ObjectNode o, String field, @Nullable String value) {
         if (value != null) {
             o.put(field, value);
         }

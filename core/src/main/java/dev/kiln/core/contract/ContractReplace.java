@@ -44,7 +44,7 @@ final class ContractReplace {
      */
     static boolean replaceIfUnchanged(Path target, Map<String, Object> seen, byte[] read, byte[] bytes, long maxBytes)
             throws IOException {
-        Path dir = target.toAbsolutePath().getParent();
+        Path dir = java.util.Objects.requireNonNull(target.toAbsolutePath().getParent(), "a contract file is in a directory");
         Path tmp = AtomicWrite.tempBeside(target, ".tmp", bytes);
         Path aside = dir.resolve(tmp.getFileName().toString().replaceFirst("\\.tmp$", ".heal-old.tmp"));
         try {
@@ -72,7 +72,7 @@ final class ContractReplace {
             if (!unchanged(aside, seen, read, maxBytes, false)) {
                 // What was taken aside is a write newer than the one healed: it goes back, unless a writer has
                 // replaced ours since (then theirs is newer still).
-                if (ours.equals(identity(target).get("ino"))) {
+                if (java.util.Objects.equals(ours, identity(target).get("ino"))) {
                     Files.move(aside, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
                 }
                 return false;

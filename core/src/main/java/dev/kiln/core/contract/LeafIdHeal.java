@@ -19,6 +19,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The {@code heal} sweep: rewrites legacy stem-shaped leaf ids to their canonical form.
@@ -65,7 +66,7 @@ public final class LeafIdHeal {
                 switch (LeafIds.shape(declared, canonical)) {
                     case CANONICAL -> { }
                     case MISSING -> problems.add(new HealReport.Problem(rel, "no leaf_id; its location says \"" + canonical + "\""));
-                    case MISPLACED -> misplaced.add(new HealReport.Misplaced(rel, declared, canonical));
+                    case MISPLACED -> misplaced.add(new HealReport.Misplaced(rel, java.util.Objects.requireNonNull(declared), canonical));
                     case STEM -> {
                         String refusal = refusal(tasks, file, seen, canonical);
                         if (refusal != null) {
@@ -80,12 +81,12 @@ public final class LeafIdHeal {
                                 continue;
                             }
                         }
-                        changes.add(new HealReport.Change(rel, declared, canonical));
+                        changes.add(new HealReport.Change(rel, java.util.Objects.requireNonNull(declared), canonical)); // STEM: declared
                     }
                     default -> throw new IllegalStateException();
                 }
             } catch (ContractReadException e) {
-                problems.add(new HealReport.Problem(rel, e.getMessage()));
+                problems.add(new HealReport.Problem(rel, java.util.Objects.requireNonNullElse(e.getMessage(), e.toString())));
             } catch (IOException e) {
                 problems.add(new HealReport.Problem(rel, "cannot rewrite: " + ContractStore.describe(e)));
             }
@@ -98,13 +99,14 @@ public final class LeafIdHeal {
      * symlinked one is not heal's to replace: the rename would turn the link into a plain file, or write where
      * the link's directory really is.
      */
-    private static String refusal(Path tasks, Path file, Map<String, Object> seen, String canonical) throws IOException {
+    private static @Nullable String refusal(Path tasks, Path file, Map<String, Object> seen, String canonical) throws IOException {
         if (Files.isSymbolicLink(file)) {
             return "is a symlink (to " + Files.readSymbolicLink(file) + "); heal does not replace a link with a file: set its"
                     + " leaf_id to \"" + canonical + "\" where it points, by hand";
         }
-        Path realParent = file.getParent().toRealPath();
-        if (!realParent.equals(tasks.toRealPath().resolve(tasks.relativize(file.getParent()).toString()))) {
+        Path parent = java.util.Objects.requireNonNull(file.getParent(), "a contract file is in a directory");
+        Path realParent = parent.toRealPath();
+        if (!realParent.equals(tasks.toRealPath().resolve(tasks.relativize(parent).toString()))) {
             return "is reached through a symlinked directory (really in " + realParent + "); heal rewrites only files"
                     + " under tasks/: set its leaf_id to \"" + canonical + "\" by hand";
         }

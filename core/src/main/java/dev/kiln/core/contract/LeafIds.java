@@ -1,6 +1,7 @@
 package dev.kiln.core.contract;
 
 import java.nio.file.Path;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Leaf ids. The canonical id of a leaf is its directory's path relative to {@code tasks/}, {@code /}-separated
@@ -54,7 +55,7 @@ public final class LeafIds {
     }
 
     /** Judges a declared id against the canonical id of its location. */
-    public static Shape shape(String declared, String canonical) {
+    public static Shape shape(@Nullable String declared, String canonical) {
         if (declared == null || declared.isBlank()) {
             return Shape.MISSING;
         }

@@ -2,6 +2,7 @@ package dev.kiln.core.doctor;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kiln.core.projection.PublishedState;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.Iterator;

@@ -81,7 +81,7 @@ public record Diagnosis(Verdict verdict, String headline, @Nullable String works
 
     /** The structured diagnosis, as {@code kiln doctor --json} prints it. */
     public ObjectNode toJson() {
-        ObjectNode o = PublishedState.MAPPER.createObjectNode();
+        ObjectNode o = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
         o.put("verdict", verdict.jsonName());
         o.put("exit_code", exitCode());
         o.put("headline", headline);

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kiln.core.http.BoundedRead;
 import dev.kiln.core.projection.Projector;
+import dev.kiln.core.projection.PublishedState;
 import dev.kiln.core.projection.TickResult;
 import dev.kiln.core.projection.WakeReason;
 import dev.kiln.core.workspace.WorkspaceLayout;

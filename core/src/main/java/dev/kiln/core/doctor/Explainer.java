@@ -1,6 +1,7 @@
 package dev.kiln.core.doctor;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.kiln.core.projection.PublishedState;
 import dev.kiln.core.workspace.Durations;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import java.io.IOException;
@@ -17,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Gives each difference its likely cause from the evidence. First the workspace: is there a daemon, does it hold the
@@ -117,7 +119,7 @@ final class Explainer {
     private void surveyDaemon() {
         JsonNode m = daemon.metrics;
         JsonNode last = m.path("last_tick");
-        lastTickAt = PublishedState.instant(last.path("at").asText(null));
+        lastTickAt = instant(last.path("at").asText(null));
         if (lastTickAt != null) {
             lastTickText = "the daemon's last tick (#" + last.path("seq").asLong() + ", " + last.path("reason").asText()
                     + ", " + (last.path("full").asBoolean() ? "full" : "incremental over " + last.path("changed_paths").asInt()
@@ -126,7 +128,7 @@ final class Explainer {
         JsonNode w = m.path("watch");
         evidence.add(daemon.name() + " runs: revision " + daemon.revision() + ", " + m.path("projections").asLong()
                 + " projections" + (lastTickAt == null ? "" : ", last at " + time(lastTickAt)) + "; watch " + w.path("mode").asText()
-                + " since " + time(PublishedState.instant(w.path("since").asText(null))) + " on " + w.path("watched_directories").asLong()
+                + " since " + time(instant(w.path("since").asText(null))) + " on " + w.path("watched_directories").asLong()
                 + " directories (inotify limit " + w.path("inotify_limit").asLong() + "); heartbeat every "
                 + Durations.format(daemon.heartbeat) + " (" + daemon.pacingSource + ")");
         if (daemon.holdsAnotherFile) {
@@ -137,7 +139,7 @@ final class Explainer {
         Instant prev = null;
         long prevSeq = 0;
         for (JsonNode t : m.path("history")) {
-            Instant a = PublishedState.instant(t.path("at").asText(null));
+            Instant a = instant(t.path("at").asText(null));
             if (a != null && prev != null && a.isBefore(prev.minusSeconds(1)) && clockBack == null) {
                 clockBack = new Difference.Explanation(Cause.CLOCK_JUMPED, "the daemon's tick #" + t.path("seq").asLong() + " ran at "
                         + a + ", " + seconds(Duration.between(a, prev)) + " before tick #" + prevSeq + " (" + prev + "): the wall clock jumped back");
@@ -172,11 +174,11 @@ final class Explainer {
             if (reason.contains("inotify watch limit")) {
                 sysctl = s.find() ? s.group(1) : "fs.inotify.max_user_watches=524288";
                 blocker = new Difference.Explanation(Cause.INOTIFY_LIMIT, "the watch is degraded since "
-                        + time(PublishedState.instant(w.path("since").asText(null))) + ": " + reason
+                        + time(instant(w.path("since").asText(null))) + ": " + reason
                         + "; the daemon projects every " + Durations.format(daemon.interval) + " instead");
             } else {
                 blocker = new Difference.Explanation(Cause.WATCH_DEGRADED, "the watch is degraded since "
-                        + time(PublishedState.instant(w.path("since").asText(null))) + ": " + reason
+                        + time(instant(w.path("since").asText(null))) + ": " + reason
                         + "; the daemon projects every " + Durations.format(daemon.interval) + " and retries the watch");
             }
         }
@@ -273,7 +275,7 @@ final class Explainer {
         List<String> facts = new ArrayList<>();
         for (Difference.FieldChange f : r.fields()) {
             if (f.field().equals("overdue")) {
-                Instant d = PublishedState.instant(r.now().path("deadline").asText(null));
+                Instant d = instant(r.now().path("deadline").asText(null));
                 facts.add("overdue is " + f.now() + " now" + (d == null ? "" : ": its deadline "
                         + (now.isAfter(d) ? "passed at " + time(d) : "is still ahead (" + time(d) + ")")));
             } else {
@@ -286,7 +288,7 @@ final class Explainer {
 
     /** When a time-derived field flipped: a passed deadline; unknown for an engine. */
     private Instant flippedAt(Comparison.Raw r) {
-        Instant d = PublishedState.instant(r.now().path("deadline").asText(null));
+        Instant d = instant(r.now().path("deadline").asText(null));
         boolean overdue = r.fields().stream().anyMatch(f -> f.field().equals("overdue"));
         return overdue && d != null && now.isAfter(d) ? d : null;
     }
@@ -409,6 +411,18 @@ final class Explainer {
         /** Whether the mtime is before {@code tick} while the ctime is after it. */
         boolean pinned(Instant tick) {
             return tick != null && ctime != null && !mtime.isAfter(tick) && ctime.isAfter(tick);
+        }
+    }
+
+    /** A time of the published meta, or null when it is absent or unreadable (unknown, never guessed). */
+    static @Nullable Instant instant(@Nullable String text) {
+        if (text == null || text.isEmpty()) {
+            return null;
+        }
+        try {
+            return Instant.parse(text);
+        } catch (java.time.format.DateTimeParseException e) {
+            return null;
         }
     }
 }

@@ -1,6 +1,5 @@
 package dev.kiln.core.engine;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.kiln.core.archive.ArchiveCacheStats;
 import dev.kiln.core.archive.ArchiveEntry;
 import dev.kiln.core.contract.HealReport;
@@ -12,6 +11,8 @@ import dev.kiln.core.snapshot.ContractSnapshot;
 import dev.kiln.core.startup.Bytecode;
 import dev.kiln.core.startup.BytecodeReport;
 import dev.kiln.core.startup.ProbeReport;
+import dev.kiln.core.startup.SavedProbeRun;
+import dev.kiln.core.startup.SavedSweep;
 import dev.kiln.core.startup.ServerConfig;
 import dev.kiln.core.telemetry.EventBus;
 import dev.kiln.core.watch.WatchStatus;
@@ -122,11 +123,11 @@ public interface Engine extends AutoCloseable {
     /** The workspace's saved probe runs, newest first (the CLI's included). */
     List<SavedRun> probeRuns();
 
-    /** A saved run's document, as {@code kiln probe --json} writes it. */
-    JsonNode probeRun(String id);
+    /** A saved run, read ({@code kiln probe --json} writes the same document). */
+    SavedProbeRun probeRun(String id);
 
     /** The latest saved CPU sweep, if any. */
-    Optional<JsonNode> latestSweep();
+    Optional<SavedSweep> latestSweep();
 
     // --- bytecode ---------------------------------------------------------------------------------------------
 

@@ -18,6 +18,8 @@ import dev.kiln.core.startup.Bytecode;
 import dev.kiln.core.startup.BytecodeReport;
 import dev.kiln.core.startup.ProbeReport;
 import dev.kiln.core.startup.ProbeRuns;
+import dev.kiln.core.startup.SavedProbeRun;
+import dev.kiln.core.startup.SavedSweep;
 import dev.kiln.core.startup.ServerConfig;
 import dev.kiln.core.startup.ServerConfigs;
 import dev.kiln.core.startup.StartupProbe;
@@ -208,7 +210,7 @@ public final class WorkspaceActions implements AutoCloseable {
                     .resolve(WorkspaceSettings.FILE_NAME) + " names no object store; add \"store\": {\"url\":"
                     + " \"s3://bucket/prefix\", \"endpoint\": …, \"region\": …}"));
         } catch (dev.kiln.core.store.StoreException | dev.kiln.core.workspace.WorkspaceException e) {
-            throw new EngineException(EngineException.Kind.REJECTED, e.getMessage(), e);
+            throw new EngineException(EngineException.Kind.REJECTED, java.util.Objects.requireNonNullElse(e.getMessage(), e.toString()), e);
         }
     }
 
@@ -268,7 +270,7 @@ public final class WorkspaceActions implements AutoCloseable {
             s = store();
         } catch (dev.kiln.core.store.StoreException | dev.kiln.core.workspace.WorkspaceException e) {
             return Optional.of(new dev.kiln.core.store.StoreStatus("(not usable)", List.of(),
-                    dev.kiln.core.store.StoreStats.EMPTY, Optional.of(e.getMessage())));
+                    dev.kiln.core.store.StoreStats.EMPTY, Optional.of(java.util.Objects.requireNonNullElse(e.getMessage(), e.toString()))));
         }
         if (s.isEmpty()) {
             return Optional.empty();
@@ -384,7 +386,17 @@ public final class WorkspaceActions implements AutoCloseable {
         }
     }
 
+    /** A saved run as stored: what the API serves ({@code probe/runs/{id}}, the probe-run file format). */
     public JsonNode probeRun(String id) {
+        return ProbeRuns.load(runFile(id));
+    }
+
+    /** A saved run, read into its record (the engines' answer). */
+    public SavedProbeRun readProbeRun(String id) {
+        return ProbeRuns.read(runFile(id));
+    }
+
+    private Path runFile(String id) {
         if (!id.matches("probe-[A-Za-z0-9_.:+-]+\\.json")) {
             throw new EngineException(EngineException.Kind.REJECTED, "'" + id + "' is not a saved probe run's name");
         }
@@ -392,12 +404,19 @@ public final class WorkspaceActions implements AutoCloseable {
         if (!Files.isRegularFile(run)) {
             throw new EngineException(EngineException.Kind.REJECTED, "No saved probe run " + run);
         }
-        return ProbeRuns.load(run);
+        return run;
     }
 
+    /** The latest sweep as stored: what the API serves ({@code probe/sweep}). */
     public Optional<JsonNode> latestSweep() {
         List<Path> sweeps = ProbeRuns.listSweeps(layout);
         return sweeps.isEmpty() ? Optional.empty() : Optional.of(ProbeRuns.load(sweeps.get(0)));
+    }
+
+    /** The latest sweep, read into its record (the engines' answer). */
+    public Optional<SavedSweep> readLatestSweep() {
+        List<Path> sweeps = ProbeRuns.listSweeps(layout);
+        return sweeps.isEmpty() ? Optional.empty() : Optional.of(ProbeRuns.readSweep(sweeps.get(0)));
     }
 
     // --- bytecode
@@ -478,7 +497,7 @@ public final class WorkspaceActions implements AutoCloseable {
         try {
             archives.get(root, members, dev.kiln.core.archive.SourceArchive.DEFAULT_EXCLUDES, archives.maximumBytes());
         } catch (dev.kiln.core.archive.ArchiveTooLargeException e) {
-            throw new EngineException(EngineException.Refusal.TOO_LARGE, e.getMessage());
+            throw new EngineException(EngineException.Refusal.TOO_LARGE, java.util.Objects.requireNonNullElse(e.getMessage(), e.toString()));
         }
         return archives.entries().stream().filter(e -> e.root().equals(root)).findFirst()
                 .orElseThrow(() -> new EngineException(EngineException.Kind.FAILED, "The archive of " + root
@@ -589,7 +608,7 @@ public final class WorkspaceActions implements AutoCloseable {
                 r.result.completeExceptionally(new CancellationException(message));
             } catch (EngineException e) {
                 status = EngineEvent.Status.FAILED;
-                message = e.getMessage();
+                message = java.util.Objects.requireNonNullElse(e.getMessage(), kind + " failed");
                 r.result.completeExceptionally(e);
             } catch (Exception | Error e) {
                 status = EngineEvent.Status.FAILED;

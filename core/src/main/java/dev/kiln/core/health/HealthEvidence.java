@@ -1,9 +1,9 @@
 package dev.kiln.core.health;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.kiln.core.seed.SeedInfo;
 import dev.kiln.core.seed.WarmOutcome;
 import dev.kiln.core.seed.WarmResult;
+import dev.kiln.core.startup.SavedProbeRun;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -72,22 +72,15 @@ public record HealthEvidence(long contracts, long failures, List<String> failedC
     public record Probe(int servers, int overTimeout, int failed, Optional<String> slowest, Optional<Duration> slowestStart,
             Optional<Duration> timeout) {
 
-        /** A saved run ({@code observer/probes/*.json}): {@code summary.slowest} against its server's {@code timeout_ms}. */
-        public static Probe ofSavedRun(JsonNode run) {
-            JsonNode summary = run.path("summary");
-            Optional<String> slowest = summary.path("slowest").hasNonNull("name")
-                    ? Optional.of(summary.path("slowest").path("name").asText()) : Optional.empty();
-            Optional<Duration> start = summary.path("slowest").path("initialize_ms").isNumber()
-                    ? Optional.of(Duration.ofNanos(Math.round(summary.path("slowest").path("initialize_ms").asDouble() * 1e6)))
-                    : Optional.empty();
-            Optional<Duration> timeout = Optional.empty();
-            for (JsonNode s : run.path("servers")) {
-                if (slowest.isPresent() && slowest.get().equals(s.path("name").asText()) && s.path("timeout_ms").isNumber()) {
-                    timeout = Optional.of(Duration.ofNanos(Math.round(s.path("timeout_ms").asDouble() * 1e6)));
-                }
-            }
-            return new Probe(run.path("servers").size(), summary.path("over_timeout").asInt(),
-                    summary.path("failed").asInt(), slowest, start, timeout);
+        /** A saved run: its slowest server against that server's timeout. */
+        public static Probe ofSavedRun(SavedProbeRun run) {
+            SavedProbeRun.Summary summary = run.summary();
+            Optional<SavedProbeRun.Slowest> slowest = Optional.ofNullable(summary.slowest());
+            Optional<Duration> start = slowest.map(s -> Duration.ofNanos(Math.round(s.initializeMs() * 1e6)));
+            Optional<Duration> timeout = slowest.flatMap(s -> run.server(s.name()))
+                    .map(s -> Duration.ofMillis(s.representative().timeoutMs()));
+            return new Probe(run.servers().size(), (int) summary.overTimeout(), (int) summary.failed(),
+                    slowest.map(SavedProbeRun.Slowest::name), start, timeout);
         }
     }
 

@@ -175,7 +175,7 @@ public final class Projector {
      */
     private TickResult followTick(WakeReason reason, Instant now, ContractSnapshot snapshot, long t0) {
         project(snapshot, now);
-        long onDisk = StateDocument.revisionOnDisk(layout.stateFile());
+        long onDisk = Math.max(0, StateDocument.revisionOf(layout.stateFile())); // none yet: 0
         boolean advanced = loadedPrevious && onDisk > revision; // the first look finds where the owner is, no change
         loadedPrevious = true;
         if (onDisk > revision) {

@@ -19,18 +19,32 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The state.json document: its stable content (leaves, failures, meta — what decides "changed") and the
- * volatile rest (revision, generated_at, the last tick's counters), rendered as JSON.
+ * The schema of {@code observer/state.json} (and of the API's {@code state}, the same document): its stable content
+ * (leaves, failures, meta — what decides "changed") and the volatile rest (revision, generated_at, the last tick's
+ * counters). The one place that knows the document's field names: {@link #render} makes the bytes the writer
+ * ({@link StateFile}) puts on disk, and {@link #read}, {@link #parse} and {@link #revisionOf} are how everything else
+ * (the projector at startup, the staleness doctor, tests) reads them back. Stateless; safe from any thread.
  */
 final class StateDocument {
     static final int FORMAT = 1;
     static final ObjectMapper MAPPER = new ObjectMapper();
+    // The field names, written and read only here.
+    static final String REVISION = "revision";
+    static final String GENERATED_AT = "generated_at";
+    static final String LEAVES = "leaves";
+    static final String LEAF_ID = "leaf_id";
+    static final String FAILURES = "failures";
+    static final String PATH = "path";
+    static final String META = "meta";
+    static final String TICK = "tick";
+    static final String REASON = "reason";
 
     /** What decides whether the projection changed. Records, so equality is structural and cheap. */
     record Stable(List<LeafState> leaves, List<SnapshotFailure> failures, JsonNode meta) {
@@ -163,8 +177,8 @@ final class StateDocument {
         try {
             ObjectNode headNode = MAPPER.createObjectNode();
             headNode.put("format", FORMAT);
-            headNode.put("revision", revision);
-            headNode.put("generated_at", generatedAt.toString());
+            headNode.put(REVISION, revision);
+            headNode.put(GENERATED_AT, generatedAt.toString());
             headNode.put("workspace", workspace.toString());
             byte[] h = MAPPER.writeValueAsBytes(headNode);
             byte[] open = LEAVES_OPEN;
@@ -177,13 +191,13 @@ final class StateDocument {
                 meta.set(RUNTIME_META, runtime);
             }
             ObjectNode t = MAPPER.createObjectNode();
-            t.put("reason", tick.reason().jsonName());
+            t.put(REASON, tick.reason().jsonName());
             t.put("at", tick.at().toString());
             t.set("counters", tick.stats().toJson());
             ArrayNode drift = t.putArray("drift_pruned");
             tick.driftPruned().forEach(drift::add);
-            tail = ("],\"failures\":" + failuresJson + ",\"meta\":" + MAPPER.writeValueAsString(meta) + ",\"tick\":"
-                    + MAPPER.writeValueAsString(t) + "}").getBytes(StandardCharsets.UTF_8);
+            tail = ("],\"" + FAILURES + "\":" + failuresJson + ",\"" + META + "\":" + MAPPER.writeValueAsString(meta) + ",\"" + TICK
+                    + "\":" + MAPPER.writeValueAsString(t) + "}").getBytes(StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new IllegalStateException("rendering to memory cannot fail", e);
         }
@@ -192,13 +206,13 @@ final class StateDocument {
                 Collections.unmodifiableList(Arrays.asList(leaves.texts())), failuresJson, metaJson);
     }
 
-    private static final byte[] LEAVES_OPEN = ",\"leaves\":[".getBytes(StandardCharsets.UTF_8);
+    private static final byte[] LEAVES_OPEN = (",\"" + LEAVES + "\":[").getBytes(StandardCharsets.UTF_8);
     private static final byte[] LEAVES_CLOSE = "],".getBytes(StandardCharsets.UTF_8);
 
     private static ArrayNode failuresNode(List<SnapshotFailure> failures) {
         ArrayNode a = MAPPER.createArrayNode();
         for (SnapshotFailure f : failures) {
-            a.addObject().put("path", f.path()).put("kind", f.kind().name().toLowerCase(Locale.ROOT)).put("reason", f.reason());
+            a.addObject().put(PATH, f.path()).put("kind", f.kind().name().toLowerCase(Locale.ROOT)).put("reason", f.reason());
         }
         return a;
     }
@@ -233,18 +247,18 @@ final class StateDocument {
                 return false;
             }
             ObjectNode want = MAPPER.createObjectNode();
-            want.set("failures", failuresNode(stable.failures()));
-            want.set("meta", stable.meta().deepCopy());
+            want.set(FAILURES, failuresNode(stable.failures()));
+            want.set(META, stable.meta().deepCopy());
             JsonNode wantTree = MAPPER.readTree(MAPPER.writeValueAsBytes(want));
             ObjectNode got = MAPPER.createObjectNode();
-            got.set("failures", tail.get("failures"));
-            JsonNode meta = tail.get("meta");
+            got.set(FAILURES, tail.get(FAILURES));
+            JsonNode meta = tail.get(META);
             if (meta instanceof ObjectNode m && m.has(RUNTIME_META)) {
                 ObjectNode copy = m.deepCopy();
                 copy.remove(RUNTIME_META);
                 meta = copy;
             }
-            got.set("meta", meta);
+            got.set(META, meta);
             return wantTree.equals(got);
         } catch (IOException e) {
             return false;
@@ -486,7 +500,7 @@ final class StateDocument {
 
     static ObjectNode leafNode(LeafState l) {
         ObjectNode n = MAPPER.createObjectNode();
-        n.put("leaf_id", l.leafId());
+        n.put(LEAF_ID, l.leafId());
         n.put("file", l.file());
         n.put("declared_leaf_id", l.declaredLeafId());
         n.put("id_shape", l.idShape().name().toLowerCase(Locale.ROOT));
@@ -522,41 +536,17 @@ final class StateDocument {
     /** The stable part of an existing document, or {@code null}. */
     static @Nullable JsonNode stableTree(JsonNode doc) {
         ObjectNode o = MAPPER.createObjectNode();
-        for (String f : List.of("leaves", "failures", "meta")) {
+        for (String f : List.of(LEAVES, FAILURES, META)) {
             if (doc.has(f)) {
                 o.set(f, doc.get(f));
             }
         }
-        if (o.get("meta") instanceof ObjectNode meta && meta.has(RUNTIME_META)) {
+        if (o.get(META) instanceof ObjectNode meta && meta.has(RUNTIME_META)) {
             ObjectNode stableMeta = meta.deepCopy();
             stableMeta.remove(RUNTIME_META);
-            o.set("meta", stableMeta);
+            o.set(META, stableMeta);
         }
         return o;
-    }
-
-    /**
-     * The revision of the document at {@code file}, read from its head only (the revision is among the first
-     * fields), or 0 when there is none or it cannot be read.
-     */
-    static long revisionOnDisk(Path file) {
-        try (JsonParser p = MAPPER.getFactory().createParser(file.toFile())) {
-            if (p.nextToken() != JsonToken.START_OBJECT) {
-                return 0;
-            }
-            for (JsonToken t = p.nextToken(); t == JsonToken.FIELD_NAME;
-                    t = p.nextToken()) {
-                String name = p.currentName();
-                p.nextToken();
-                if ("revision".equals(name)) {
-                    return p.getValueAsLong(0);
-                }
-                p.skipChildren();
-            }
-            return 0;
-        } catch (IOException e) {
-            return 0;
-        }
     }
 
     /** The revision in the head of a document's bytes, or -1 when they are no state document. */
@@ -584,7 +574,7 @@ final class StateDocument {
         for (JsonToken t = p.nextToken(); t == JsonToken.FIELD_NAME; t = p.nextToken()) {
             String name = p.currentName();
             p.nextToken();
-            if ("revision".equals(name)) {
+            if (REVISION.equals(name)) {
                 return p.getValueAsLong(-1);
             }
             p.skipChildren();
@@ -592,32 +582,60 @@ final class StateDocument {
         return -1;
     }
 
-    /** An existing document: its bytes and its tree. */
-    record Existing(byte[] bytes, JsonNode tree) {
-    }
-
-    /** The previous document, or {@code null} when there is none or it is not a JSON object. */
-    static @Nullable Existing readExisting(Path file) throws IOException {
+    /** The document at {@code file}, read; null when there is none. The exception names the file and what is wrong. */
+    static @Nullable PublishedState read(Path file) throws IOException {
+        byte[] bytes;
         try {
-            byte[] bytes = Files.readAllBytes(file);
-            JsonNode n = MAPPER.readTree(bytes);
-            return n != null && n.isObject() ? new Existing(bytes, n) : null;
+            bytes = Files.readAllBytes(file);
         } catch (NoSuchFileException e) {
             return null;
-        } catch (JsonProcessingException e) {
-            return null;
         }
+        return parse(file.toString(), bytes);
+    }
+
+    /** Parses a document read from {@code source} (a file or a URL); the exception names it and says what is wrong. */
+    static PublishedState parse(String source, byte[] bytes) throws IOException {
+        JsonNode doc;
+        try {
+            doc = MAPPER.readTree(bytes);
+        } catch (JsonProcessingException e) {
+            throw new IOException(source + " is not valid JSON (" + e.getOriginalMessage() + "); a Kiln state document is"
+                    + " rewritten whole by the next projection (kiln project)", e);
+        }
+        if (doc == null || !doc.isObject() || !doc.path(LEAVES).isArray()) {
+            throw new IOException(source + " is not a Kiln state document (no " + LEAVES + " array); a Kiln state document"
+                    + " is rewritten whole by the next projection (kiln project)");
+        }
+        Map<String, JsonNode> leaves = new LinkedHashMap<>(doc.path(LEAVES).size() * 2);
+        for (JsonNode l : doc.path(LEAVES)) {
+            leaves.put(l.path(LEAF_ID).asText(), l);
+        }
+        Map<String, JsonNode> failures = new LinkedHashMap<>();
+        for (JsonNode f : doc.path(FAILURES)) {
+            failures.put(f.path(PATH).asText(), f);
+        }
+        JsonNode at = doc.path(GENERATED_AT);
+        Instant generatedAt = null;
+        if (at.isTextual()) {
+            try {
+                generatedAt = Instant.parse(at.asText());
+            } catch (java.time.format.DateTimeParseException e) {
+                generatedAt = null; // a time it cannot read says nothing: unknown, not a guess
+            }
+        }
+        return new PublishedState(source, doc.path(REVISION).asLong(0), generatedAt, doc.path(TICK).path(REASON).asText(""),
+                leaves, failures, doc.path(META));
     }
 
     private static void stableInto(ObjectNode o, Stable stable) {
-        ArrayNode leaves = o.putArray("leaves");
+        ArrayNode leaves = o.putArray(LEAVES);
         for (LeafState l : stable.leaves()) {
             leaves.add(leafNode(l));
         }
-        ArrayNode failures = o.putArray("failures");
+        ArrayNode failures = o.putArray(FAILURES);
         for (SnapshotFailure f : stable.failures()) {
-            failures.addObject().put("path", f.path()).put("kind", f.kind().name().toLowerCase(Locale.ROOT)).put("reason", f.reason());
+            failures.addObject().put(PATH, f.path()).put("kind", f.kind().name().toLowerCase(Locale.ROOT)).put("reason", f.reason());
         }
-        o.set("meta", stable.meta().deepCopy());
+        o.set(META, stable.meta().deepCopy());
     }
 }

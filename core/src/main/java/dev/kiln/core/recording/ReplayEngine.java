@@ -1,6 +1,5 @@
 package dev.kiln.core.recording;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kiln.core.archive.ArchiveCacheStats;
 import dev.kiln.core.archive.ArchiveEntry;
@@ -20,6 +19,8 @@ import dev.kiln.core.snapshot.ContractSnapshot;
 import dev.kiln.core.startup.Bytecode;
 import dev.kiln.core.startup.BytecodeReport;
 import dev.kiln.core.startup.ProbeReport;
+import dev.kiln.core.startup.SavedProbeRun;
+import dev.kiln.core.startup.SavedSweep;
 import dev.kiln.core.startup.ServerConfig;
 import dev.kiln.core.telemetry.EventBus;
 import dev.kiln.core.telemetry.KilnEvent;
@@ -628,12 +629,12 @@ public final class ReplayEngine implements Engine {
     }
 
     @Override
-    public JsonNode probeRun(String id) {
+    public SavedProbeRun probeRun(String id) {
         throw refused("A saved probe run");
     }
 
     @Override
-    public Optional<JsonNode> latestSweep() {
+    public Optional<SavedSweep> latestSweep() {
         return Optional.empty();
     }
 

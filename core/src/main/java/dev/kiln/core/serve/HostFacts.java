@@ -1,10 +1,10 @@
 package dev.kiln.core.serve;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.kiln.core.health.HealthEvidence;
 import dev.kiln.core.seed.SeedCaches;
 import dev.kiln.core.seed.SeedInfo;
 import dev.kiln.core.startup.ProbeRuns;
+import dev.kiln.core.startup.SavedProbeRun;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -12,7 +12,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
-import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -74,42 +73,17 @@ final class HostFacts {
     static Optional<DaemonHealth.Probe> probe(WorkspaceLayout layout) {
         try {
             List<Path> runs = ProbeRuns.list(layout);
-            return runs.isEmpty() ? Optional.empty() : Optional.of(verdict(ProbeRuns.load(runs.get(0))));
+            return runs.isEmpty() ? Optional.empty() : Optional.of(verdict(ProbeRuns.read(runs.get(0))));
         } catch (RuntimeException e) {
             LOG.debug("Health: probe runs of {} not read: {}", layout.root(), e.getMessage());
             return Optional.empty();
         }
     }
 
-    /** A saved run's summary as a verdict: {@code summary.slowest} against that server's {@code timeout_ms}. */
-    static DaemonHealth.Probe verdict(JsonNode run) {
-        JsonNode summary = run.path("summary");
-        Optional<String> slowest = summary.path("slowest").hasNonNull("name")
-                ? Optional.of(summary.path("slowest").path("name").asText()) : Optional.empty();
-        Optional<Duration> start = summary.path("slowest").path("initialize_ms").isNumber()
-                ? Optional.of(millis(summary.path("slowest").path("initialize_ms").asDouble())) : Optional.empty();
-        Optional<Duration> timeout = Optional.empty();
-        for (JsonNode s : run.path("servers")) {
-            if (slowest.isPresent() && slowest.get().equals(s.path("name").asText()) && s.path("timeout_ms").isNumber()) {
-                timeout = Optional.of(millis(s.path("timeout_ms").asDouble()));
-            }
-        }
-        Instant at = Optional.ofNullable(summary.path("started_at").textValue()).map(parse()).orElse(Instant.EPOCH);
-        return new DaemonHealth.Probe(at, run.path("servers").size(), slowest, start, timeout,
-                summary.path("over_timeout").asInt(), summary.path("failed").asInt());
-    }
-
-    private static Function<String, Instant> parse() {
-        return t -> {
-            try {
-                return Instant.parse(t);
-            } catch (java.time.format.DateTimeParseException e) {
-                return Instant.EPOCH;
-            }
-        };
-    }
-
-    private static Duration millis(double ms) {
-        return Duration.ofNanos(Math.round(ms * 1e6));
+    /** A saved run's summary as a verdict: its slowest server against that server's timeout. */
+    static DaemonHealth.Probe verdict(SavedProbeRun run) {
+        HealthEvidence.Probe p = HealthEvidence.Probe.ofSavedRun(run);
+        Instant at = Optional.ofNullable(run.summary().startedAt()).orElse(Instant.EPOCH);
+        return new DaemonHealth.Probe(at, p.servers(), p.slowest(), p.slowestStart(), p.timeout(), p.overTimeout(), p.failed());
     }
 }

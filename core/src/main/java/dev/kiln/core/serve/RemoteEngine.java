@@ -27,6 +27,8 @@ import dev.kiln.core.snapshot.StatIdentity;
 import dev.kiln.core.startup.Bytecode;
 import dev.kiln.core.startup.BytecodeReport;
 import dev.kiln.core.startup.ProbeReport;
+import dev.kiln.core.startup.SavedProbeRun;
+import dev.kiln.core.startup.SavedSweep;
 import dev.kiln.core.startup.ServerConfig;
 import dev.kiln.core.telemetry.EventBus;
 import dev.kiln.core.telemetry.KilnEvent;
@@ -394,21 +396,30 @@ public final class RemoteEngine implements Engine {
     }
 
     @Override
-    public JsonNode probeRun(String id) {
+    public SavedProbeRun probeRun(String id) {
         String route = Wire.withId(Wire.PROBE_RUN, id);
         ServeClient.Answer a = request("GET", route, null, null, null, READ);
         check("GET /" + route, a);
-        return json("GET /" + route, a);
+        return read("GET /" + route, a, SavedProbeRun::fromJson);
     }
 
     @Override
-    public Optional<JsonNode> latestSweep() {
+    public Optional<SavedSweep> latestSweep() {
         ServeClient.Answer a = request("GET", Wire.PROBE_SWEEP, null, null, null, READ);
         if (a.status() == 404 && Wire.errorText(a.text()).contains("(no_sweep)")) {
             return Optional.empty();
         }
         check("GET /" + Wire.PROBE_SWEEP, a);
-        return Optional.of(json("GET /" + Wire.PROBE_SWEEP, a));
+        return Optional.of(read("GET /" + Wire.PROBE_SWEEP, a, SavedSweep::fromJson));
+    }
+
+    /** A saved run or sweep served as stored, read by its record's one reader; a body it cannot read is {@code INCOMPATIBLE}. */
+    private <T> T read(String what, ServeClient.Answer a, java.util.function.BiFunction<JsonNode, String, T> reader) {
+        try {
+            return reader.apply(json(what, a), what + " of " + location());
+        } catch (IllegalArgumentException e) {
+            throw new EngineException(EngineException.Kind.INCOMPATIBLE, e.getMessage(), e);
+        }
     }
 
     @Override

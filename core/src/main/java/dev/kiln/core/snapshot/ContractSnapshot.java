@@ -21,7 +21,7 @@ public final class ContractSnapshot {
     private final List<ContractFile> contracts;
     private final List<SnapshotFailure> failures;
     private final SnapshotStats stats;
-    private volatile Map<String, ContractFile> byLeafId;
+    private volatile @org.jspecify.annotations.Nullable Map<String, ContractFile> byLeafId;
     private static final java.util.concurrent.atomic.AtomicLong SEQ = new java.util.concurrent.atomic.AtomicLong();
     private final long seq = SEQ.incrementAndGet();
     /** The snapshot this one was made from by replacing contracts in place, or 0. */

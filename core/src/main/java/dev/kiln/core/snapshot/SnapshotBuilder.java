@@ -16,6 +16,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Builds {@link ContractSnapshot}s of one {@code tasks/} directory, backed by a parse cache keyed by stat
@@ -42,7 +43,7 @@ public final class SnapshotBuilder {
      * The current snapshot's entries (contracts and failures) by relative path, in enumeration order; what the
      * incremental step edits. Built from the snapshot on the first {@link #apply} after a full build.
      */
-    private TreeMap<String, Object> index;
+    private @Nullable TreeMap<String, Object> index;
 
     public SnapshotBuilder(Path tasksDir) {
         this(tasksDir, ContractStore.DEFAULT_MAX_BYTES);
@@ -92,9 +93,8 @@ public final class SnapshotBuilder {
      */
     public ContractSnapshot apply(Collection<Path> changed) {
         long t0 = System.nanoTime();
-        if (index == null) {
-            index = indexOf(current);
-        }
+        TreeMap<String, Object> index = this.index != null ? this.index : indexOf(current);
+        this.index = index;
         List<String> rels = new ArrayList<>(changed.size());
         for (Path p : changed) {
             Path abs = p.toAbsolutePath().normalize();
@@ -115,11 +115,11 @@ public final class SnapshotBuilder {
             if (lastRegion != null && (rel.equals(lastRegion) || rel.startsWith(lastRegion + "/"))) {
                 continue; // inside a region already re-enumerated
             }
-            if (belowFailedDirectory(rel)) {
+            if (belowFailedDirectory(index, rel)) {
                 continue; // a full walk does not get below it either; its own failure stays
             }
             lastRegion = rel;
-            removedEntries[0] += removeRegion(rel, removed);
+            removedEntries[0] += removeRegion(index, rel, removed);
             TreeWalk.walkEntry(tasksDir, rel, b);
         }
         for (ContractFile c : b.contracts) {
@@ -129,7 +129,7 @@ public final class SnapshotBuilder {
             index.put(f.path(), f);
         }
         List<ContractFile> contracts = null;
-        List<SnapshotFailure> failures = null;
+        List<SnapshotFailure> failures = List.of(); // set below with the contracts
         int[] replaced = null;
         if (b.failures.isEmpty() && removedEntries[0] == removed.size() && sameFiles(b.contracts, removed)) {
             // the common case, edits only: the same files in the same order, so the last list with the edited
@@ -212,7 +212,7 @@ public final class SnapshotBuilder {
         return m;
     }
 
-    private boolean belowFailedDirectory(String rel) {
+    private static boolean belowFailedDirectory(TreeMap<String, Object> index, String rel) {
         for (int i = rel.indexOf('/'); i > 0; i = rel.indexOf('/', i + 1)) {
             if (index.get(rel.substring(0, i)) instanceof SnapshotFailure f && f.isDirectory()) {
                 return true;
@@ -241,7 +241,7 @@ public final class SnapshotBuilder {
      *
      * @return index entries dropped (contracts and failures)
      */
-    private int removeRegion(String rel, Map<String, ContractFile> removed) {
+    private int removeRegion(TreeMap<String, Object> index, String rel, Map<String, ContractFile> removed) {
         int dropped = 0;
         String below = rel + "/";
         for (Iterator<Map.Entry<String, Object>> it = index.tailMap(rel, true).entrySet().iterator(); it.hasNext();) {
@@ -344,7 +344,7 @@ public final class SnapshotBuilder {
         int seenOld;
 
         /** @param next where resolved parses go; null for a fresh map (a full build replaces the cache whole) */
-        Build(Map<String, ContractFile> old, Map<String, ContractFile> next) {
+        Build(Map<String, ContractFile> old, @Nullable Map<String, ContractFile> next) {
             this.old = old;
             this.next = next != null ? next : new HashMap<>(Math.max(16, old.size() * 4 / 3 + 16));
             this.contracts = new ArrayList<>(next != null ? 16 : old.size() + 16);

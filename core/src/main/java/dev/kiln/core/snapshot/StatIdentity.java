@@ -30,15 +30,20 @@ public record StatIdentity(long size, long mtimeNanos, long ctimeNanos, @Nullabl
 
     private static final boolean UNIX_VIEW = probeUnixView();
 
+    /** An attribute the unix view always has (asked for by name); its absence is a broken file system view. */
+    private static Object attribute(Map<String, Object> a, String name) {
+        return java.util.Objects.requireNonNull(a.get(name), () -> "the unix file attribute view gave no " + name);
+    }
+
     /** Reads the identity of {@code file} (not following a final symlink unless {@code follow}). */
     public static StatIdentity of(Path file, boolean follow) throws IOException {
         LinkOption[] opts = follow ? new LinkOption[0] : new LinkOption[] {LinkOption.NOFOLLOW_LINKS};
         if (UNIX_VIEW) {
             Map<String, Object> a = Files.readAttributes(file, "unix:size,lastModifiedTime,ctime,fileKey", opts);
             return new StatIdentity(
-                    (Long) a.get("size"),
-                    nanos((FileTime) a.get("lastModifiedTime")),
-                    nanos((FileTime) a.get("ctime")),
+                    (Long) attribute(a, "size"),
+                    nanos((FileTime) attribute(a, "lastModifiedTime")),
+                    nanos((FileTime) attribute(a, "ctime")),
                     a.get("fileKey"),
                     true);
         }
@@ -58,9 +63,9 @@ public record StatIdentity(long size, long mtimeNanos, long ctimeNanos, @Nullabl
                 return null;
             }
             return new StatIdentity(
-                    (Long) a.get("size"),
-                    nanos((FileTime) a.get("lastModifiedTime")),
-                    nanos((FileTime) a.get("ctime")),
+                    (Long) attribute(a, "size"),
+                    nanos((FileTime) attribute(a, "lastModifiedTime")),
+                    nanos((FileTime) attribute(a, "ctime")),
                     a.get("fileKey"),
                     true);
         }

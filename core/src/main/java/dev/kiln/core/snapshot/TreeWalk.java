@@ -181,7 +181,8 @@ final class TreeWalk {
     }
 
     static String describe(Exception e) {
-        Throwable t = e instanceof DirectoryIteratorException d ? d.getCause() : e;
+        Throwable cause = e instanceof DirectoryIteratorException d ? d.getCause() : null;
+        Throwable t = cause != null ? cause : e;
         return t.getMessage() == null ? t.getClass().getSimpleName() : t.getClass().getSimpleName() + ": " + t.getMessage();
     }
 }

@@ -88,12 +88,30 @@ public final class ProbeRuns {
         }
     }
 
-    /** A saved run's JSON ({@code servers}, {@code summary}, {@code runs}). */
+    /** A saved run or sweep as stored ({@code servers}, {@code summary}, {@code runs}): what the API serves. */
     public static JsonNode load(Path run) {
         try {
             return JSON.readTree(run.toFile());
         } catch (IOException e) {
             throw new WorkspaceException(run + " is not a readable probe run: " + e.getMessage(), e);
+        }
+    }
+
+    /** A saved run, read ({@link SavedProbeRun#fromJson}); the exception names the file. */
+    public static SavedProbeRun read(Path run) {
+        try {
+            return SavedProbeRun.fromJson(load(run), run.toString());
+        } catch (IllegalArgumentException e) {
+            throw new WorkspaceException(e.getMessage(), e);
+        }
+    }
+
+    /** A saved sweep, read ({@link SavedSweep#fromJson}); the exception names the file. */
+    public static SavedSweep readSweep(Path sweep) {
+        try {
+            return SavedSweep.fromJson(load(sweep), sweep.toString());
+        } catch (IllegalArgumentException e) {
+            throw new WorkspaceException(e.getMessage(), e);
         }
     }
 
@@ -112,11 +130,10 @@ public final class ProbeRuns {
     }
 
     /** Compares {@code now} with a saved {@code earlier} run, server by server (the servers of {@code now}). */
-    public static List<Change> compare(JsonNode earlier, ProbeReport now) {
+    public static List<Change> compare(SavedProbeRun earlier, ProbeReport now) {
         java.util.Map<String, Double> before = new java.util.HashMap<>();
-        for (JsonNode s : earlier.path("servers")) {
-            JsonNode ms = s.path("initialize_ms_median");
-            before.put(s.path("name").asText(), ms.isNumber() ? ms.asDouble() : null);
+        for (SavedProbeRun.Server s : earlier.servers()) {
+            before.put(s.name(), s.initializeMsMedian());
         }
         return now.servers().stream()
                 .map(s -> new Change(s.name(), before.get(s.name()), s.initializeMsMedian()))

@@ -1,12 +1,10 @@
 package dev.kiln.core.startup;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 
@@ -404,27 +402,5 @@ public record SweepReport(Instant startedAt, List<Double> shares, boolean compar
             n.set("report", c.report().toJson());
         }
         return root;
-    }
-
-    /** The matrix of a saved sweep's JSON, for readers that have no report object (the console). */
-    public static List<Cell> cells(JsonNode sweep) {
-        List<Cell> out = new ArrayList<>();
-        for (JsonNode n : sweep.path("matrix")) {
-            out.add(new Cell(n.path("server").asText(), n.path("share").asDouble(), Bytecode.parse(n.path("bytecode").asText()),
-                    n.path("initialize_ms").isNumber() ? n.path("initialize_ms").asDouble() : null,
-                    n.path("outcome").asText(), n.path("timeout_ms").asLong(), n.path("ok_runs").asInt(),
-                    n.path("runs").asInt(), n.path("note").asText("")));
-        }
-        return out;
-    }
-
-    /** The servers of a saved sweep's JSON, in order. */
-    public static List<String> servers(JsonNode sweep) {
-        LinkedHashSet<String> s = new LinkedHashSet<>();
-        sweep.path("servers").forEach(n -> s.add(n.asText()));
-        if (s.isEmpty()) {
-            cells(sweep).forEach(c -> s.add(c.server()));
-        }
-        return List.copyOf(s);
     }
 }

@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The settings of one workspace, from its {@code kiln.json}. Every field is optional; a missing file means
@@ -53,7 +54,7 @@ public record WorkspaceSettings(
      * @param flag the command line's bind address, or null when none was given
      * @param root the workspace whose {@code kiln.json} this is (for the warning)
      */
-    public String apiBindFor(String flag, Path root, Consumer<String> warnings) {
+    public String apiBindFor(@Nullable String flag, Path root, Consumer<String> warnings) {
         if (flag != null) {
             return flag;
         }

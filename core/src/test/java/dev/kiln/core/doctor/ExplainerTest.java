@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kiln.core.demo.DemoWorkspace;
 import dev.kiln.core.projection.Projector;
+import dev.kiln.core.projection.PublishedState;
 import dev.kiln.core.projection.WakeReason;
 import dev.kiln.core.watch.ChangeWatcher;
 import dev.kiln.core.watch.WatchStatus;
@@ -108,7 +109,7 @@ class ExplainerTest {
 
     private ObjectNode metrics(String mode, String reason, String error) throws Exception {
         long revision = PublishedState.read(layout.stateFile()).revision();
-        ObjectNode m = PublishedState.MAPPER.createObjectNode();
+        ObjectNode m = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
         m.put("workspace", layout.root().toString());
         m.put("revision", revision);
         m.put("projections", 3);
@@ -124,7 +125,7 @@ class ExplainerTest {
     }
 
     private static ObjectNode tick(long seq, Instant at) {
-        return PublishedState.MAPPER.createObjectNode().put("seq", seq).put("reason", "heartbeat").put("full", false)
+        return com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode().put("seq", seq).put("reason", "heartbeat").put("full", false)
                 .put("at", at.toString()).put("changed_paths", 0).put("revision", 1);
     }
 

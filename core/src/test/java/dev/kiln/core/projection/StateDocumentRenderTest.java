@@ -110,4 +110,42 @@ class StateDocumentRenderTest {
             }
         }
     }
+
+    @Test
+    void parse_documentItRendered_readsBackRevisionTimesLeavesAndFailures() throws Exception {
+        ObjectNode meta = StateDocument.MAPPER.createObjectNode();
+        meta.putObject("watch").put("mode", "live");
+        StateDocument.Stable stable = new StateDocument.Stable(List.of(leaf("a/one", "One", null)),
+                List.of(new SnapshotFailure("b/contract.json", SnapshotFailure.Kind.MALFORMED, "bad")), meta);
+        TickResult tick = new TickResult(WakeReason.CHANGE, NOW, 7, true, 1, 1, SnapshotStats.empty(), 1_000, List.of(), null);
+        byte[] bytes = StateDocument.render(Path.of("/ws"), 7, NOW, stable, tick).bytes();
+
+        PublishedState read = PublishedState.parse("/ws/observer/state.json", bytes);
+
+        assertThat(read.revision()).isEqualTo(7);
+        assertThat(StateDocument.revisionOf(bytes)).as("the streamed head reader agrees").isEqualTo(7);
+        assertThat(read.generatedAt()).isEqualTo(NOW);
+        assertThat(read.tickReason()).isEqualTo(WakeReason.CHANGE.jsonName());
+        assertThat(read.leaves()).containsOnlyKeys("a/one");
+        assertThat(read.leaves().get("a/one").path("title").asText()).isEqualTo("One");
+        assertThat(read.failures()).containsOnlyKeys("b/contract.json");
+        assertThat(read.meta().path("watch").path("mode").asText()).isEqualTo("live");
+    }
+
+    @Test
+    void read_malformedOrForeignFile_errorNamesTheFileAndWhatIsWrong(@org.junit.jupiter.api.io.TempDir Path dir)
+            throws Exception {
+        Path cut = dir.resolve("state.json");
+        java.nio.file.Files.writeString(cut, "{\"format\":1,\"revision\":3,\"leaves\":[{\"leaf_id\"");
+        Path foreign = dir.resolve("other.json");
+        java.nio.file.Files.writeString(foreign, "{\"revision\":3}");
+
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> PublishedState.read(cut))
+                .isInstanceOf(java.io.IOException.class).hasMessageStartingWith(cut + " is not valid JSON");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> PublishedState.read(foreign))
+                .isInstanceOf(java.io.IOException.class)
+                .hasMessageStartingWith(foreign + " is not a Kiln state document (no leaves array)");
+        assertThat(PublishedState.read(dir.resolve("absent.json"))).as("nothing published yet").isNull();
+        assertThat(StateDocument.revisionOf(cut)).as("the head is readable before the cut").isEqualTo(3);
+    }
 }

@@ -3,7 +3,6 @@ package dev.kiln.core.serve;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.kiln.core.archive.ArchiveEntry;
 import dev.kiln.core.archive.ArchiveEvent;
 import dev.kiln.core.contract.HealReport;
@@ -29,6 +28,7 @@ import dev.kiln.core.startup.BytecodeReport;
 import dev.kiln.core.startup.ProbeEvent;
 import dev.kiln.core.startup.ProbeReport;
 import dev.kiln.core.startup.RealServers;
+import dev.kiln.core.startup.SavedProbeRun;
 import dev.kiln.core.telemetry.KilnEvent;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import dev.kiln.testkit.Await;
@@ -219,8 +219,8 @@ abstract class EngineContractTest {
         assertThat(runs).as("one run saved for the two calls").hasSize(runsBefore + 1);
         assertThat(runs.get(0).startedAt()).as("read from the run's name")
                 .isEqualTo(report.startedAt().truncatedTo(java.time.temporal.ChronoUnit.MILLIS));
-        JsonNode saved = engine.probeRun(runs.get(0).id());
-        assertThat(saved.toString()).contains("demo-light");
+        SavedProbeRun saved = engine.probeRun(runs.get(0).id());
+        assertThat(saved.servers()).extracting(SavedProbeRun.Server::name).contains("demo-light");
         assertThatThrownBy(() -> engine.probeRun("../kiln.json")).isInstanceOf(EngineException.class)
                 .extracting(e -> ((EngineException) e).kind()).isEqualTo(EngineException.Kind.REJECTED);
         assertThatThrownBy(() -> engine.probe(new ProbeRequest(List.of("nope"), "", dev.kiln.core.startup.BytecodeMode.AS_IS,
@@ -282,13 +282,13 @@ abstract class EngineContractTest {
         assertThat(step.result().fetch()).as("the live step's fetch phase").isEqualTo(f);
         assertThat(step.result().timeline()).isEqualTo(r.timeline());
 
-        JsonNode saved = engine.probeRun(engine.probeRuns().get(0).id()).path("runs").get(0);
-        assertThat(saved.path("fetch").path("launcher").asText()).isEqualTo("npx");
-        assertThat(saved.path("fetch").path("downloaded").asText()).isEqualTo(f.downloaded().label());
-        assertThat(saved.path("fetch").path("evidence").asText()).isEqualTo(f.evidence());
-        assertThat(saved.path("fetch").path("fetch_ms").asDouble()).as("saved to 0.1 ms").isCloseTo(f.fetchMs(),
+        SavedProbeRun.Result saved = engine.probeRun(engine.probeRuns().get(0).id()).runs().get(0);
+        assertThat(saved.fetch().launcher()).isEqualTo(dev.kiln.core.startup.Launcher.NPX);
+        assertThat(saved.fetch().downloaded()).isEqualTo(f.downloaded().label());
+        assertThat(saved.fetch().evidence()).isEqualTo(f.evidence());
+        assertThat(saved.fetch().fetchMs()).as("saved to 0.1 ms").isCloseTo(f.fetchMs(),
                 org.assertj.core.data.Offset.offset(0.051));
-        assertThat(saved.path("timeline").path("fetch_end").asDouble()).isCloseTo(r.timeline().fetchEndMs(),
+        assertThat(saved.timeline().fetchEndMs()).isCloseTo(r.timeline().fetchEndMs(),
                 org.assertj.core.data.Offset.offset(0.051));
     }
 

@@ -31,7 +31,7 @@ class ProbeRunsTest {
         Path second = ProbeRuns.save(ws, report(Instant.parse("2026-01-05T09:05:00Z"), 1_500));
 
         assertThat(ProbeRuns.list(ws)).containsExactly(second, first);
-        assertThat(ProbeRuns.compare(ProbeRuns.load(first), report(Instant.now(), 1_500)))
+        assertThat(ProbeRuns.compare(ProbeRuns.read(first), report(Instant.now(), 1_500)))
                 .containsExactly(new ProbeRuns.Change("a", 4_000.0, 1_500.0));
         assertThat(new ProbeRuns.Change("a", 4_000.0, 1_000.0).ratio()).isEqualTo(0.25);
         assertThat(new ProbeRuns.Change("a", null, 1_000.0).ratio()).isNull();
@@ -53,7 +53,7 @@ class ProbeRunsTest {
         var json = ProbeRuns.load(saved);
         assertThat(json.path("partial").asBoolean()).isTrue();
         assertThat(json.path("cancelled_at").asText()).isEqualTo("1 CPU after");
-        assertThat(SweepReport.cells(json)).containsExactlyElementsOf(sweep.cells());
+        assertThat(ProbeRuns.readSweep(saved).cells()).containsExactlyElementsOf(sweep.cells());
         assertThat(json.path("runs").get(0).path("report").path("servers").get(0).path("name").asText()).isEqualTo("a");
     }
 
@@ -64,5 +64,61 @@ class ProbeRunsTest {
 
         assertThatThrownBy(() -> ProbeRuns.load(bad)).isInstanceOf(WorkspaceException.class)
                 .hasMessageStartingWith(bad + " is not a readable probe run");
+    }
+
+    @Test
+    void read_runOfTheFirstFormat_readsWhatItHasAndNullsWhatItLacks() throws Exception {
+        // A run saved by the first Kiln that saved runs (2026-11-30): no conversation, phases, fetch, handshake or share.
+        WorkspaceLayout ws = WorkspaceLayout.of(dir);
+        Path old = Files.createDirectories(ProbeRuns.dir(ws)).resolve("probe-20261130T101500.000Z.json");
+        try (var in = ProbeRunsTest.class.getResourceAsStream("probe-20261130T101500.000Z.json")) {
+            Files.copy(in, old);
+        }
+
+        SavedProbeRun run = ProbeRuns.read(ProbeRuns.list(ws).get(0));
+
+        assertThat(run.summary().startedAt()).isEqualTo(Instant.parse("2026-11-30T10:15:00Z"));
+        assertThat(run.summary().slowest()).isEqualTo(new SavedProbeRun.Slowest("fs", 812.4));
+        assertThat(run.summary().overTimeout()).isEqualTo(1);
+        assertThat(run.summary().squeezed()).as("no share, no pinned CPUs").isFalse();
+        assertThat(run.summary().cpuShare()).isNull();
+        assertThat(run.summary().handshake()).isEqualTo(HandshakeOrder.INITIALIZE_FIRST.label());
+        assertThat(run.servers()).extracting(SavedProbeRun.Server::name).containsExactly("fs", "slow");
+        SavedProbeRun.Server fs = run.servers().get(0);
+        assertThat(fs.conversation()).isEqualTo(Conversation.NONE);
+        assertThat(fs.representative().fetch()).isNull();
+        assertThat(fs.representative().phases().explanation()).isEmpty();
+        assertThat(fs.representative().timeline().fetchEndMs()).isNull();
+        assertThat(fs.representative().timeline().initializedMs()).isEqualTo(812.4);
+        assertThat(fs.recommendedTimeoutSec()).isEqualTo(3);
+        SavedProbeRun.Server slow = run.server("slow").orElseThrow();
+        assertThat(slow.representative().tools()).as("null tools: unknown").isEqualTo(-1);
+        assertThat(slow.representative().protocolVersion()).isNull();
+        assertThat(slow.initializeMs()).isNull();
+        assertThat(run.runs()).extracting(SavedProbeRun.Result::run).containsExactly(1, 1);
+    }
+
+    @Test
+    void read_runWrittenNow_readsBackItsReport() {
+        WorkspaceLayout ws = WorkspaceLayout.of(dir);
+        ProbeReport report = report(Instant.parse("2026-01-05T09:00:00Z"), 4_000);
+
+        SavedProbeRun run = ProbeRuns.read(ProbeRuns.save(ws, report));
+
+        assertThat(run).isEqualTo(SavedProbeRun.of(report));
+        assertThat(run.summary().startedAt()).isEqualTo(report.startedAt());
+        assertThat(run.servers()).extracting(SavedProbeRun.Server::name, SavedProbeRun.Server::initializeMsMedian)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("a", 4_000.0));
+    }
+
+    @Test
+    void read_jsonThatIsNoRun_errorNamesTheFile() throws Exception {
+        Path bad = Files.createDirectories(ProbeRuns.dir(WorkspaceLayout.of(dir))).resolve("probe-y.json");
+        Files.writeString(bad, "{\"kind\": \"sweep\"}");
+
+        assertThatThrownBy(() -> ProbeRuns.read(bad)).isInstanceOf(WorkspaceException.class)
+                .hasMessageStartingWith(bad + " is not a saved probe run");
+        assertThatThrownBy(() -> ProbeRuns.readSweep(bad)).isInstanceOf(WorkspaceException.class)
+                .hasMessageStartingWith(bad + " is not a saved sweep");
     }
 }

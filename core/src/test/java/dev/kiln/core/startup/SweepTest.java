@@ -90,7 +90,7 @@ class SweepTest {
         assertThat(first.path("bytecode").asText()).isEqualTo("before");
         assertThat(first.path("initialize_ms").isNumber()).isTrue();
         assertThat(first.path("outcome").asText()).isEqualTo("ok");
-        assertThat(SweepReport.cells(json)).hasSize(8);
+        assertThat(SavedSweep.fromJson(json, "the sweep").cells()).hasSize(8);
         assertThat(List.of(r.csv().split("\r\n"))).hasSize(1 + 8).first().isEqualTo(
                 "server,share,bytecode,initialize_ms,outcome,ok_runs,runs,timeout_ms,note");
         assertThat(r.markdown()).contains("| server | 2 CPU before | 2 CPU after | 0.5 CPU before | 0.5 CPU after |")

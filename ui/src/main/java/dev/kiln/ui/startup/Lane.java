@@ -50,31 +50,17 @@ public record Lane(String server, double timeoutMs, Double spawnMs, Double first
         return fetchNote.contains("downloaded no ") || fetchNote.contains("nothing downloaded") ? "fetch · cached" : "fetch";
     }
 
-    /** A server of a saved run's JSON ({@code servers[i]} of a probe report). */
-    static Lane fromSaved(com.fasterxml.jackson.databind.JsonNode s) {
-        com.fasterxml.jackson.databind.JsonNode t = s.path("timeline");
-        Double out = ms(t, "first_stdout");
-        Double err = ms(t, "first_stderr");
+    /** A server of a saved run (its representative run). */
+    static Lane fromSaved(dev.kiln.core.startup.SavedProbeRun.Server s) {
+        dev.kiln.core.startup.SavedProbeRun.Result r = s.representative();
+        dev.kiln.core.startup.Timeline t = r.timeline();
+        Double out = t.firstStdoutMs();
+        Double err = t.firstStderrMs();
         Double first = out == null ? err : err == null ? out : Double.valueOf(Math.min(out, err));
-        com.fasterxml.jackson.databind.JsonNode f = s.path("fetch");
-        dev.kiln.core.startup.Launcher launcher = dev.kiln.core.startup.Launcher.OTHER;
-        try {
-            launcher = f.isObject() ? dev.kiln.core.startup.Launcher.valueOf(f.path("launcher").asText("other")
-                    .toUpperCase(java.util.Locale.ROOT)) : launcher;
-        } catch (IllegalArgumentException e) {
-            // a launcher a newer Kiln knows: no advice rather than wrong advice
-        }
-        String note = f.isObject() && f.path("fetches").asBoolean(false)
-                ? "fetch: " + (f.path("fetch_ms").isNumber() ? String.format(java.util.Locale.ROOT, "%.0f ms", f.path("fetch_ms").asDouble())
-                        : "unknown") + ", downloaded " + f.path("downloaded").asText("unknown") + " (" + f.path("evidence").asText("") + ")"
-                : "";
-        return new Lane(s.path("name").asText(), s.path("timeout_ms").asDouble(), ms(t, "spawn"), first, ms(t, "initialized"),
-                ms(t, "tools_listed"), s.path("tools").isNumber() ? s.path("tools").asInt() : -1, s.path("outcome").asText(""),
-                s.path("reason").asText(""), ms(t, "exit"), ms(t, "fetch_end"), launcher, note);
-    }
-
-    private static Double ms(com.fasterxml.jackson.databind.JsonNode t, String field) {
-        return t.path(field).isNumber() ? t.path(field).asDouble() : null;
+        dev.kiln.core.startup.SavedProbeRun.Fetch f = r.fetch();
+        return new Lane(r.name(), r.timeoutMs(), t.spawnMs(), first, t.initializedMs(), t.toolsListedMs(), r.tools(), r.outcome(),
+                r.reason(), t.exitMs(), t.fetchEndMs(), f == null ? dev.kiln.core.startup.Launcher.OTHER : f.launcher(),
+                f == null ? "" : f.note());
     }
 
     /** The lane with its server's own timeout (a probe's result says it; a lane made from events alone guessed it). */

@@ -1,6 +1,5 @@
 package dev.kiln.ui.startup;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.kiln.core.engine.Action;
 import dev.kiln.core.engine.Engine;
 import dev.kiln.core.engine.ProbeRequest;
@@ -10,6 +9,8 @@ import dev.kiln.core.startup.BytecodeReport;
 import dev.kiln.core.startup.Conversation;
 import dev.kiln.core.startup.ProbeEvent;
 import dev.kiln.core.startup.ProbeReport;
+import dev.kiln.core.startup.SavedProbeRun;
+import dev.kiln.core.startup.SavedSweep;
 import dev.kiln.core.startup.ServerConfig;
 import dev.kiln.core.telemetry.KilnEvent;
 import dev.kiln.ui.util.Background;
@@ -56,7 +57,7 @@ public final class StartupViewModel {
     private final ObservableList<Row> rows = FXCollections.observableArrayList();
     private final ObservableList<Delta> comparison = FXCollections.observableArrayList();
     private final ReadOnlyStringWrapper comparisonTitle = new ReadOnlyStringWrapper("");
-    private final ReadOnlyObjectWrapper<JsonNode> sweep = new ReadOnlyObjectWrapper<>();
+    private final ReadOnlyObjectWrapper<SavedSweep> sweep = new ReadOnlyObjectWrapper<>();
     private final ReadOnlyStringWrapper phases = new ReadOnlyStringWrapper("");
     private final ReadOnlyStringWrapper sinceLastRun = new ReadOnlyStringWrapper("");
     /** People's names of the saved runs by id ({@code Tue 1 Dec 20:45 · 24 servers · 3 over}); set before the list. */
@@ -85,14 +86,11 @@ public final class StartupViewModel {
     public record Row(String server, String outcome, Double initializeMs, int tools, String protocol, Integer recommendSec,
             String why) {
         /** A row of a run; its recommendation only when that run was squeezed (a CPU share or pinned CPUs). */
-        static Row of(JsonNode s, boolean squeezed) {
-            JsonNode median = s.path("initialize_ms_median");
-            JsonNode init = median.isNumber() ? median : s.path("initialize_ms");
-            String reason = s.path("reason").asText("");
-            return new Row(s.path("name").asText(), s.path("outcome").asText(), init.isNumber() ? init.asDouble() : null,
-                    s.path("tools").isNumber() ? s.path("tools").asInt() : -1, s.path("protocol_version").asText("–"),
-                    squeezed && s.path("recommended_timeout_sec").isNumber() ? s.path("recommended_timeout_sec").asInt() : null,
-                    reason.isEmpty() ? s.path("phases").path("explanation").asText("") : reason);
+        static Row of(SavedProbeRun.Server s, boolean squeezed) {
+            SavedProbeRun.Result r = s.representative();
+            return new Row(s.name(), r.outcome(), s.initializeMs(), r.tools(),
+                    r.protocolVersion() == null ? "–" : r.protocolVersion(), squeezed ? s.recommendedTimeoutSec() : null,
+                    r.reason().isEmpty() ? r.phases().explanation() : r.reason());
         }
     }
 
@@ -182,7 +180,7 @@ public final class StartupViewModel {
     }
 
     /** The saved runs (newest first) with their names, and the latest sweep, read together. */
-    private record Saved(List<SavedRun> runs, java.util.Map<String, String> names, Optional<JsonNode> sweep) {
+    private record Saved(List<SavedRun> runs, java.util.Map<String, String> names, Optional<SavedSweep> sweep) {
     }
 
     /** A saved run's name for people: {@code Tue 1 Dec 20:45 · 24 servers · 3 over} (its time alone when unread). */
@@ -194,11 +192,11 @@ public final class StartupViewModel {
     }
 
     /** The name of a run from its document. */
-    String runName(SavedRun run, JsonNode json) {
-        JsonNode sum = json.path("summary");
-        int servers = sum.path("servers").asInt();
-        long over = sum.path("over_timeout").asLong();
-        long failed = Math.max(0, sum.path("failed").asLong() - over); // "failed" counts the timeouts too
+    String runName(SavedRun run, SavedProbeRun saved) {
+        SavedProbeRun.Summary sum = saved.summary();
+        int servers = sum.servers();
+        long over = sum.overTimeout();
+        long failed = Math.max(0, sum.failed() - over); // "failed" counts the timeouts too
         return RUN_TIME.format(run.startedAt().atZone(zone)) + " · " + servers + (servers == 1 ? " server" : " servers")
                 + (over == 0 && failed == 0 ? " · all in time" : (over > 0 ? " · " + over + " over" : "")
                         + (failed > 0 ? " · " + failed + " failed" : ""));
@@ -240,30 +238,25 @@ public final class StartupViewModel {
         if (run == null) {
             return;
         }
-        background.run(() -> engine.probeRun(run.id()), json -> {
-            runNames.put(run.id(), runName(run, json));
-            showJson(json, "Saved run of " + RUN_TIME.format(run.startedAt().atZone(zone)));
+        background.run(() -> engine.probeRun(run.id()), saved -> {
+            runNames.put(run.id(), runName(run, saved));
+            showSaved(saved, "Saved run of " + RUN_TIME.format(run.startedAt().atZone(zone)));
             shownRun.set(run.id());
         }, e -> error.set(e.getMessage()));
     }
 
-    /** Whether the run was squeezed: only then does it recommend a timeout (an unloaded run says little). */
-    static boolean squeezed(JsonNode run) {
-        JsonNode summary = run.path("summary");
-        return summary.path("recommendation_condition").isTextual() || summary.path("cpu_share").isObject()
-                || !summary.path("cpus").asText("").isEmpty();
-    }
-
-    private void showJson(JsonNode json, String source) {
+    private void showSaved(SavedProbeRun run, String source) {
         List<Lane> fromRun = new java.util.ArrayList<>();
         List<Row> rs = new java.util.ArrayList<>();
         StringBuilder where = new StringBuilder();
-        for (JsonNode s : json.path("servers")) {
+        // Only a squeezed run recommends a timeout (an unloaded run says little).
+        boolean squeezed = run.summary().squeezed();
+        for (SavedProbeRun.Server s : run.servers()) {
             fromRun.add(Lane.fromSaved(s));
-            rs.add(Row.of(s, squeezed(json)));
-            String explanation = s.path("phases").path("explanation").asText("");
+            rs.add(Row.of(s, squeezed));
+            String explanation = s.representative().phases().explanation();
             if (!explanation.isEmpty()) {
-                where.append(s.path("name").asText()).append(": ").append(explanation).append('\n');
+                where.append(s.name()).append(": ").append(explanation).append('\n');
             }
         }
         fromRun.sort(BAD_FIRST);
@@ -272,23 +265,18 @@ public final class StartupViewModel {
         phases.set(where.toString().strip());
         sinceLastRun.set("");
         conversations.clear();
-        for (JsonNode s : json.path("servers")) {
-            conversations.put(s.path("name").asText(), ProbeReport.conversation(s.path("conversation")));
+        for (SavedProbeRun.Server s : run.servers()) {
+            conversations.put(s.name(), s.conversation());
         }
         selectFirstIfNone();
-        JsonNode sum = json.path("summary");
-        JsonNode share = sum.path("cpu_share");
-        verdict.set(source + " · " + sum.path("servers").asInt() + " servers · " + sum.path("failed").asInt() + " failed · "
-                + sum.path("over_timeout").asInt() + " over timeout"
-                + (sum.path("slowest").isObject() ? String.format(java.util.Locale.ROOT, " · slowest %s %.0f ms",
-                        sum.path("slowest").path("name").asText(), sum.path("slowest").path("initialize_ms").asDouble()) : "")
-                + (share.isObject() ? " · " + cpuShareText(share) : ""));
+        SavedProbeRun.Summary sum = run.summary();
+        SavedProbeRun.Slowest slowest = sum.slowest();
+        SavedProbeRun.CpuShare share = sum.cpuShare();
+        verdict.set(source + " · " + sum.servers() + " servers · " + sum.failed() + " failed · " + sum.overTimeout() + " over timeout"
+                + (slowest != null ? String.format(java.util.Locale.ROOT, " · slowest %s %.0f ms", slowest.name(),
+                        slowest.initializeMs()) : "")
+                + (share != null ? " · " + share.text() : ""));
         updateEmpty();
-    }
-
-    private static String cpuShareText(JsonNode share) {
-        double s = share.path("share").asDouble();
-        return (s == Math.rint(s) ? Long.toString((long) s) : Double.toString(s)) + " CPU via " + share.path("mechanism").asText();
     }
 
     private void updateEmpty() {
@@ -311,11 +299,10 @@ public final class StartupViewModel {
         }, e -> error.set(e.getMessage()));
     }
 
-    private static java.util.Map<String, Double> medians(JsonNode run) {
+    private static java.util.Map<String, Double> medians(SavedProbeRun run) {
         java.util.Map<String, Double> out = new java.util.LinkedHashMap<>();
-        for (JsonNode s : run.path("servers")) {
-            JsonNode m = s.path("initialize_ms_median");
-            out.put(s.path("name").asText(), m.isNumber() && s.path("ok_runs").asInt(1) > 0 ? m.asDouble() : null);
+        for (SavedProbeRun.Server s : run.servers()) {
+            out.put(s.name(), s.okRuns() > 0 ? s.initializeMsMedian() : null);
         }
         return out;
     }
@@ -338,7 +325,7 @@ public final class StartupViewModel {
     }
 
     /** What a finished probe hands back: its report, and the run saved before it (for "since the last run"). */
-    private record Probed(ProbeReport report, Optional<JsonNode> previous) {
+    private record Probed(ProbeReport report, Optional<SavedProbeRun> previous) {
     }
 
     /** Starts every enabled server at once and times each to its {@code initialize} answer. */
@@ -373,7 +360,7 @@ public final class StartupViewModel {
         phases.set("");
         updateEmpty();
         background.run(() -> {
-            Optional<JsonNode> previous = previousRun();
+            Optional<SavedProbeRun> previous = previousRun();
             Action<ProbeReport> action = engine.probe(request, key);
             running = action;
             return new Probed(await(action), previous);
@@ -408,7 +395,7 @@ public final class StartupViewModel {
         }
     }
 
-    private Optional<JsonNode> previousRun() {
+    private Optional<SavedProbeRun> previousRun() {
         try {
             List<SavedRun> runs = engine.probeRuns();
             // Newest first: the run before this one, which is what "since the last run" means.
@@ -418,15 +405,15 @@ public final class StartupViewModel {
         }
     }
 
-    private void show(ProbeReport r, Optional<JsonNode> previous) {
+    private void show(ProbeReport r, Optional<SavedProbeRun> previous) {
         ProbeReport.ServerSummary slowest = r.slowest();
         String head = r.servers().size() + " servers · " + (r.servers().size() - r.failed()) + " ok · " + r.overTimeout() + " over timeout"
                 + (slowest != null && slowest.initializeMsMedian() != null
                         ? String.format(" · slowest %s %.0f ms", slowest.name(), slowest.initializeMsMedian()) : "");
-        com.fasterxml.jackson.databind.node.ObjectNode json = r.toJson();
+        SavedProbeRun fresh = SavedProbeRun.of(r); // read as it will be once saved: the rows of a saved run and a fresh one agree
         String compare = previous.map(p -> {
             java.util.Map<String, Double> before = medians(p);
-            return medians(json).entrySet().stream().filter(e -> e.getValue() != null && before.get(e.getKey()) != null)
+            return medians(fresh).entrySet().stream().filter(e -> e.getValue() != null && before.get(e.getKey()) != null)
                     .map(e -> String.format("%s %.0f → %.0f ms", e.getKey(), before.get(e.getKey()), e.getValue()))
                     .collect(Collectors.joining(", "));
         }).filter(s -> !s.isEmpty()).map(s -> "\nSince the last run: " + s).orElse("");
@@ -435,9 +422,9 @@ public final class StartupViewModel {
         configLines.set(r.clientConfigLines());
         List<Row> rs = new java.util.ArrayList<>();
         StringBuilder where = new StringBuilder();
-        for (JsonNode s : json.path("servers")) {
-            rs.add(Row.of(s, squeezed(json)));
-            where.append(s.path("name").asText()).append(": ").append(s.path("phases").path("explanation").asText()).append('\n');
+        for (SavedProbeRun.Server s : fresh.servers()) {
+            rs.add(Row.of(s, fresh.summary().squeezed()));
+            where.append(s.name()).append(": ").append(s.representative().phases().explanation()).append('\n');
         }
         rows.setAll(rs);
         phases.set(where.toString().strip());
@@ -620,7 +607,7 @@ public final class StartupViewModel {
     }
 
     /** The latest saved sweep's JSON ({@code matrix}, {@code verdicts}), or null when the workspace has none. */
-    public ReadOnlyObjectProperty<JsonNode> sweepProperty() {
+    public ReadOnlyObjectProperty<SavedSweep> sweepProperty() {
         return sweep.getReadOnlyProperty();
     }
 

@@ -1,6 +1,6 @@
 package dev.kiln.ui.startup;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import dev.kiln.core.startup.SavedSweep;
 import dev.kiln.core.startup.SweepReport;
 import java.util.ArrayList;
 import java.util.List;
@@ -93,7 +93,7 @@ final class SweepHeatMap extends javafx.scene.layout.VBox {
         return b.toString();
     }
 
-    void show(JsonNode sweep) {
+    void show(SavedSweep sweep) {
         grid.getChildren().clear();
         verdicts.getChildren().clear();
         legend.setVisible(sweep != null);
@@ -101,12 +101,11 @@ final class SweepHeatMap extends javafx.scene.layout.VBox {
         if (sweep == null) {
             return;
         }
-        List<SweepReport.Cell> cells = SweepReport.cells(sweep);
-        List<String> servers = SweepReport.servers(sweep);
+        List<SweepReport.Cell> cells = sweep.cells();
+        List<String> servers = sweep.servers();
         List<Column> cols = columns(cells);
-        Label corner = new Label(sweep.path("partial").asBoolean() ? "partial: cancelled in "
-                + sweep.path("cancelled_at").asText() : "seconds to answer");
-        corner.getStyleClass().add(sweep.path("partial").asBoolean() ? "text-danger" : "text-muted");
+        Label corner = new Label(sweep.partial() ? "partial: cancelled in " + sweep.cancelledAt() : "seconds to answer");
+        corner.getStyleClass().add(sweep.partial() ? "text-danger" : "text-muted");
         add(corner, 0, 0);
         for (int j = 0; j < cols.size(); j++) {
             Label h = new Label(cols.get(j).label());
@@ -133,13 +132,13 @@ final class SweepHeatMap extends javafx.scene.layout.VBox {
                 add(cell, j + 1, i + 1);
             }
         }
-        for (JsonNode v : sweep.path("verdicts")) {
+        for (SavedSweep.Verdict v : sweep.verdicts()) {
             Label l = new Label(String.format(Locale.ROOT, "%s CPU %s: slowest %s%s · recommend %s",
-                    v.path("share").asText(), v.path("bytecode").asText(), v.path("slowest").asText("–"),
-                    v.path("slowest_ms").isNumber() ? String.format(Locale.ROOT, " %.1f s (×%.2f margin)",
-                            v.path("slowest_ms").asDouble() / 1000, v.path("margin").asDouble()) : "",
-                    v.path("recommended_startup_timeout_sec").isNumber()
-                            ? v.path("recommended_startup_timeout_sec").asInt() + " s" : "none: over the timeout"));
+                    v.share(), v.bytecode().label(), v.slowest() == null ? "–" : v.slowest(),
+                    v.slowestMs() != null ? String.format(Locale.ROOT, " %.1f s (×%.2f margin)",
+                            v.slowestMs() / 1000, v.margin() == null ? 0.0 : v.margin()) : "",
+                    v.recommendedStartupTimeoutSec() != null
+                            ? v.recommendedStartupTimeoutSec() + " s" : "none: over the timeout"));
             l.getStyleClass().add("text-muted");
             verdicts.getChildren().add(l);
         }

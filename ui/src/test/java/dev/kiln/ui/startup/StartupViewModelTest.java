@@ -114,13 +114,21 @@ abstract class StartupViewModelTest extends EngineTestBase {
 
     @Test
     void fetchWord_savedColdAndSeededLanes_differInWordsNotLengthAlone() throws Exception {
-        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
-        String lane = "{\"name\":\"m\",\"timeout_ms\":30000,\"timeline\":{\"spawn\":0,\"fetch_end\":900},"
-                + "\"fetch\":{\"launcher\":\"npx\",\"fetches\":true,\"fetch_ms\":900,\"downloaded\":\"%s\",\"evidence\":\"e\"}}";
+        assertThat(savedNpxLane(dev.kiln.core.startup.FetchPhase.Downloaded.YES).fetchWord()).isEqualTo("fetch");
+        assertThat(savedNpxLane(dev.kiln.core.startup.FetchPhase.Downloaded.NO).fetchWord()).isEqualTo("fetch · cached");
+        assertThat(savedNpxLane(dev.kiln.core.startup.FetchPhase.Downloaded.UNKNOWN).fetchWord()).isEqualTo("fetch");
+    }
 
-        assertThat(Lane.fromSaved(json.readTree(lane.formatted("yes"))).fetchWord()).isEqualTo("fetch");
-        assertThat(Lane.fromSaved(json.readTree(lane.formatted("no"))).fetchWord()).isEqualTo("fetch · cached");
-        assertThat(Lane.fromSaved(json.readTree(lane.formatted("unknown"))).fetchWord()).isEqualTo("fetch");
+    /** An npx server's lane as a saved run gives it back (through the saved run's one reader). */
+    private static Lane savedNpxLane(dev.kiln.core.startup.FetchPhase.Downloaded downloaded) {
+        dev.kiln.core.startup.ServerResult r = new dev.kiln.core.startup.ServerResult("m",
+                dev.kiln.core.startup.ServerConfig.Transport.STDIO, 1, dev.kiln.core.startup.Outcome.OK, null, "",
+                "2026-07-28", 1_000.0, 1_020.0, 3, 30_000,
+                new dev.kiln.core.startup.Timeline(1.0, 950.0, 940.0, 1_000.0, 1_020.0, 1_040.0),
+                List.of(), new dev.kiln.core.startup.FetchPhase(dev.kiln.core.startup.Launcher.NPX, 900.0, downloaded, "e"));
+        dev.kiln.core.startup.ProbeReport report = new dev.kiln.core.startup.ProbeReport(
+                java.time.Instant.parse("2026-12-01T10:00:00Z"), "", 1, dev.kiln.core.startup.BytecodeMode.AS_IS, List.of(r));
+        return Lane.fromSaved(dev.kiln.core.startup.SavedProbeRun.of(report).servers().get(0));
     }
 
     private static dev.kiln.core.startup.ProbeReport saved(String at, double firstOutMs, double answerMs) {
@@ -229,7 +237,7 @@ abstract class StartupViewModelTest extends EngineTestBase {
 
         vm.load();
 
-        var loaded = dev.kiln.core.startup.SweepReport.cells(vm.sweepProperty().get());
+        var loaded = vm.sweepProperty().get().cells();
         assertThat(loaded).containsExactlyElementsOf(cells);
         assertThat(SweepHeatMap.columns(loaded)).extracting(SweepHeatMap.Column::label)
                 .containsExactly("1 CPU\nbefore", "1 CPU\nafter", "0.5 CPU\nbefore");

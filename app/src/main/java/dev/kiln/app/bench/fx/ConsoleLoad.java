@@ -67,7 +67,7 @@ public final class ConsoleLoad {
      * without exiting when a stage closes: the start every FX load of the benchmarks shares.
      */
     public static void startHeadlessFx() throws InterruptedException {
-        KilnConsole.useHeadlessPlatform();
+        ConsoleHooks.useHeadlessPlatform();
         System.setProperty("javafx.animation.pulse", Integer.toString(PULSE_HZ));
         CountDownLatch up = new CountDownLatch(1);
         Platform.startup(up::countDown);

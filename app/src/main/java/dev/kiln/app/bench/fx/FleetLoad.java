@@ -1,6 +1,7 @@
 package dev.kiln.app.bench.fx;
 
 import dev.kiln.core.workspace.WorkspaceLayout;
+import dev.kiln.ui.ConsoleSession;
 import dev.kiln.ui.KilnConsole;
 import dev.kiln.ui.fleet.FleetRow;
 import dev.kiln.ui.fleet.FleetView;
@@ -61,10 +62,10 @@ public final class FleetLoad {
         ConsoleLoad.startHeadlessFx();
         Map<String, Object> out = new LinkedHashMap<>();
         try (FxBackground background = new FxBackground()) {
-            KilnConsole.daemonList(o.listFile());
             Stage stage = onFx(() -> {
                 Stage s = new Stage();
-                MainViewModel m = KilnConsole.show(s, WorkspaceLayout.of(o.local()), background, false, Theme.DARK, 1280, 800);
+                MainViewModel m = KilnConsole.show(ConsoleSession.of(s, background, null, o.listFile()), WorkspaceLayout.of(o.local()),
+                        false, Theme.DARK, 1280, 800);
                 m.navigate(Page.FLEET);
                 return s;
             });
