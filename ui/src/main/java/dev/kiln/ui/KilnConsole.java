@@ -1,7 +1,7 @@
 package dev.kiln.ui;
 
 import dev.kiln.core.Kiln;
-import dev.kiln.core.serve.RemoteEngine;
+import dev.kiln.core.serve.client.RemoteEngine;
 import dev.kiln.core.engine.Engine;
 import dev.kiln.core.fleet.DaemonEntry;
 import dev.kiln.core.telemetry.EventBus;

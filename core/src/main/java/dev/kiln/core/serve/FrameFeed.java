@@ -2,6 +2,9 @@ package dev.kiln.core.serve;
 
 import dev.kiln.core.projection.Projector;
 import dev.kiln.core.projection.TickFinished;
+import dev.kiln.core.serve.client.EventStream;
+import dev.kiln.core.serve.client.ServeClient;
+import dev.kiln.core.serve.wire.Wire;
 import dev.kiln.core.telemetry.EventBus;
 import dev.kiln.core.telemetry.KilnEvent;
 import java.io.IOException;

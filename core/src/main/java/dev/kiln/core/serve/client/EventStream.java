@@ -1,6 +1,7 @@
-package dev.kiln.core.serve;
+package dev.kiln.core.serve.client;
 
 import dev.kiln.core.http.BoundedRead;
+import dev.kiln.core.serve.wire.Wire;
 import dev.kiln.core.telemetry.Ticker;
 import java.io.IOException;
 import java.io.InputStream;

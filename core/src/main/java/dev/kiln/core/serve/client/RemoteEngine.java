@@ -1,4 +1,4 @@
-package dev.kiln.core.serve;
+package dev.kiln.core.serve.client;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.kiln.core.archive.ArchiveCacheStats;
@@ -14,11 +14,16 @@ import dev.kiln.core.engine.ProbeRequest;
 import dev.kiln.core.engine.SavedRun;
 import dev.kiln.core.http.BoundedRead;
 import dev.kiln.core.projection.TickFinished;
+import dev.kiln.core.projection.TickRecord;
 import dev.kiln.core.projection.TickResult;
 import dev.kiln.core.projection.WakeReason;
 import dev.kiln.core.seed.SeedInfo;
 import dev.kiln.core.seed.WarmPlan;
 import dev.kiln.core.seed.WarmResult;
+import dev.kiln.core.serve.FrameFeed;
+import dev.kiln.core.serve.wire.StoreWire;
+import dev.kiln.core.serve.wire.Wire;
+import dev.kiln.core.serve.wire.WireTypes;
 import dev.kiln.core.snapshot.ContractFile;
 import dev.kiln.core.snapshot.ContractSnapshot;
 import dev.kiln.core.snapshot.SnapshotFailure;
