@@ -27,12 +27,12 @@ import org.slf4j.LoggerFactory;
  * <p>Concurrency: HTTP threads call {@link #get()}; one computes, the others wait for it and share the answer
  * (guarded by {@code this}).
  */
-public final class HostFacts {
+final class HostFacts {
     static final Duration TTL = Duration.ofSeconds(5);
     private static final Logger LOG = LoggerFactory.getLogger(HostFacts.class);
 
     /** What the health body carries; an empty part could not be read (the log says why). */
-    public record Facts(Optional<DaemonHealth.Seeds> seeds, Optional<DaemonHealth.Probe> lastProbe) {
+    record Facts(Optional<DaemonHealth.Seeds> seeds, Optional<DaemonHealth.Probe> lastProbe) {
         static final Facts NONE = new Facts(Optional.empty(), Optional.empty());
     }
 

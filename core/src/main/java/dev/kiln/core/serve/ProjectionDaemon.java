@@ -359,7 +359,7 @@ public final class ProjectionDaemon implements AutoCloseable {
         if (metaWatch == null || ws.live() != metaWatch.live() || !ws.reason().equals(metaWatch.reason())
                 || ws.partial() != metaWatch.partial()) {
             metaWatch = ws;
-            projector.meta(Wire.writerMeta(Wire.watchMeta(ws), ProcessHandle.current().pid(), holderKind));
+            projector.meta(Wire.writerMeta(Wire.watchMeta(ws), ProcessHandle.current().pid(), holderKind.word()));
         }
         ticking = reason;
         TickResult r;
@@ -419,8 +419,9 @@ public final class ProjectionDaemon implements AutoCloseable {
         WatchStatus ws = watcher.status();
         java.util.List<String> failed = projector.snapshot().failures().stream().map(f -> f.path())
                 .limit(dev.kiln.core.health.HealthEvidence.NAMED_FAILURES).toList();
+        HostFacts.Facts facts = hostFacts.get();
         com.fasterxml.jackson.databind.node.ObjectNode body = Wire.healthFacts(Wire.health(loop.metrics(), revision(), ws,
-                clock.instant(), heartbeat, projector.stateFileError()), hostFacts.get());
+                clock.instant(), heartbeat, projector.stateFileError()), facts.seeds(), facts.lastProbe());
         WorkspaceActions a = actions;
         if (a != null) {
             a.storeUnreachable().ifPresent(s -> body.put("store_error", s)); // only while it applies

@@ -147,6 +147,31 @@ public final class EventStream implements AutoCloseable {
         return new Builder((last, backfill) -> open(client, last, backfill, ""));
     }
 
+    /**
+     * The frames of the daemon {@code client} reaches, each to {@code sink} as its event name and data text, on a
+     * reader of their own ({@code kiln-frames}); {@code onProblem} hears why the stream broke. What a recording reads
+     * (the remote engine's and {@code FrameFeed.remote}); a sink that throws is logged and the stream goes on.
+     */
+    public static EventStream frames(ServeClient client, java.util.function.BiConsumer<String, String> sink,
+            java.util.function.Consumer<String> onProblem) {
+        Objects.requireNonNull(sink, "sink");
+        return of(client).name("kiln-frames").start(new Listener() {
+            @Override
+            public void frame(Frame f) {
+                try {
+                    sink.accept(f.event(), f.text());
+                } catch (RuntimeException ex) {
+                    LOG.error("A frame sink failed on a {} frame; the feed goes on", f.event(), ex);
+                }
+            }
+
+            @Override
+            public void broke(String why, Duration retryIn) {
+                onProblem.accept(why + "; retrying in " + retryIn.toMillis() + " ms");
+            }
+        });
+    }
+
     /** A reader of another source (the follower's: the lock file names the daemon anew at each connection). */
     static Builder of(Source source) {
         return new Builder(Objects.requireNonNull(source, "source"));

@@ -17,8 +17,6 @@ import dev.kiln.core.projection.DaemonMetrics;
 import dev.kiln.core.projection.TickFinished;
 import dev.kiln.core.projection.TickRecord;
 import dev.kiln.core.seed.SeedEvent;
-import dev.kiln.core.serve.HostFacts;
-import dev.kiln.core.serve.client.ServeLock;
 import dev.kiln.core.startup.BytecodeMode;
 import dev.kiln.core.startup.ProbeEvent;
 import dev.kiln.core.startup.ServerConfig;
@@ -405,9 +403,10 @@ public final class Wire {
      * and {@code last_probe: {at, servers, slowest, slowest_ms, timeout_ms, over_timeout, failed}}, each only when
      * known (a reader of an older daemon finds neither).
      */
-    public static ObjectNode healthFacts(ObjectNode o, HostFacts.Facts f) {
-        f.seeds().ifPresent(s -> HealthWire.seedNames(o.putObject("seeds").put("targets", s.targets()).put("stale", s.stale()), s));
-        f.lastProbe().ifPresent(p -> {
+    public static ObjectNode healthFacts(ObjectNode o, java.util.Optional<DaemonHealth.Seeds> seeds,
+            java.util.Optional<DaemonHealth.Probe> lastProbe) {
+        seeds.ifPresent(s -> HealthWire.seedNames(o.putObject("seeds").put("targets", s.targets()).put("stale", s.stale()), s));
+        lastProbe.ifPresent(p -> {
             ObjectNode n = o.putObject("last_probe");
             n.put("at", p.at().toString());
             n.put("servers", p.servers());
@@ -449,10 +448,10 @@ public final class Wire {
      * so a new owner's first tick writes a revision of its own, and the doctor can tell a second writer from the
      * owner (a writer that is alive but does not hold the lock).
      */
-    public static ObjectNode writerMeta(ObjectNode meta, long pid, ServeLock.Kind kind) {
+    public static ObjectNode writerMeta(ObjectNode meta, long pid, String kind) {
         ObjectNode w = meta.putObject("writer");
         w.put("pid", pid);
-        w.put("kind", kind.word());
+        w.put("kind", kind);
         return meta;
     }
 
