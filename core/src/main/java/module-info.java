@@ -46,6 +46,7 @@ module dev.kiln.core {
     exports dev.kiln.core.startup to dev.kiln.ui, dev.kiln.app, com.fasterxml.jackson.databind;
     exports dev.kiln.core.watch to dev.kiln.ui, dev.kiln.app, com.fasterxml.jackson.databind;
     exports dev.kiln.core.serve to dev.kiln.ui, dev.kiln.app, com.fasterxml.jackson.databind;
+    exports dev.kiln.core.serve.client to dev.kiln.ui, dev.kiln.app, com.fasterxml.jackson.databind;
     exports dev.kiln.core.doctor to dev.kiln.ui, dev.kiln.app, com.fasterxml.jackson.databind;
     exports dev.kiln.core.engine to dev.kiln.ui, dev.kiln.app, com.fasterxml.jackson.databind;
     exports dev.kiln.core.fleet to dev.kiln.ui, dev.kiln.app, com.fasterxml.jackson.databind;
@@ -56,6 +57,6 @@ module dev.kiln.core {
     exports dev.kiln.core.store to dev.kiln.ui, dev.kiln.app, com.fasterxml.jackson.databind;
 
     opens dev.kiln.core.demo to com.fasterxml.jackson.databind;
-    // API v1's wire records (package-private, beside Wire) are read and written by Jackson
-    opens dev.kiln.core.serve to com.fasterxml.jackson.databind;
+    // API v1's wire records (beside Wire; the package is exported to nobody) are read and written by Jackson
+    opens dev.kiln.core.serve.wire to com.fasterxml.jackson.databind;
 }

@@ -248,6 +248,23 @@ class ArchitectureTest {
         slices().matching("dev.kiln.(*)..").should().beFreeOfCycles().check(kiln);
     }
 
+    /**
+     * {@code serve} is three packages with one direction: the daemon uses the client and the wire, the client only the
+     * wire, the wire neither (so one end changes without the other, and the wire, exported to nobody, stays core's).
+     */
+    @Test
+    void serve_daemonClientWire_oneDirection() {
+        assertThat(kiln.stream().map(JavaClass::getPackageName)).contains("dev.kiln.core.serve.client", "dev.kiln.core.serve.wire");
+        noClasses().that().resideInAPackage("dev.kiln.core.serve.wire")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.kiln.core.serve", "dev.kiln.core.serve.client")
+                .check(kiln);
+        noClasses().that().resideInAPackage("dev.kiln.core.serve.client")
+                .should().dependOnClassesThat().resideInAPackage("dev.kiln.core.serve")
+                .check(kiln);
+        // The wire is core's own: exported to nobody, so a ui or app class that names a wire type fails the export rules.
+        assertThat(coreExports).contains("dev.kiln.core.serve", "dev.kiln.core.serve.client").doesNotContain("dev.kiln.core.serve.wire");
+    }
+
     @Test
     void uiPackages_formNoCycles() {
         slices().matching("dev.kiln.ui.(*)..").should().beFreeOfCycles().check(kiln);

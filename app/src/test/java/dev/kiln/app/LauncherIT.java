@@ -131,7 +131,7 @@ class LauncherIT {
         dev.kiln.core.workspace.WorkspaceLayout layout = dev.kiln.core.workspace.WorkspaceLayout.of(ws);
         try {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-            while (dev.kiln.core.serve.ServeLock.holder(layout).map(h -> h.url() == null).orElse(true)) {
+            while (dev.kiln.core.serve.client.ServeLock.holder(layout).map(h -> h.url() == null).orElse(true)) {
                 assertThat(serve.isAlive()).as("kiln serve runs: %s", Files.readString(tmp.resolve("serve-err.txt"))).isTrue();
                 assertThat(System.nanoTime()).as("kiln serve announced its API").isLessThan(deadline);
                 Thread.sleep(50);
@@ -139,7 +139,7 @@ class LauncherIT {
             dev.kiln.core.telemetry.EventBus bus = new dev.kiln.core.telemetry.EventBus();
             java.util.concurrent.CountDownLatch ended = new java.util.concurrent.CountDownLatch(1);
             bus.subscribe(e -> {
-                if (e instanceof dev.kiln.core.serve.FollowChanged f && f.ended()) {
+                if (e instanceof dev.kiln.core.serve.client.FollowChanged f && f.ended()) {
                     ended.countDown();
                 }
             });
@@ -152,8 +152,8 @@ class LauncherIT {
 
                 assertThat(ended.await(60, TimeUnit.SECONDS)).as("the follower saw the daemon gone").isTrue();
                 assertThat(kiln.startLive()).as("the lock died with the process").isEmpty();
-                assertThat(dev.kiln.core.serve.ServeLock.holder(layout)).get()
-                        .extracting(dev.kiln.core.serve.ServeLock.Holder::pid).isEqualTo(ProcessHandle.current().pid());
+                assertThat(dev.kiln.core.serve.client.ServeLock.holder(layout)).get()
+                        .extracting(dev.kiln.core.serve.client.ServeLock.Holder::pid).isEqualTo(ProcessHandle.current().pid());
                 kiln.projectNow();
                 assertThat(new com.fasterxml.jackson.databind.ObjectMapper().readTree(layout.stateFile().toFile())
                         .path("leaves").size()).isEqualTo(29);

@@ -1,7 +1,7 @@
 package dev.kiln.core;
 
 import dev.kiln.core.serve.ProjectionDaemon;
-import dev.kiln.core.serve.ServeLock;
+import dev.kiln.core.serve.client.ServeLock;
 import dev.kiln.core.serve.WorkspaceOwnership;
 import dev.kiln.core.archive.ArchiveCache;
 import dev.kiln.core.watch.ChangePacer;

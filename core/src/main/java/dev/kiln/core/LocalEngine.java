@@ -15,7 +15,7 @@ import dev.kiln.core.projection.WakeReason;
 import dev.kiln.core.seed.SeedInfo;
 import dev.kiln.core.seed.WarmPlan;
 import dev.kiln.core.seed.WarmResult;
-import dev.kiln.core.serve.ServeClient;
+import dev.kiln.core.serve.client.ServeClient;
 import dev.kiln.core.serve.WorkspaceOwnership;
 import dev.kiln.core.snapshot.ContractSnapshot;
 import dev.kiln.core.startup.Bytecode;
@@ -112,7 +112,7 @@ final class LocalEngine implements Engine {
     @Override
     public AutoCloseable frames(java.util.function.BiConsumer<String, String> sink) {
         if (kiln.follows().isPresent()) {
-            dev.kiln.core.serve.ServeClient c = dev.kiln.core.serve.ServeClient.of(kiln.layout()).orElseThrow(() ->
+            dev.kiln.core.serve.client.ServeClient c = dev.kiln.core.serve.client.ServeClient.of(kiln.layout()).orElseThrow(() ->
                     new EngineException(EngineException.Kind.UNREACHABLE, "The kiln serve that owns " + kiln.layout().root()
                             + " went away; record again once this console owns the workspace"));
             return dev.kiln.core.serve.FrameFeed.remote(c, sink, why -> { });

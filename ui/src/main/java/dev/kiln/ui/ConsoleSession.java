@@ -2,7 +2,7 @@ package dev.kiln.ui;
 
 import dev.kiln.core.engine.Engine;
 import dev.kiln.core.fleet.DaemonEntry;
-import dev.kiln.core.serve.RemoteEngine;
+import dev.kiln.core.serve.client.RemoteEngine;
 import dev.kiln.ui.fleet.FleetViewModel;
 import dev.kiln.ui.shell.ConsoleSettings;
 import dev.kiln.ui.shell.MainViewModel;

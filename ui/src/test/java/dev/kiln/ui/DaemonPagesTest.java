@@ -8,7 +8,7 @@ import dev.kiln.core.engine.Engine;
 import dev.kiln.core.projection.TickResult;
 import dev.kiln.core.projection.WakeReason;
 import dev.kiln.core.serve.ProjectionDaemon;
-import dev.kiln.core.serve.RemoteEngine;
+import dev.kiln.core.serve.client.RemoteEngine;
 import dev.kiln.core.telemetry.EventBus;
 import dev.kiln.core.telemetry.KilnEvent;
 import dev.kiln.core.watch.ChangePacer;

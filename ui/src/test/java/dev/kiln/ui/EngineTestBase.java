@@ -2,7 +2,7 @@ package dev.kiln.ui;
 
 import dev.kiln.core.Kiln;
 import dev.kiln.core.engine.Engine;
-import dev.kiln.core.serve.RemoteEngine;
+import dev.kiln.core.serve.client.RemoteEngine;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.net.URI;

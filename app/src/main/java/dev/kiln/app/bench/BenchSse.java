@@ -2,8 +2,8 @@ package dev.kiln.app.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.kiln.app.common.Json;
-import dev.kiln.core.serve.EventStream;
-import dev.kiln.core.serve.ServeClient;
+import dev.kiln.core.serve.client.EventStream;
+import dev.kiln.core.serve.client.ServeClient;
 import java.io.IOException;
 import java.net.URI;
 import java.time.Duration;

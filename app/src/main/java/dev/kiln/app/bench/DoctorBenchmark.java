@@ -6,7 +6,7 @@ import dev.kiln.core.doctor.Doctor;
 import dev.kiln.core.projection.Projector;
 import dev.kiln.core.projection.TickResult;
 import dev.kiln.core.projection.WakeReason;
-import dev.kiln.core.serve.ServeClient;
+import dev.kiln.core.serve.client.ServeClient;
 import dev.kiln.core.workspace.FileTrees;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import java.io.IOException;

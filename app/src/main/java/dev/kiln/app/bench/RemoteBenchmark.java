@@ -8,7 +8,7 @@ import dev.kiln.app.common.Json;
 import dev.kiln.core.Kiln;
 import dev.kiln.core.demo.DemoWorkspace;
 import dev.kiln.core.engine.Engine;
-import dev.kiln.core.serve.RemoteEngine;
+import dev.kiln.core.serve.client.RemoteEngine;
 import dev.kiln.core.snapshot.ContractFile;
 import dev.kiln.core.telemetry.EventBus;
 import dev.kiln.core.telemetry.Figures;

@@ -4,7 +4,7 @@ import dev.kiln.app.UserDirs;
 import dev.kiln.app.common.CliException;
 import dev.kiln.core.demo.DemoWorkspace;
 import dev.kiln.core.fleet.DaemonEntry;
-import dev.kiln.core.serve.DaemonHealth;
+import dev.kiln.core.health.DaemonHealth;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import java.io.IOException;
 import java.nio.file.Path;

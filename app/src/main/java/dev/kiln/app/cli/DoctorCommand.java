@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kiln.app.common.CliException;
 import dev.kiln.core.doctor.Diagnosis;
 import dev.kiln.core.doctor.Doctor;
-import dev.kiln.core.serve.ServeClient;
+import dev.kiln.core.serve.client.ServeClient;
 import dev.kiln.core.workspace.Durations;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import java.net.URI;

@@ -156,7 +156,7 @@ class FleetRealPicturesTest {
             assertThat(health.path("verdict").asText()).as("/api/v1/health of " + name).isEqualTo(word);
             assertThat(get(d.url().resolve("/metrics"))).as("/metrics of " + name)
                     .contains("kiln_health{state=\"" + word + "\"} 1.0");
-            try (dev.kiln.core.engine.Engine remote = dev.kiln.core.serve.RemoteEngine.connect(d.url(), d.tokenFile(), null,
+            try (dev.kiln.core.engine.Engine remote = dev.kiln.core.serve.client.RemoteEngine.connect(d.url(), d.tokenFile(), null,
                     java.time.Clock.systemUTC())) {
                 remote.start(false);
                 dev.kiln.ui.health.HealthViewModel cards = new dev.kiln.ui.health.HealthViewModel(remote,

@@ -7,10 +7,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kiln.core.doctor.Diagnosis;
 import dev.kiln.core.doctor.Doctor;
 import dev.kiln.core.projection.Projector;
-import dev.kiln.core.serve.FollowChanged;
+import dev.kiln.core.serve.client.FollowChanged;
 import dev.kiln.core.serve.OwnershipChanged;
 import dev.kiln.core.serve.ProjectionDaemon;
-import dev.kiln.core.serve.ServeLock;
+import dev.kiln.core.serve.client.ServeLock;
 import dev.kiln.core.serve.WorkspaceOwnership;
 import dev.kiln.core.serve.WorkspaceOwnership.Mode;
 import dev.kiln.core.telemetry.EventSink;
@@ -146,7 +146,7 @@ class ServeHandOverTest {
                     Await.await("the follower's read-only tick reads the owner's revision", () -> console.projector()
                             .lastTick() != null && console.projector().lastTick().revision() >= revision);
                 }
-                Doctor.Builder doctor = Doctor.builder(layout, dev.kiln.core.serve.ServeClient.forDoctor());
+                Doctor.Builder doctor = Doctor.builder(layout, dev.kiln.core.serve.client.ServeClient.forDoctor());
                 if (consoleWon) {
                     doctor.ownDaemon(URI.create(console.state().apiUrl()));
                 }

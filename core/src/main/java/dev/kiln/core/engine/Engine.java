@@ -25,7 +25,7 @@ import java.util.Optional;
 /**
  * One workspace's capabilities as the console uses them: the projection (snapshots, ticks, events), heal, seeds,
  * the startup probe, bytecode and the archive cache. The in-process engine ({@code Kiln.engine()}) runs them here;
- * the remote one ({@code dev.kiln.core.serve.RemoteEngine}) asks a {@code kiln serve} over {@code /api/v1}. A view
+ * the remote one ({@code dev.kiln.core.serve.client.RemoteEngine}) asks a {@code kiln serve} over {@code /api/v1}. A view
  * model holds an {@code Engine} and cannot tell which it has: the same view-model tests run against both.
  *
  * <p>Events: every capability's events ({@link dev.kiln.core.projection.TickFinished},

@@ -1,6 +1,6 @@
 /**
  * What the console shows and does, behind one interface: {@link dev.kiln.core.engine.Engine}, in this process
- * ({@code Kiln.engine()}) or on a {@code kiln serve} over its API ({@code dev.kiln.core.serve.RemoteEngine}).
+ * ({@code Kiln.engine()}) or on a {@code kiln serve} over its API ({@code dev.kiln.core.serve.client.RemoteEngine}).
  * View models hold an {@code Engine} and cannot tell which they have.
  */
 @NullMarked

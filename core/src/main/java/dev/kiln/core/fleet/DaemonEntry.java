@@ -1,6 +1,6 @@
 package dev.kiln.core.fleet;
 
-import dev.kiln.core.serve.ServeClient;
+import dev.kiln.core.serve.client.ServeClient;
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.Locale;

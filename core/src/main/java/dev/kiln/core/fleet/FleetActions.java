@@ -9,7 +9,7 @@ import dev.kiln.core.health.HealthRules;
 import dev.kiln.core.seed.SeedInfo;
 import dev.kiln.core.seed.WarmOutcome;
 import dev.kiln.core.seed.WarmResult;
-import dev.kiln.core.serve.RemoteEngine;
+import dev.kiln.core.serve.client.RemoteEngine;
 import dev.kiln.core.startup.ProbeReport;
 import java.io.IOException;
 import java.time.Clock;

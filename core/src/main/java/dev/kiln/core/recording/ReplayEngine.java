@@ -14,7 +14,7 @@ import dev.kiln.core.projection.TickFinished;
 import dev.kiln.core.seed.SeedInfo;
 import dev.kiln.core.seed.WarmPlan;
 import dev.kiln.core.seed.WarmResult;
-import dev.kiln.core.serve.FrameDecoder;
+import dev.kiln.core.serve.client.FrameDecoder;
 import dev.kiln.core.snapshot.ContractSnapshot;
 import dev.kiln.core.startup.Bytecode;
 import dev.kiln.core.startup.BytecodeReport;

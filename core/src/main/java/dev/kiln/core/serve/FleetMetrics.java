@@ -2,7 +2,9 @@ package dev.kiln.core.serve;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.kiln.core.archive.ArchiveCacheStats;
+import dev.kiln.core.health.DaemonHealth;
 import dev.kiln.core.projection.Projector;
+import dev.kiln.core.projection.TickRecord;
 import dev.kiln.core.projection.WakeReason;
 import dev.kiln.core.seed.SeedCaches;
 import dev.kiln.core.seed.SeedInfo;

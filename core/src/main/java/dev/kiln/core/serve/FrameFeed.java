@@ -2,10 +2,12 @@ package dev.kiln.core.serve;
 
 import dev.kiln.core.projection.Projector;
 import dev.kiln.core.projection.TickFinished;
+import dev.kiln.core.serve.client.EventStream;
+import dev.kiln.core.serve.client.ServeClient;
+import dev.kiln.core.serve.wire.Wire;
 import dev.kiln.core.telemetry.EventBus;
 import dev.kiln.core.telemetry.KilnEvent;
 import java.io.IOException;
-import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
@@ -128,24 +130,7 @@ public final class FrameFeed implements AutoCloseable {
             java.util.function.Consumer<String> onProblem) {
         Objects.requireNonNull(client, "client");
         Objects.requireNonNull(sink, "sink");
-        EventStream[] reader = new EventStream[1];
-        FrameFeed feed = new FrameFeed(() -> reader[0].close(), () -> { });
-        reader[0] = EventStream.of(client).name("kiln-frames").start(new EventStream.Listener() {
-            @Override
-            public void frame(EventStream.Frame f) {
-                try {
-                    sink.accept(f.event(), f.text());
-                } catch (RuntimeException ex) {
-                    LOG.error("A frame sink failed on a {} frame; the feed goes on", f.event(), ex);
-                }
-            }
-
-            @Override
-            public void broke(String why, Duration retryIn) {
-                onProblem.accept(why + "; retrying in " + retryIn.toMillis() + " ms");
-            }
-        });
-        return feed;
+        return new FrameFeed(EventStream.frames(client, sink, onProblem), () -> { });
     }
 
     @Override

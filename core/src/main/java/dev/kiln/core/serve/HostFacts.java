@@ -1,5 +1,6 @@
 package dev.kiln.core.serve;
 
+import dev.kiln.core.health.DaemonHealth;
 import dev.kiln.core.health.HealthEvidence;
 import dev.kiln.core.seed.SeedCaches;
 import dev.kiln.core.seed.SeedInfo;

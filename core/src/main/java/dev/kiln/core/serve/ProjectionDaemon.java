@@ -7,8 +7,17 @@ import dev.kiln.core.archive.ArchiveCache;
 import dev.kiln.core.doctor.Doctor;
 import dev.kiln.core.engine.EngineEvent;
 import dev.kiln.core.engine.WorkspaceActions;
+import dev.kiln.core.health.DaemonHealth;
+import dev.kiln.core.projection.DaemonMetrics;
 import dev.kiln.core.projection.TickFinished;
+import dev.kiln.core.projection.TickRecord;
 import dev.kiln.core.seed.SeedCaches;
+import dev.kiln.core.serve.client.RemoteEngine;
+import dev.kiln.core.serve.client.ServeClient;
+import dev.kiln.core.serve.client.ServeLock;
+import dev.kiln.core.serve.wire.ApiToken;
+import dev.kiln.core.serve.wire.HealthWire;
+import dev.kiln.core.serve.wire.Wire;
 import dev.kiln.core.telemetry.EventBus;
 import dev.kiln.core.telemetry.KilnEvent;
 import dev.kiln.core.workspace.WorkspaceSettings;
@@ -353,7 +362,7 @@ public final class ProjectionDaemon implements AutoCloseable {
         if (metaWatch == null || ws.live() != metaWatch.live() || !ws.reason().equals(metaWatch.reason())
                 || ws.partial() != metaWatch.partial()) {
             metaWatch = ws;
-            projector.meta(Wire.writerMeta(Wire.watchMeta(ws), ProcessHandle.current().pid(), holderKind));
+            projector.meta(Wire.writerMeta(Wire.watchMeta(ws), ProcessHandle.current().pid(), holderKind.word()));
         }
         ticking = reason;
         TickResult r;
@@ -413,8 +422,9 @@ public final class ProjectionDaemon implements AutoCloseable {
         WatchStatus ws = watcher.status();
         java.util.List<String> failed = projector.snapshot().failures().stream().map(f -> f.path())
                 .limit(dev.kiln.core.health.HealthEvidence.NAMED_FAILURES).toList();
+        HostFacts.Facts facts = hostFacts.get();
         com.fasterxml.jackson.databind.node.ObjectNode body = Wire.healthFacts(Wire.health(loop.metrics(), revision(), ws,
-                clock.instant(), heartbeat, projector.stateFileError()), hostFacts.get());
+                clock.instant(), heartbeat, projector.stateFileError()), facts.seeds(), facts.lastProbe());
         WorkspaceActions a = actions;
         if (a != null) {
             a.storeUnreachable().ifPresent(s -> body.put("store_error", s)); // only while it applies

@@ -1,5 +1,7 @@
 package dev.kiln.core.serve;
 
+import dev.kiln.core.projection.DaemonMetrics;
+import dev.kiln.core.projection.TickRecord;
 import dev.kiln.core.projection.WakeReason;
 import dev.kiln.core.watch.ChangeDomain;
 import dev.kiln.core.watch.ChangePacer;

@@ -1,5 +1,7 @@
 package dev.kiln.core.serve;
 
+import dev.kiln.core.serve.client.PinnedTls;
+import dev.kiln.core.serve.wire.SecretFile;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;

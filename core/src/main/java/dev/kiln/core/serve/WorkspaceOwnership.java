@@ -2,6 +2,8 @@ package dev.kiln.core.serve;
 
 import dev.kiln.core.projection.Projector;
 import dev.kiln.core.projection.WakeReason;
+import dev.kiln.core.serve.client.DaemonFollower;
+import dev.kiln.core.serve.client.ServeLock;
 import dev.kiln.core.telemetry.EventSink;
 import dev.kiln.core.watch.WatchStatus;
 import dev.kiln.core.workspace.WorkspaceLayout;

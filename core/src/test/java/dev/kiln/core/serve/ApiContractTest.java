@@ -7,6 +7,8 @@ import dev.kiln.core.archive.ArchiveCache;
 import dev.kiln.core.demo.DemoWorkspace;
 import dev.kiln.core.engine.WorkspaceActions;
 import dev.kiln.core.seed.SeedCaches;
+import dev.kiln.core.serve.wire.ApiToken;
+import dev.kiln.core.serve.wire.Wire;
 import dev.kiln.core.startup.ProbeReport;
 import dev.kiln.core.startup.ProbeRuns;
 import dev.kiln.core.startup.RealServers;

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kiln.core.serve.wire.ApiToken;
+import dev.kiln.core.serve.wire.Wire;
 import dev.kiln.testkit.DaemonTest;
 import dev.kiln.testkit.KernelTest;
 import java.io.IOException;

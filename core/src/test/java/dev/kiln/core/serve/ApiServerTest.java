@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kiln.core.serve.wire.ApiToken;
+import dev.kiln.core.serve.wire.Wire;
 import dev.kiln.testkit.DaemonTest;
 import java.net.URI;
 import java.nio.file.Files;

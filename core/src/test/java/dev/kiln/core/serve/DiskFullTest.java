@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.kiln.core.health.DaemonHealth;
 import dev.kiln.core.projection.Projector;
+import dev.kiln.core.serve.client.ServeClient;
 import dev.kiln.core.snapshot.TestTrees;
 import dev.kiln.core.watch.ChangePacer;
 import dev.kiln.core.workspace.WorkspaceLayout;

@@ -21,6 +21,7 @@ import dev.kiln.core.seed.SeedFixtures;
 import dev.kiln.core.seed.SlowWheelServer;
 import dev.kiln.core.seed.WarmOutcome;
 import dev.kiln.core.seed.WarmResult;
+import dev.kiln.core.serve.client.RemoteEngine;
 import dev.kiln.core.snapshot.ContractFile;
 import dev.kiln.core.snapshot.ContractSnapshot;
 import dev.kiln.core.startup.Bytecode;

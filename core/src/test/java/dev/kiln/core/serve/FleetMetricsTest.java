@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
 import dev.kiln.core.seed.SeedCaches;
+import dev.kiln.core.serve.client.ClientInternals;
 import dev.kiln.core.snapshot.TestTrees;
 import dev.kiln.core.startup.BytecodeMode;
 import dev.kiln.core.startup.Outcome;
@@ -233,7 +234,7 @@ class FleetMetricsTest {
                 .bind(external.get().getHostAddress()).tls(ks, pw).port(0).start();
         daemon.awaitFirstProjection(PATIENCE);
         java.net.http.HttpClient client = java.net.http.HttpClient.newBuilder()
-                .sslContext(PinnedTls.context(daemon.tlsFingerprint().orElseThrow())).build();
+                .sslContext(ClientInternals.pinnedContext(daemon.tlsFingerprint().orElseThrow())).build();
         URI metrics = daemon.url().resolve("metrics");
         java.util.function.Function<String, java.net.http.HttpResponse<String>> get = auth -> {
             try {

@@ -3,6 +3,8 @@ package dev.kiln.core.serve;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kiln.core.demo.DemoWorkspace;
+import dev.kiln.core.health.DaemonHealth;
+import dev.kiln.core.serve.client.ServeClient;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import dev.kiln.testkit.DaemonTest;
 import dev.kiln.testkit.MutableClock;

@@ -6,6 +6,7 @@ import com.networknt.schema.InputFormat;
 import com.networknt.schema.Schema;
 import com.networknt.schema.SchemaRegistry;
 import com.networknt.schema.SpecificationVersion;
+import dev.kiln.core.serve.wire.Wire;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -15,14 +16,14 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The served OpenAPI document ({@code dev/kiln/core/serve/openapi.json}, a resource of core) as the tests read it: the
+ * The served OpenAPI document ({@code dev/kiln/core/serve/wire/openapi.json}, a resource of core) as the tests read it: the
  * schema of each golden file, and a real JSON Schema validator (networknt, draft 2020-12, OpenAPI 3.1's dialect)
  * checking a body against it. A route's golden ({@link ApiGoldens#fileOf}) is checked against the schema of its
  * path's first 2xx {@code application/json} answer; {@code frame_X.json} against {@code components.schemas.frame_X};
  * {@code error.json} against {@code components.schemas.error}.
  */
 final class OpenApi {
-    static final String RESOURCE = "/dev/kiln/core/serve/openapi.json";
+    static final String RESOURCE = "/dev/kiln/core/serve/wire/openapi.json";
     private static final SchemaRegistry REGISTRY = SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_2020_12);
     final JsonNode doc;
 

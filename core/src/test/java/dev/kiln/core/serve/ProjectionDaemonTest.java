@@ -1,5 +1,8 @@
 package dev.kiln.core.serve;
 
+import dev.kiln.core.serve.client.ClientInternals;
+import dev.kiln.core.serve.client.FollowChanged;
+import dev.kiln.core.serve.client.ServeLock;
 import dev.kiln.testkit.Await;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -162,7 +165,7 @@ class ProjectionDaemonTest {
                 .hasMessageContaining("is already projected by kiln serve (pid " + ProcessHandle.current().pid() + ")")
                 .hasMessageContaining("pid " + ProcessHandle.current().pid());
         assertThat(Http.call("GET", daemon.url().resolve("/api/state")).statusCode()).as("the first still serves").isEqualTo(200);
-        assertThat(lockableByAnotherProcess(layout.observerDir().resolve(ServeLock.FILE_NAME)))
+        assertThat(lockableByAnotherProcess(layout.observerDir().resolve(ClientInternals.LOCK_FILE_NAME)))
                 .as("the refusal did not drop the first daemon's lock (closing any channel of a locked file would)")
                 .isFalse();
     }
@@ -177,11 +180,11 @@ class ProjectionDaemonTest {
         assertThat(h.pid()).isEqualTo(ProcessHandle.current().pid());
         assertThat(h.url()).isEqualTo(daemon.url());
         assertThat(h.describe()).contains("pid " + h.pid()).contains(daemon.url().toString());
-        assertThat(lockableByAnotherProcess(layout.observerDir().resolve(ServeLock.FILE_NAME))).isFalse();
+        assertThat(lockableByAnotherProcess(layout.observerDir().resolve(ClientInternals.LOCK_FILE_NAME))).isFalse();
         daemon.close();
         daemon = null;
         assertThat(ServeLock.holder(layout)).as("the lock file stays, but nobody holds it").isEmpty();
-        assertThat(lockableByAnotherProcess(layout.observerDir().resolve(ServeLock.FILE_NAME))).isTrue();
+        assertThat(lockableByAnotherProcess(layout.observerDir().resolve(ClientInternals.LOCK_FILE_NAME))).isTrue();
     }
 
     @Test

@@ -3,6 +3,8 @@ package dev.kiln.core.serve;
 import static dev.kiln.testkit.Await.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kiln.core.projection.DaemonMetrics;
+import dev.kiln.core.projection.TickRecord;
 import dev.kiln.core.projection.WakeReason;
 import dev.kiln.core.watch.ChangeDomain;
 import dev.kiln.core.watch.ChangePacer;

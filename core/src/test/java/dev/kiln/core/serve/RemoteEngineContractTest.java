@@ -12,6 +12,9 @@ import dev.kiln.core.engine.WorkspaceActions;
 import dev.kiln.core.projection.TickFinished;
 import dev.kiln.core.seed.SeedCaches;
 import dev.kiln.core.seed.SeedEvent;
+import dev.kiln.core.serve.client.ClientInternals;
+import dev.kiln.core.serve.client.RemoteEngine;
+import dev.kiln.core.serve.wire.Wire;
 import dev.kiln.core.snapshot.ContractFile;
 import dev.kiln.core.startup.ServerConfig;
 import dev.kiln.core.telemetry.EventBus;
@@ -64,7 +67,7 @@ class RemoteEngineContractTest extends EngineContractTest {
                 ArchiveCache.builder().maximumBytes(settings.archiveCacheMaxBytes()).eventSink(bus).build(),
                 SeedCaches.builder(ws).settings(settings).events(bus).build(), bus, Clock.systemUTC());
         daemon = daemon(ws, 0);
-        return RemoteEngine.connect(daemon.url(), daemon.tokenFile(), null, Clock.systemUTC(), Duration.ofMillis(50),
+        return ClientInternals.connect(daemon.url(), daemon.tokenFile(), null, Clock.systemUTC(), Duration.ofMillis(50),
                 Duration.ofMillis(400));
     }
 
@@ -94,7 +97,7 @@ class RemoteEngineContractTest extends EngineContractTest {
                 daemon.dropSseClients(); // the daemon ends the exchange
             }
             if (i % 100 == 70) {
-                remote().breakStream(); // the connection breaks on the console's side
+                ClientInternals.breakStream(remote()); // the connection breaks on the console's side
             }
         }
         List<String> want = IntStream.range(0, n).mapToObj(i -> "line " + i).toList();
@@ -134,7 +137,7 @@ class RemoteEngineContractTest extends EngineContractTest {
                     .isGreaterThan(order.lastIndexOf("warm"));
             bus.publish(new SeedEvent.WarmOutput(Instant.now(), "before", "live", false));
             Await.await("the live line", () -> got.contains("live"));
-            late.breakStream(); // a resume after the break asks no history again: nothing arrives twice
+            ClientInternals.breakStream(late); // a resume after the break asks no history again: nothing arrives twice
             Await.await("reconnected", late::connected);
             bus.publish(new SeedEvent.WarmOutput(Instant.now(), "before", "after the break", false));
             Await.await("the line after the break", () -> got.contains("after the break"));

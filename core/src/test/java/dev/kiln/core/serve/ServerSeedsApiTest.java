@@ -13,6 +13,9 @@ import dev.kiln.core.seed.SeedCaches;
 import dev.kiln.core.seed.ServerSeedInfo;
 import dev.kiln.core.seed.ServerSeeds;
 import dev.kiln.core.seed.ServerSeedsWarmed;
+import dev.kiln.core.serve.client.ClientInternals;
+import dev.kiln.core.serve.client.RemoteEngine;
+import dev.kiln.core.serve.wire.Wire;
 import dev.kiln.core.startup.FetchPhase;
 import dev.kiln.core.startup.Launcher;
 import dev.kiln.core.startup.Outcome;
@@ -77,7 +80,7 @@ class ServerSeedsApiTest {
                 ProjectionDaemon daemon = ProjectionDaemon.builder(WorkspaceLayout.of(ws)).events(bus).actions(actions, bus)
                         .pacing(new ChangePacer.Settings(Duration.ofMillis(20), Duration.ofMillis(100), Duration.ofHours(1)))
                         .port(0).start();
-                RemoteEngine engine = RemoteEngine.connect(daemon.url(), daemon.tokenFile(), null, Clock.systemUTC(),
+                RemoteEngine engine = ClientInternals.connect(daemon.url(), daemon.tokenFile(), null, Clock.systemUTC(),
                         Duration.ofMillis(50), Duration.ofMillis(400))) {
             daemon.awaitFirstProjection(Duration.ofSeconds(60));
 

@@ -10,6 +10,8 @@ import dev.kiln.core.health.HealthRules;
 import dev.kiln.core.health.HealthState;
 import dev.kiln.core.seed.SeedCaches;
 import dev.kiln.core.seed.SeedFixtures;
+import dev.kiln.core.serve.client.RemoteEngine;
+import dev.kiln.core.serve.wire.Wire;
 import dev.kiln.core.telemetry.EventBus;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import dev.kiln.core.workspace.WorkspaceSettings;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.kiln.core.projection.Projector;
 import dev.kiln.core.projection.WakeReason;
 import dev.kiln.core.serve.WorkspaceOwnership.Mode;
+import dev.kiln.core.serve.client.ServeLock;
 import dev.kiln.core.snapshot.TestTrees;
 import dev.kiln.core.telemetry.EventSink;
 import dev.kiln.core.watch.ChangePacer;

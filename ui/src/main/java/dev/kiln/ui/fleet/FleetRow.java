@@ -3,7 +3,7 @@ package dev.kiln.ui.fleet;
 import dev.kiln.core.fleet.DaemonEntry;
 import dev.kiln.core.health.HealthState;
 import dev.kiln.core.health.HealthVerdict;
-import dev.kiln.core.serve.DaemonHealth;
+import dev.kiln.core.health.DaemonHealth;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;

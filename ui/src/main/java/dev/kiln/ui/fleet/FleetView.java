@@ -267,7 +267,7 @@ public final class FleetView extends VBox {
     }
 
     /** The health a row shows now: none while it is down. */
-    private static Optional<dev.kiln.core.serve.DaemonHealth> live(FleetRow r) {
+    private static Optional<dev.kiln.core.health.DaemonHealth> live(FleetRow r) {
         return r.state() == FleetRow.State.DOWN ? Optional.empty() : r.health();
     }
 

@@ -4,7 +4,7 @@ import dev.kiln.core.engine.Engine;
 import dev.kiln.core.projection.TickFinished;
 import dev.kiln.core.projection.TickResult;
 import dev.kiln.core.projection.WakeReason;
-import dev.kiln.core.serve.FollowChanged;
+import dev.kiln.core.serve.client.FollowChanged;
 import dev.kiln.core.serve.OwnershipChanged;
 import dev.kiln.core.telemetry.KilnEvent;
 import dev.kiln.core.watch.WatchChanged;

@@ -13,7 +13,7 @@ import dev.kiln.core.fleet.FleetActions;
 import dev.kiln.core.health.HealthReason;
 import dev.kiln.core.health.HealthState;
 import dev.kiln.core.health.HealthVerdict;
-import dev.kiln.core.serve.DaemonHealth;
+import dev.kiln.core.health.DaemonHealth;
 import dev.kiln.core.startup.BytecodeMode;
 import dev.kiln.core.startup.Outcome;
 import dev.kiln.core.startup.ProbeReport;

@@ -8,7 +8,7 @@ import dev.kiln.core.health.HealthReason;
 import dev.kiln.core.health.HealthRules;
 import dev.kiln.core.health.HealthState;
 import dev.kiln.core.health.HealthVerdict;
-import dev.kiln.core.serve.DaemonHealth;
+import dev.kiln.core.health.DaemonHealth;
 import dev.kiln.testkit.MutableClock;
 import dev.kiln.ui.util.Background;
 import java.io.IOException;

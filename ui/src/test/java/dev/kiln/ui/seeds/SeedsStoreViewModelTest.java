@@ -6,7 +6,7 @@ import dev.kiln.core.Kiln;
 import dev.kiln.core.demo.DemoWorkspace;
 import dev.kiln.core.engine.Engine;
 import dev.kiln.core.seed.SeedCaches;
-import dev.kiln.core.serve.RemoteEngine;
+import dev.kiln.core.serve.client.RemoteEngine;
 import dev.kiln.core.store.ObjectStore;
 import dev.kiln.core.store.StoreEvent;
 import dev.kiln.core.store.Transfer;

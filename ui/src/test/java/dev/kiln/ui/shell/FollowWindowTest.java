@@ -3,7 +3,7 @@ package dev.kiln.ui.shell;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kiln.core.serve.ProjectionDaemon;
-import dev.kiln.core.serve.ServeLock;
+import dev.kiln.core.serve.client.ServeLock;
 import dev.kiln.core.demo.DemoWorkspace;
 import dev.kiln.core.projection.TickResult;
 import dev.kiln.core.projection.WakeReason;

@@ -1,12 +1,12 @@
-package dev.kiln.core.serve;
+package dev.kiln.core.serve.wire;
 
-import static dev.kiln.core.serve.WireTypes.constant;
-import static dev.kiln.core.serve.WireTypes.list;
-import static dev.kiln.core.serve.WireTypes.ms;
-import static dev.kiln.core.serve.WireTypes.name;
-import static dev.kiln.core.serve.WireTypes.nanos;
-import static dev.kiln.core.serve.WireTypes.pathList;
-import static dev.kiln.core.serve.WireTypes.paths;
+import static dev.kiln.core.serve.wire.WireTypes.constant;
+import static dev.kiln.core.serve.wire.WireTypes.list;
+import static dev.kiln.core.serve.wire.WireTypes.ms;
+import static dev.kiln.core.serve.wire.WireTypes.name;
+import static dev.kiln.core.serve.wire.WireTypes.nanos;
+import static dev.kiln.core.serve.wire.WireTypes.pathList;
+import static dev.kiln.core.serve.wire.WireTypes.paths;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -15,7 +15,7 @@ import dev.kiln.core.engine.EngineEvent;
 import dev.kiln.core.projection.TickFinished;
 import dev.kiln.core.projection.TickResult;
 import dev.kiln.core.projection.WakeReason;
-import dev.kiln.core.serve.WireTypes.Codec;
+import dev.kiln.core.serve.wire.WireTypes.Codec;
 import dev.kiln.core.snapshot.SnapshotStats;
 import dev.kiln.core.watch.WatchChanged;
 import dev.kiln.core.watch.WatchStatus;

@@ -1,4 +1,4 @@
-package dev.kiln.core.serve;
+package dev.kiln.core.serve.client;
 
 import java.net.Socket;
 import java.security.GeneralSecurityException;
@@ -25,7 +25,7 @@ import javax.net.ssl.X509ExtendedTrustManager;
  *
  * <p>Concurrency: immutable; the trust manager records nothing.
  */
-final class PinnedTls {
+public final class PinnedTls {
     private PinnedTls() {
     }
 
@@ -76,7 +76,7 @@ final class PinnedTls {
     }
 
     /** The certificate's SHA-256, {@code AB:CD:…}. */
-    static String fingerprint(X509Certificate cert) {
+    public static String fingerprint(X509Certificate cert) {
         try {
             return colons(MessageDigest.getInstance("SHA-256").digest(cert.getEncoded()));
         } catch (NoSuchAlgorithmException | CertificateEncodingException e) {

@@ -1,4 +1,4 @@
-package dev.kiln.core.serve;
+package dev.kiln.core.serve.client;
 
 import dev.kiln.core.telemetry.KilnEvent;
 import java.time.Instant;

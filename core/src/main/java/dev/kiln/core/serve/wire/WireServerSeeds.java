@@ -1,15 +1,15 @@
-package dev.kiln.core.serve;
+package dev.kiln.core.serve.wire;
 
-import static dev.kiln.core.serve.WireTypes.constant;
-import static dev.kiln.core.serve.WireTypes.list;
-import static dev.kiln.core.serve.WireTypes.name;
-import static dev.kiln.core.serve.WireTypes.path;
+import static dev.kiln.core.serve.wire.WireTypes.constant;
+import static dev.kiln.core.serve.wire.WireTypes.list;
+import static dev.kiln.core.serve.wire.WireTypes.name;
+import static dev.kiln.core.serve.wire.WireTypes.path;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.kiln.core.seed.ServerSeedInfo;
 import dev.kiln.core.seed.ServerSeeds;
 import dev.kiln.core.seed.ServerSeedsWarmed;
-import dev.kiln.core.serve.WireTypes.Codec;
+import dev.kiln.core.serve.wire.WireTypes.Codec;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -19,7 +19,7 @@ import org.jspecify.annotations.Nullable;
  * The server seeds' wire types: {@code GET seeds/servers} answers a list of {@link Seed}; {@code POST
  * seeds/servers/warm} starts an action whose result is a {@link Warmed}. Naming rule: {@link WireTypes}.
  */
-final class WireServerSeeds {
+public final class WireServerSeeds {
     private WireServerSeeds() {
     }
 
@@ -86,7 +86,7 @@ final class WireServerSeeds {
     }
 
     /** The servers a warm request names ({@code {"servers": [..]}}; absent or empty: every seedable server). */
-    static List<String> servers(com.fasterxml.jackson.databind.JsonNode body) {
+    public static List<String> servers(com.fasterxml.jackson.databind.JsonNode body) {
         com.fasterxml.jackson.databind.JsonNode s = body.path("servers");
         if (!s.isMissingNode() && !s.isNull() && !s.isArray()) {
             throw new IllegalArgumentException("\"servers\" must be a list of server names");

@@ -1,8 +1,9 @@
-package dev.kiln.core.serve;
+package dev.kiln.core.serve.wire;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kiln.core.health.DaemonHealth;
 import dev.kiln.core.health.HealthReason;
 import dev.kiln.core.health.HealthState;
 import dev.kiln.core.health.HealthVerdict;
@@ -21,7 +22,7 @@ import java.util.Optional;
  *
  * <p>Concurrency: stateless.
  */
-final class HealthWire {
+public final class HealthWire {
     /** One reason on the wire. */
     record ReasonWire(String code, String state, String message) {
         /** Written and read by hand: the API's mapper reaches no non-public type by reflection. */
@@ -38,7 +39,7 @@ final class HealthWire {
     }
 
     /** Adds the evidence the verdict needs beyond the older fields. */
-    static ObjectNode evidence(ObjectNode o, List<String> failedContracts, WatchStatus ws) {
+    public static ObjectNode evidence(ObjectNode o, List<String> failedContracts, WatchStatus ws) {
         ArrayNode a = o.putArray("failed_contracts");
         failedContracts.stream().limit(dev.kiln.core.health.HealthEvidence.NAMED_FAILURES).forEach(a::add);
         ObjectNode w = (ObjectNode) o.path("watch");
@@ -50,7 +51,7 @@ final class HealthWire {
     }
 
     /** Reads {@code body} back as a client does, judges it, and adds {@code verdict} and {@code reasons}. */
-    static ObjectNode judge(ObjectNode body, URI url) {
+    public static ObjectNode judge(ObjectNode body, URI url) {
         HealthVerdict v;
         try {
             v = Wire.readHealth(url, Wire.JSON.writeValueAsString(body), Optional.empty()).verdict();

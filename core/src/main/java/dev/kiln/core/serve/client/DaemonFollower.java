@@ -1,8 +1,9 @@
-package dev.kiln.core.serve;
+package dev.kiln.core.serve.client;
 
 import dev.kiln.core.projection.Projector;
 import dev.kiln.core.projection.TickFinished;
 import dev.kiln.core.projection.WakeReason;
+import dev.kiln.core.serve.wire.Wire;
 import dev.kiln.core.telemetry.EventSink;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import java.io.IOException;
@@ -31,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * on the follow thread, so
  * whoever closes this must not hold a lock that {@code onEnded} takes.
  */
-final class DaemonFollower implements AutoCloseable {
+public final class DaemonFollower implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(DaemonFollower.class);
 
     private final WorkspaceLayout layout;
@@ -63,7 +64,7 @@ final class DaemonFollower implements AutoCloseable {
      * @param retry how long to wait before reconnecting after the stream broke
      * @param onEnded run on the follow thread once no process holds the lock any more, before {@link FollowChanged}
      */
-    static DaemonFollower start(WorkspaceLayout layout, Projector projector, EventSink events, Clock clock,
+    public static DaemonFollower start(WorkspaceLayout layout, Projector projector, EventSink events, Clock clock,
             Duration retry, Runnable onEnded) {
         DaemonFollower f = new DaemonFollower(Objects.requireNonNull(layout), Objects.requireNonNull(projector),
                 Objects.requireNonNull(events), Objects.requireNonNull(clock), Objects.requireNonNull(onEnded));
@@ -165,13 +166,13 @@ final class DaemonFollower implements AutoCloseable {
      * Asks the followed daemon for a manual projection and waits for its answer; its revision then arrives here like
      * any other. See {@link ServeClient#project()}.
      */
-    void requestProjection() throws IOException, InterruptedException {
+    public void requestProjection() throws IOException, InterruptedException {
         ServeClient.of(layout).orElseThrow(() -> new IOException("no kiln serve owns " + layout.root() + " any more"))
                 .project();
     }
 
     /** Whether it still follows (or reconnects); false once the daemon stopped or this was closed. */
-    boolean running() {
+    public boolean running() {
         EventStream r = reader;
         return r != null && r.running() && !closed;
     }

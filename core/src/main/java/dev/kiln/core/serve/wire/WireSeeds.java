@@ -1,12 +1,12 @@
-package dev.kiln.core.serve;
+package dev.kiln.core.serve.wire;
 
-import static dev.kiln.core.serve.WireTypes.constant;
-import static dev.kiln.core.serve.WireTypes.duration;
-import static dev.kiln.core.serve.WireTypes.list;
-import static dev.kiln.core.serve.WireTypes.ms;
-import static dev.kiln.core.serve.WireTypes.name;
-import static dev.kiln.core.serve.WireTypes.orNull;
-import static dev.kiln.core.serve.WireTypes.path;
+import static dev.kiln.core.serve.wire.WireTypes.constant;
+import static dev.kiln.core.serve.wire.WireTypes.duration;
+import static dev.kiln.core.serve.wire.WireTypes.list;
+import static dev.kiln.core.serve.wire.WireTypes.ms;
+import static dev.kiln.core.serve.wire.WireTypes.name;
+import static dev.kiln.core.serve.wire.WireTypes.orNull;
+import static dev.kiln.core.serve.wire.WireTypes.path;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.kiln.core.seed.CopyMode;
@@ -16,7 +16,7 @@ import dev.kiln.core.seed.SeedInfo;
 import dev.kiln.core.seed.WarmOutcome;
 import dev.kiln.core.seed.WarmPlan;
 import dev.kiln.core.seed.WarmResult;
-import dev.kiln.core.serve.WireTypes.Codec;
+import dev.kiln.core.serve.wire.WireTypes.Codec;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.kiln.core.serve;
+package dev.kiln.core.serve.wire;
 
 import dev.kiln.core.telemetry.Figures;
 import java.nio.file.Path;
@@ -26,7 +26,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Concurrency: immutable after class initialization.
  */
-final class WireTypes {
+public final class WireTypes {
     /** One core type, the wire record it travels as, and the way there and back. */
     record Codec<C, W>(Class<C> core, Class<W> wire, Function<C, W> toWire, Function<W, C> toCore) {
         static <C, W> Codec<C, W> of(Class<C> core, Class<W> wire, Function<C, W> toWire, Function<W, C> toCore) {
@@ -88,7 +88,7 @@ final class WireTypes {
      *
      * @throws IllegalArgumentException naming the values it may be
      */
-    static <E extends Enum<E>> E constant(Class<E> type, @Nullable String text) {
+    public static <E extends Enum<E>> E constant(Class<E> type, @Nullable String text) {
         if (text != null) {
             for (E e : type.getEnumConstants()) {
                 if (e.name().equalsIgnoreCase(text) || e.name().equalsIgnoreCase(text.replace('-', '_'))) {

@@ -1,7 +1,8 @@
-package dev.kiln.core.serve;
+package dev.kiln.core.serve.client;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.kiln.core.projection.TickFinished;
+import dev.kiln.core.serve.wire.Wire;
 import dev.kiln.core.snapshot.ContractFile;
 import dev.kiln.core.snapshot.ContractSnapshot;
 import dev.kiln.core.snapshot.SnapshotFailure;
@@ -19,7 +20,7 @@ import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Reads the API's SSE frames back (what {@link FrameFeed} gives and a recording keeps): {@code snapshot} and
+ * Reads the API's SSE frames back (what {@code FrameFeed} gives and a recording keeps): {@code snapshot} and
  * {@code delta} into the contracts they describe, every other frame into the core event it stands for, with the
  * same readers the remote engine uses ({@link Wire#read}, its contract and failure readers), so a replayed
  * contract is what an attached console shows.

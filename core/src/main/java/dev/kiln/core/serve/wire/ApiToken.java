@@ -1,4 +1,4 @@
-package dev.kiln.core.serve;
+package dev.kiln.core.serve.wire;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -16,7 +16,7 @@ import java.util.HexFormat;
  * The bearer token of the mutating API calls: 256 random bits, new for every daemon start, written to
  * {@code observer/api-token} readable by its owner only (mode 600 from the moment the file exists).
  */
-final class ApiToken {
+public final class ApiToken {
     private static final SecureRandom RANDOM = new SecureRandom();
     private final String value;
 
@@ -25,14 +25,14 @@ final class ApiToken {
     }
 
     /** A fresh random token (not written anywhere). */
-    static ApiToken generate() {
+    public static ApiToken generate() {
         byte[] b = new byte[32];
         RANDOM.nextBytes(b);
         return new ApiToken(HexFormat.of().formatHex(b));
     }
 
     /** Generates a token and writes it to {@code file} with mode 600, replacing the previous daemon's. */
-    static ApiToken writeNew(Path file) throws IOException {
+    public static ApiToken writeNew(Path file) throws IOException {
         ApiToken t = generate();
         Path dir = file.toAbsolutePath().getParent();
         Files.createDirectories(dir);
@@ -61,16 +61,16 @@ final class ApiToken {
      *
      * @throws IOException starting "cannot read the API token file", naming it and what is wrong with it
      */
-    static ApiToken read(Path file) throws IOException {
+    public static ApiToken read(Path file) throws IOException {
         return new ApiToken(SecretFile.read(file, SecretFile.Kind.API_TOKEN));
     }
 
-    String value() {
+    public String value() {
         return value;
     }
 
     /** Whether an {@code Authorization} header carries this token; compares in constant time. */
-    boolean authorizes(String authorizationHeader) {
+    public boolean authorizes(String authorizationHeader) {
         String bearer = Wire.bearerToken(authorizationHeader);
         if (bearer == null) {
             return false;

@@ -1,8 +1,5 @@
-package dev.kiln.core.serve;
+package dev.kiln.core.health;
 
-import dev.kiln.core.health.HealthEvidence;
-import dev.kiln.core.health.HealthRules;
-import dev.kiln.core.health.HealthVerdict;
 import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;

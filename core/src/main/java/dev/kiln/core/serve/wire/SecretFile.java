@@ -1,4 +1,4 @@
-package dev.kiln.core.serve;
+package dev.kiln.core.serve.wire;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -50,9 +50,9 @@ import org.slf4j.LoggerFactory;
  * <p>Concurrency: any thread may read; at most {@link #MAX_STUCK} abandoned opens may be stuck at once, past that a
  * read is refused at once rather than piling up threads.
  */
-final class SecretFile {
+public final class SecretFile {
     /** Far more than a token (65 bytes) or any password line; a larger file is refused without being read. */
-    static final int MAX_BYTES = 4096;
+    public static final int MAX_BYTES = 4096;
     static final long OPEN_TIMEOUT_MILLIS = 2_000;
     static final int MAX_STUCK = 8;
 
@@ -69,7 +69,7 @@ final class SecretFile {
             });
 
     /** What a secret file holds, for messages and for what its line may contain. */
-    enum Kind {
+    public enum Kind {
         /** A bearer token: visible ASCII without spaces, as an HTTP header carries it. */
         API_TOKEN("API token file", "the daemon's token (a copy of its observer/api-token)"),
         /** A keystore's password: any text on one line. */
@@ -93,7 +93,7 @@ final class SecretFile {
      * @throws IOException naming the file, what is wrong with it and what it must hold; never its content. The
      *     message starts with "cannot read the API token file" or "cannot read the TLS password file".
      */
-    static String read(Path file, Kind kind) throws IOException {
+    public static String read(Path file, Kind kind) throws IOException {
         BasicFileAttributes a;
         try {
             a = attributes(file);
@@ -165,7 +165,7 @@ final class SecretFile {
     }
 
     /** Opens {@code file} for reading, waiting at most {@code timeoutMillis} for {@code open(2)} to return. */
-    static FileChannel open(Path file, long timeoutMillis) throws IOException {
+    public static FileChannel open(Path file, long timeoutMillis) throws IOException {
         if (STUCK.get() >= MAX_STUCK) {
             throw new IOException("not opened: " + MAX_STUCK + " earlier opens of special files are still blocked");
         }
@@ -217,7 +217,7 @@ final class SecretFile {
      *
      * @throws IOException ({@link TooLarge}) when there are more: a file that grew, or a device swapped in
      */
-    static byte[] readBounded(FileChannel ch) throws IOException {
+    public static byte[] readBounded(FileChannel ch) throws IOException {
         ByteBuffer buf = ByteBuffer.allocate(MAX_BYTES + 1);
         long pos = 0;
         while (buf.hasRemaining()) {
@@ -235,7 +235,7 @@ final class SecretFile {
         return out;
     }
 
-    static final class TooLarge extends IOException {
+    public static final class TooLarge extends IOException {
         private static final long serialVersionUID = 1L;
     }
 

@@ -1,4 +1,4 @@
-package dev.kiln.core.serve;
+package dev.kiln.core.serve.client;
 
 import dev.kiln.core.workspace.WorkspaceException;
 import dev.kiln.core.workspace.WorkspaceLayout;
@@ -62,7 +62,7 @@ public final class ServeLock implements AutoCloseable {
         }
 
         /** The word in the lock file's {@code kind} line. */
-        String word() {
+        public String word() {
             return word;
         }
 
@@ -99,7 +99,7 @@ public final class ServeLock implements AutoCloseable {
      * @throws WorkspaceException when another process (or this one) holds it, naming who and what to do, or when the
      *     file cannot be created
      */
-    static ServeLock acquire(WorkspaceLayout layout, Kind kind) {
+    public static ServeLock acquire(WorkspaceLayout layout, Kind kind) {
         long deadline = System.nanoTime() + PROBE_PATIENCE.toNanos();
         while (true) {
             Attempt a = attempt(layout, kind);
@@ -216,7 +216,7 @@ public final class ServeLock implements AutoCloseable {
      * Records where this holder's API listens, for {@link #holder}, and with TLS its certificate's fingerprint: a
      * local client trusts exactly that certificate (the file is as trustworthy as the token file beside it).
      */
-    void announce(URI url, @Nullable String tlsSha256) throws IOException {
+    public void announce(URI url, @Nullable String tlsSha256) throws IOException {
         synchronized (FILES) {
             record(url, tlsSha256);
         }

@@ -1,6 +1,7 @@
-package dev.kiln.core.serve;
+package dev.kiln.core.serve.client;
 
 import dev.kiln.core.http.BoundedRead;
+import dev.kiln.core.serve.wire.Wire;
 import dev.kiln.core.telemetry.Ticker;
 import java.io.IOException;
 import java.io.InputStream;
@@ -144,6 +145,31 @@ public final class EventStream implements AutoCloseable {
     public static Builder of(ServeClient client) {
         Objects.requireNonNull(client, "client");
         return new Builder((last, backfill) -> open(client, last, backfill, ""));
+    }
+
+    /**
+     * The frames of the daemon {@code client} reaches, each to {@code sink} as its event name and data text, on a
+     * reader of their own ({@code kiln-frames}); {@code onProblem} hears why the stream broke. What a recording reads
+     * (the remote engine's and {@code FrameFeed.remote}); a sink that throws is logged and the stream goes on.
+     */
+    public static EventStream frames(ServeClient client, java.util.function.BiConsumer<String, String> sink,
+            java.util.function.Consumer<String> onProblem) {
+        Objects.requireNonNull(sink, "sink");
+        return of(client).name("kiln-frames").start(new Listener() {
+            @Override
+            public void frame(Frame f) {
+                try {
+                    sink.accept(f.event(), f.text());
+                } catch (RuntimeException ex) {
+                    LOG.error("A frame sink failed on a {} frame; the feed goes on", f.event(), ex);
+                }
+            }
+
+            @Override
+            public void broke(String why, Duration retryIn) {
+                onProblem.accept(why + "; retrying in " + retryIn.toMillis() + " ms");
+            }
+        });
     }
 
     /** A reader of another source (the follower's: the lock file names the daemon anew at each connection). */

@@ -1,4 +1,4 @@
-package dev.kiln.core.serve;
+package dev.kiln.core.serve.client;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.kiln.core.archive.ArchiveCacheStats;
@@ -14,11 +14,15 @@ import dev.kiln.core.engine.ProbeRequest;
 import dev.kiln.core.engine.SavedRun;
 import dev.kiln.core.http.BoundedRead;
 import dev.kiln.core.projection.TickFinished;
+import dev.kiln.core.projection.TickRecord;
 import dev.kiln.core.projection.TickResult;
 import dev.kiln.core.projection.WakeReason;
 import dev.kiln.core.seed.SeedInfo;
 import dev.kiln.core.seed.WarmPlan;
 import dev.kiln.core.seed.WarmResult;
+import dev.kiln.core.serve.wire.StoreWire;
+import dev.kiln.core.serve.wire.Wire;
+import dev.kiln.core.serve.wire.WireTypes;
 import dev.kiln.core.snapshot.ContractFile;
 import dev.kiln.core.snapshot.ContractSnapshot;
 import dev.kiln.core.snapshot.SnapshotFailure;
@@ -288,10 +292,10 @@ public final class RemoteEngine implements Engine {
         return s != null ? s.snapshot() : ContractSnapshot.of(layout.tasksDir(), List.of(), List.of(), SnapshotStats.empty());
     }
 
-    /** The daemon's frames on a connection of their own (see {@link FrameFeed#remote}), for a recording. */
+    /** The daemon's frames on a connection of their own (see {@link EventStream#frames}), for a recording. */
     @Override
     public AutoCloseable frames(java.util.function.BiConsumer<String, String> sink) {
-        return FrameFeed.remote(client, sink, why -> LOG.info("Recording the events of {}: {}", url, why));
+        return EventStream.frames(client, sink, why -> LOG.info("Recording the events of {}: {}", url, why));
     }
 
     /** The revision of the state held now; 0 before the first. From memory. */

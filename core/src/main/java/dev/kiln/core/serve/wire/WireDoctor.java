@@ -1,14 +1,14 @@
-package dev.kiln.core.serve;
+package dev.kiln.core.serve.wire;
 
-import static dev.kiln.core.serve.WireTypes.constant;
-import static dev.kiln.core.serve.WireTypes.list;
-import static dev.kiln.core.serve.WireTypes.name;
+import static dev.kiln.core.serve.wire.WireTypes.constant;
+import static dev.kiln.core.serve.wire.WireTypes.list;
+import static dev.kiln.core.serve.wire.WireTypes.name;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.kiln.core.doctor.Cause;
 import dev.kiln.core.doctor.Diagnosis;
 import dev.kiln.core.doctor.Difference;
-import dev.kiln.core.serve.WireTypes.Codec;
+import dev.kiln.core.serve.wire.WireTypes.Codec;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;

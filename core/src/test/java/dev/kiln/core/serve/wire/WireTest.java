@@ -1,9 +1,11 @@
-package dev.kiln.core.serve;
+package dev.kiln.core.serve.wire;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.kiln.core.projection.TickRecord;
 import dev.kiln.core.projection.WakeReason;
+import dev.kiln.core.serve.client.FollowChanged;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.LinkedHashMap;

@@ -1,6 +1,5 @@
-package dev.kiln.core.serve;
+package dev.kiln.core.projection;
 
-import dev.kiln.core.projection.WakeReason;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;

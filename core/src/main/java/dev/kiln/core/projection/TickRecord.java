@@ -1,6 +1,5 @@
-package dev.kiln.core.serve;
+package dev.kiln.core.projection;
 
-import dev.kiln.core.projection.WakeReason;
 import java.time.Instant;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -8,7 +7,7 @@ import java.util.Map;
 
 /**
  * One tick of a daemon's projection loop, as its history records it and as {@code POST /api/project} answers (the
- * wire shape is {@link Wire#tick}; a tick read back from the wire has its duration rounded to the microsecond).
+ * wire shape is {@code Wire.tick}; a tick read back from the wire has its duration rounded to the microsecond).
  *
  * @param seq 1-based projection number
  * @param reason why it woke

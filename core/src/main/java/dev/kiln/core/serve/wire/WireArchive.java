@@ -1,18 +1,18 @@
-package dev.kiln.core.serve;
+package dev.kiln.core.serve.wire;
 
-import static dev.kiln.core.serve.WireTypes.constant;
-import static dev.kiln.core.serve.WireTypes.list;
-import static dev.kiln.core.serve.WireTypes.ms;
-import static dev.kiln.core.serve.WireTypes.name;
-import static dev.kiln.core.serve.WireTypes.nanos;
-import static dev.kiln.core.serve.WireTypes.orNull;
-import static dev.kiln.core.serve.WireTypes.path;
+import static dev.kiln.core.serve.wire.WireTypes.constant;
+import static dev.kiln.core.serve.wire.WireTypes.list;
+import static dev.kiln.core.serve.wire.WireTypes.ms;
+import static dev.kiln.core.serve.wire.WireTypes.name;
+import static dev.kiln.core.serve.wire.WireTypes.nanos;
+import static dev.kiln.core.serve.wire.WireTypes.orNull;
+import static dev.kiln.core.serve.wire.WireTypes.path;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.kiln.core.archive.ArchiveCacheStats;
 import dev.kiln.core.archive.ArchiveEntry;
 import dev.kiln.core.archive.ArchiveEvent;
-import dev.kiln.core.serve.WireTypes.Codec;
+import dev.kiln.core.serve.wire.WireTypes.Codec;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

@@ -1,17 +1,17 @@
-package dev.kiln.core.serve;
+package dev.kiln.core.serve.wire;
 
-import static dev.kiln.core.serve.WireTypes.constant;
-import static dev.kiln.core.serve.WireTypes.duration;
-import static dev.kiln.core.serve.WireTypes.list;
-import static dev.kiln.core.serve.WireTypes.ms;
-import static dev.kiln.core.serve.WireTypes.name;
-import static dev.kiln.core.serve.WireTypes.path;
-import static dev.kiln.core.serve.WireTypes.pathList;
-import static dev.kiln.core.serve.WireTypes.paths;
+import static dev.kiln.core.serve.wire.WireTypes.constant;
+import static dev.kiln.core.serve.wire.WireTypes.duration;
+import static dev.kiln.core.serve.wire.WireTypes.list;
+import static dev.kiln.core.serve.wire.WireTypes.ms;
+import static dev.kiln.core.serve.wire.WireTypes.name;
+import static dev.kiln.core.serve.wire.WireTypes.path;
+import static dev.kiln.core.serve.wire.WireTypes.pathList;
+import static dev.kiln.core.serve.wire.WireTypes.paths;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.kiln.core.engine.SavedRun;
-import dev.kiln.core.serve.WireTypes.Codec;
+import dev.kiln.core.serve.wire.WireTypes.Codec;
 import dev.kiln.core.startup.Bytecode;
 import dev.kiln.core.startup.BytecodeMode;
 import dev.kiln.core.startup.BytecodeReport;

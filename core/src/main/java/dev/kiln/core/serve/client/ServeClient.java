@@ -1,6 +1,10 @@
-package dev.kiln.core.serve;
+package dev.kiln.core.serve.client;
 
+import dev.kiln.core.health.DaemonHealth;
 import dev.kiln.core.http.BoundedRead;
+import dev.kiln.core.projection.TickRecord;
+import dev.kiln.core.serve.wire.ApiToken;
+import dev.kiln.core.serve.wire.Wire;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import java.io.IOException;
 import java.net.URI;

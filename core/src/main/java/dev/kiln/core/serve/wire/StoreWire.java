@@ -1,4 +1,4 @@
-package dev.kiln.core.serve;
+package dev.kiln.core.serve.wire;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -21,7 +21,7 @@ import org.jspecify.annotations.Nullable;
  * {@code GET store} answers a {@link Status}; {@code POST store/push} and {@code store/pull} start actions whose
  * result is a {@link TransferWire}. Both sides use these records, so they cannot drift apart.
  */
-final class StoreWire {
+public final class StoreWire {
     private StoreWire() {
     }
 
@@ -39,7 +39,7 @@ final class StoreWire {
                     Stats.of(st.stats()));
         }
 
-        Optional<StoreStatus> toCore() {
+        public Optional<StoreStatus> toCore() {
             if (!configured) {
                 return Optional.empty();
             }
@@ -55,7 +55,7 @@ final class StoreWire {
             return new Seed(p.target(), p.lockHash(), p.place().wire(), p.store().map(Manifest::of).orElse(null));
         }
 
-        SeedPresence toCore() {
+        public SeedPresence toCore() {
             return new SeedPresence(target, lockHash, SeedPresence.Place.valueOf(place.toUpperCase(Locale.ROOT)),
                     Optional.ofNullable(storeObject).map(Manifest::toCore));
         }
@@ -71,7 +71,7 @@ final class StoreWire {
                     m.pushedAt().toString(), m.packing());
         }
 
-        ObjectManifest toCore() {
+        public ObjectManifest toCore() {
             return new ObjectManifest(new StoreKey(key), sha256 + ".tar.gz", objectBytes, files, sha256, treeBytes,
                     kilnVersion, Instant.parse(pushedAt), packing);
         }
@@ -85,7 +85,7 @@ final class StoreWire {
             return new Stats(s.pushes(), s.pushesSkipped(), s.pulls(), s.bytesSent(), s.bytesReceived(), s.failures());
         }
 
-        StoreStats toCore() {
+        public StoreStats toCore() {
             return new StoreStats(pushes, pushesSkipped, pulls, bytesSent, bytesReceived, failures);
         }
     }
@@ -100,13 +100,13 @@ final class StoreWire {
                     t.duration().toMillis(), t.message());
         }
 
-        Transfer toCore() {
+        public Transfer toCore() {
             return new Transfer(new StoreKey(key), Transfer.Outcome.valueOf(outcome.toUpperCase(Locale.ROOT)),
                     object.toCore(), bytesMoved, Duration.ofMillis(durationMs), message);
         }
     }
 
-    static JsonNode status(Optional<StoreStatus> s) {
+    public static JsonNode status(Optional<StoreStatus> s) {
         return Wire.JSON.valueToTree(Status.of(s));
     }
 
@@ -128,7 +128,7 @@ final class StoreWire {
                     e.outcome().map(Transfer.Outcome::wire).orElse(null), e.bytes(), e.duration().toMillis(), e.message());
         }
 
-        StoreEvent toCore() {
+        public StoreEvent toCore() {
             return new StoreEvent(at, StoreEvent.Operation.valueOf(operation.toUpperCase(Locale.ROOT)),
                     StoreEvent.Phase.valueOf(phase.toUpperCase(Locale.ROOT)), new StoreKey(key),
                     Optional.ofNullable(outcome).map(o -> Transfer.Outcome.valueOf(o.toUpperCase(Locale.ROOT))), bytesMoved,

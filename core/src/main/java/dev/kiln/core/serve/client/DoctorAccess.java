@@ -1,7 +1,8 @@
-package dev.kiln.core.serve;
+package dev.kiln.core.serve.client;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.kiln.core.doctor.DaemonAccess;
+import dev.kiln.core.serve.wire.Wire;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import java.io.IOException;
 import java.net.URI;

@@ -1,4 +1,4 @@
-package dev.kiln.core.serve;
+package dev.kiln.core.serve.wire;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -11,8 +11,11 @@ import dev.kiln.core.engine.Action;
 import dev.kiln.core.engine.EngineEvent;
 import dev.kiln.core.engine.EngineException;
 import dev.kiln.core.engine.ProbeRequest;
+import dev.kiln.core.health.DaemonHealth;
 import dev.kiln.core.http.BoundedRead;
+import dev.kiln.core.projection.DaemonMetrics;
 import dev.kiln.core.projection.TickFinished;
+import dev.kiln.core.projection.TickRecord;
 import dev.kiln.core.seed.SeedEvent;
 import dev.kiln.core.startup.BytecodeMode;
 import dev.kiln.core.startup.ProbeEvent;
@@ -32,21 +35,21 @@ import java.util.Map;
 
 /**
  * The API's wire format, in one place: routes, the JSON bodies of requests, answers and events, and the SSE
- * framing. The server ({@link ApiServer}, {@link SseHub}, {@link ProjectionDaemon}) writes through it and the clients
- * ({@link ServeClient}, {@link DaemonFollower}) read through it, so a shape changes in one place for both sides.
+ * framing. The server ({@code ApiServer}, {@code SseHub}, {@code ProjectionDaemon}) writes through it and the clients
+ * ({@code ServeClient}, {@code DaemonFollower}) read through it, so a shape changes in one place for both sides.
  *
  * <p>The state document itself ({@code GET /api/state}, the {@code snapshot} event) is the projector's
  * {@code observer/state.json}, served byte for byte; its shape belongs to {@code projection}, not here.
  *
  * <p>Concurrency: stateless; the one {@link ObjectMapper} is configured once and then only used (thread-safe).
  */
-final class Wire {
+public final class Wire {
     /**
      * The one mapper of the API (both sides). Core records never travel as themselves: {@link #value} and {@link #read}
      * go through their explicit wire records ({@link WireTypes}), whose {@code @JsonProperty} names are the wire;
      * {@code Instant} is RFC 3339 text. A field a newer daemon adds is ignored by an older client.
      */
-    static final ObjectMapper JSON = com.fasterxml.jackson.databind.json.JsonMapper.builder()
+    public static final ObjectMapper JSON = com.fasterxml.jackson.databind.json.JsonMapper.builder()
             .addModule(new com.fasterxml.jackson.datatype.jdk8.Jdk8Module())
             .addModule(new com.fasterxml.jackson.datatype.jsr310.JavaTimeModule())
             .disable(com.fasterxml.jackson.databind.SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
@@ -64,90 +67,90 @@ final class Wire {
      * client of 2 refuses theirs the same way. The routes stay under {@code /api/v1/}: the path names the family,
      * this number the shapes.
      */
-    static final int API_VERSION = 2;
+    public static final int API_VERSION = 2;
     private static final String V1 = "api/v1/";
     /** Unversioned paths of the first API ({@code /api/state}…), kept as aliases of their v1 route. */
     private static final String LEGACY = "api/";
 
     // ---- routes (relative to the base URL, e.g. http://127.0.0.1:7117/) --------------------------------------------
-    static final String STATE = V1 + "state";
-    static final String EVENTS = V1 + "events";
-    static final String METRICS = V1 + "metrics";
-    static final String PROJECT = V1 + "project";
-    static final String HEAL = V1 + "heal";
+    public static final String STATE = V1 + "state";
+    public static final String EVENTS = V1 + "events";
+    public static final String METRICS = V1 + "metrics";
+    public static final String PROJECT = V1 + "project";
+    public static final String HEAL = V1 + "heal";
     /** {@code {"api_version": 1}}: the one shape that never changes, so any client can tell what a daemon speaks. */
-    static final String VERSION = V1 + "version";
+    public static final String VERSION = V1 + "version";
     /** A daemon's health at a glance, for {@code kiln status} and a fleet view: see {@link #health}. */
-    static final String HEALTH = V1 + "health";
+    public static final String HEALTH = V1 + "health";
     /** Prometheus' conventional path, outside {@code api/}: the text exposition, not Kiln's JSON. */
-    static final String PROMETHEUS = "metrics";
+    public static final String PROMETHEUS = "metrics";
     /** {@code {root, default_startup_timeout_ms, archive_max_bytes, archive_policy}}: what an engine knows from memory. */
-    static final String WORKSPACE = V1 + "workspace";
-    static final String SEEDS = V1 + "seeds";
-    static final String WARM_HISTORY = V1 + "seeds/history";
+    public static final String WORKSPACE = V1 + "workspace";
+    public static final String SEEDS = V1 + "seeds";
+    public static final String WARM_HISTORY = V1 + "seeds/history";
     /** {@code GET …?target=T}: the dry run of a warm. */
-    static final String WARM_PLAN = V1 + "seeds/plan";
+    public static final String WARM_PLAN = V1 + "seeds/plan";
     /** {@code POST {"target": T}}: 202 {@code {"id": …}}. */
-    static final String WARM = V1 + "seeds/warm";
+    public static final String WARM = V1 + "seeds/warm";
     /** The servers of servers.json, env and header values redacted. */
-    static final String SERVERS = V1 + "servers";
+    public static final String SERVERS = V1 + "servers";
     /** {@code POST} a {@link #probeRequest}: 202 {@code {"id": …}}. */
-    static final String PROBE = V1 + "probe";
-    static final String PROBE_RUNS = V1 + "probe/runs";
+    public static final String PROBE = V1 + "probe";
+    public static final String PROBE_RUNS = V1 + "probe/runs";
     /** {@code GET …/{id}}: one saved run. */
-    static final String PROBE_RUN = V1 + "probe/runs/{id}";
+    public static final String PROBE_RUN = V1 + "probe/runs/{id}";
     /** The latest CPU sweep; 404 when there is none. */
-    static final String PROBE_SWEEP = V1 + "probe/sweep";
+    public static final String PROBE_SWEEP = V1 + "probe/sweep";
     /** {@code GET …?server=S}: the bytecode audit. */
-    static final String BYTECODE = V1 + "bytecode";
+    public static final String BYTECODE = V1 + "bytecode";
     /** {@code POST {"server": S}}: 202 {@code {"id": …}}. */
-    static final String PRECOMPILE = V1 + "bytecode/precompile";
-    static final String ARCHIVE_STATS = V1 + "archive/stats";
-    static final String ARCHIVE_ENTRIES = V1 + "archive/entries";
+    public static final String PRECOMPILE = V1 + "bytecode/precompile";
+    public static final String ARCHIVE_STATS = V1 + "archive/stats";
+    public static final String ARCHIVE_ENTRIES = V1 + "archive/entries";
     /** {@code POST {"directory": D, "members": [..]}}: the entry built (or hit). */
-    static final String ARCHIVE_BUILD = V1 + "archive/build";
-    static final String ARCHIVE_INVALIDATE = V1 + "archive/invalidate";
+    public static final String ARCHIVE_BUILD = V1 + "archive/build";
+    public static final String ARCHIVE_INVALIDATE = V1 + "archive/invalidate";
     /** The staleness doctor's diagnosis, run on the daemon's host. */
-    static final String DOCTOR = V1 + "doctor";
+    public static final String DOCTOR = V1 + "doctor";
     /** {@code GET}: {@link #action}. */
-    static final String ACTION = V1 + "actions/{id}";
-    static final String ACTION_CANCEL = V1 + "actions/{id}/cancel";
+    public static final String ACTION = V1 + "actions/{id}";
+    public static final String ACTION_CANCEL = V1 + "actions/{id}/cancel";
     /**
      * The OpenAPI 3.1 document of this API (a resource of core, served byte for byte; no token on loopback, like every
      * GET). docs/API.md says how to read it and what the goldens under core's test resources prove.
      */
-    static final String OPENAPI = V1 + "openapi.json";
+    public static final String OPENAPI = V1 + "openapi.json";
 
     // The object store (StoreWire): its state per target, and push / pull actions ({@code POST {"target": T}}: 202 {@code {"id"}}).
-    static final String STORE_STATUS = V1 + "store";
-    static final String STORE_PUSH = V1 + "store/push";
-    static final String STORE_PULL = V1 + "store/pull";
+    public static final String STORE_STATUS = V1 + "store";
+    public static final String STORE_PUSH = V1 + "store/push";
+    public static final String STORE_PULL = V1 + "store/pull";
 
     // Server seeds (WireServerSeeds): runtime seeds of npx/uvx-launched servers; a warm {@code POST {"servers": [..]}}: 202 {@code {"id"}}.
-    static final String SERVER_SEEDS = V1 + "seeds/servers";
-    static final String SERVER_SEEDS_WARM = V1 + "seeds/servers/warm";
+    public static final String SERVER_SEEDS = V1 + "seeds/servers";
+    public static final String SERVER_SEEDS_WARM = V1 + "seeds/servers/warm";
     /** {@code POST /api/heal?dry_run=true} previews. */
 
-    static final String DRY_RUN = "dry_run";
+    public static final String DRY_RUN = "dry_run";
 
     // ---- headers -----------------------------------------------------------------------------------------------
-    static final String AUTHORIZATION = "Authorization";
+    public static final String AUTHORIZATION = "Authorization";
     /** A mutation sent twice with the same key (a retry after a timeout) runs once; the second answers the first. */
-    static final String IDEMPOTENCY_KEY = "Idempotency-Key";
+    public static final String IDEMPOTENCY_KEY = "Idempotency-Key";
     private static final String BEARER = "Bearer ";
-    static final String EVENT_STREAM = "text/event-stream";
+    public static final String EVENT_STREAM = "text/event-stream";
     /** On the state: the id of the last SSE frame the revision includes; the stream resumes after it. */
-    static final String EVENT_ID = "Kiln-Event-Id";
+    public static final String EVENT_ID = "Kiln-Event-Id";
     /** The events route's query parameter asking for the replay ring's events first (an attaching reader's backfill). */
-    static final String BACKFILL = "backfill";
+    public static final String BACKFILL = "backfill";
     /** The answer's header naming how many of the stream's first frames are that backfill (history). */
-    static final String BACKFILL_COUNT = "Kiln-Backfill";
+    public static final String BACKFILL_COUNT = "Kiln-Backfill";
 
     // ---- SSE ---------------------------------------------------------------------------------------------------
     /** The first event of a stream (and after a gap the history cannot fill): the whole state document. */
-    static final String SNAPSHOT = "snapshot";
+    public static final String SNAPSHOT = "snapshot";
     /** One per revision after that: {@code {revision, previous, added, changed, removed[, failures][, meta]}}. */
-    static final String DELTA = "delta";
+    public static final String DELTA = "delta";
 
     private Wire() {
     }
@@ -156,12 +159,12 @@ final class Wire {
     private static volatile byte @org.jspecify.annotations.Nullable [] openApi;
 
     /** The OpenAPI document's bytes, read once from core's resources. */
-    static byte[] openApiDocument() throws IOException {
+    public static byte[] openApiDocument() throws IOException {
         byte[] b = openApi;
         if (b == null) {
             try (java.io.InputStream in = Wire.class.getResourceAsStream(OPENAPI_RESOURCE)) {
                 if (in == null) {
-                    throw new IOException("the OpenAPI document is missing from this build (dev/kiln/core/serve/" + OPENAPI_RESOURCE + ")");
+                    throw new IOException("the OpenAPI document is missing from this build (dev/kiln/core/serve/wire/" + OPENAPI_RESOURCE + ")");
                 }
                 b = in.readAllBytes();
             }
@@ -171,7 +174,7 @@ final class Wire {
     }
 
     /** The route as an absolute path, for the server's routing table. */
-    static String path(String route) {
+    public static String path(String route) {
         return "/" + route;
     }
 
@@ -179,7 +182,7 @@ final class Wire {
      * The unversioned alias of a v1 route ({@code /api/state} for {@code api/v1/state}), or null when the route is
      * not versioned or is new in v1 (no client of the first API knew it).
      */
-    static String legacyPath(String route) {
+    public static String legacyPath(String route) {
         if (!route.startsWith(V1) || route.equals(VERSION) || route.equals(HEALTH) || route.equals(OPENAPI)) {
             return null;
         }
@@ -188,7 +191,7 @@ final class Wire {
 
     // ---- GET /api/v1/version -------------------------------------------------------------------------------------
 
-    static ObjectNode version() {
+    public static ObjectNode version() {
         return JSON.createObjectNode().put("api_version", API_VERSION);
     }
 
@@ -197,7 +200,7 @@ final class Wire {
      *
      * @throws IOException when {@code body} is not a version answer
      */
-    static int readVersion(String body) throws IOException {
+    public static int readVersion(String body) throws IOException {
         JsonNode n;
         try {
             n = JSON.readTree(body);
@@ -218,7 +221,7 @@ final class Wire {
      * clock skew between hosts); the last tick's counters give contracts and failures. {@code state_file_error} is
      * there only while {@code observer/state.json} cannot be written (the revision is served from memory).
      */
-    static ObjectNode health(DaemonMetrics m, long revision, WatchStatus ws, Instant now, java.time.Duration heartbeat,
+    public static ObjectNode health(DaemonMetrics m, long revision, WatchStatus ws, Instant now, java.time.Duration heartbeat,
             @org.jspecify.annotations.Nullable String stateFileError) {
         ObjectNode o = JSON.createObjectNode();
         o.put("api_version", API_VERSION);
@@ -245,12 +248,12 @@ final class Wire {
         return o;
     }
 
-    static String bearer(String token) {
+    public static String bearer(String token) {
         return BEARER + token;
     }
 
     /** Whether a raw query string carries a token ({@code token=}, {@code access_token=}…), which is always refused. */
-    static boolean tokenInQuery(String rawQuery) {
+    public static boolean tokenInQuery(String rawQuery) {
         if (rawQuery == null) {
             return false;
         }
@@ -265,7 +268,7 @@ final class Wire {
     }
 
     /** Whether {@code Accept-Encoding} headers accept gzip (and do not refuse it with {@code q=0}). */
-    static boolean acceptsGzip(java.util.List<String> acceptEncoding) {
+    public static boolean acceptsGzip(java.util.List<String> acceptEncoding) {
         if (acceptEncoding == null) {
             return false;
         }
@@ -298,12 +301,12 @@ final class Wire {
 
     // ---- errors: {"error": code, "message": text} ---------------------------------------------------------------
 
-    static ObjectNode error(String code, String message) {
+    public static ObjectNode error(String code, String message) {
         return JSON.valueToTree(new WireEvents.Error(code, message));
     }
 
     /** What an error answer says, for a client's message; the raw body when it is not the error shape. */
-    static String errorText(String body) {
+    public static String errorText(String body) {
         try {
             JsonNode n = JSON.readTree(body);
             if (n != null && n.hasNonNull("message")) {
@@ -317,7 +320,7 @@ final class Wire {
 
     // ---- a tick: POST /api/project's answer, /api/metrics' last_tick and history, meta.daemon.previous_tick ----------
 
-    static ObjectNode tick(TickRecord t) {
+    public static ObjectNode tick(TickRecord t) {
         ObjectNode n = JSON.createObjectNode();
         n.put("seq", t.seq());
         n.put("reason", t.reason().jsonName());
@@ -340,7 +343,7 @@ final class Wire {
      *
      * @throws IOException when {@code body} is not a tick (naming what is missing)
      */
-    static TickRecord readTick(String body) throws IOException {
+    public static TickRecord readTick(String body) throws IOException {
         JsonNode n = JSON.readTree(body);
         for (String field : new String[] {"seq", "reason", "at", "duration_ms", "revision", "changed", "counters"}) {
             if (n == null || !n.has(field)) {
@@ -364,7 +367,7 @@ final class Wire {
      *
      * @throws IOException when {@code body} is not a health answer (naming what is missing)
      */
-    static DaemonHealth readHealth(java.net.URI url, String body, java.util.Optional<String> pin) throws IOException {
+    public static DaemonHealth readHealth(java.net.URI url, String body, java.util.Optional<String> pin) throws IOException {
         JsonNode n;
         try {
             n = JSON.readTree(body);
@@ -400,9 +403,10 @@ final class Wire {
      * and {@code last_probe: {at, servers, slowest, slowest_ms, timeout_ms, over_timeout, failed}}, each only when
      * known (a reader of an older daemon finds neither).
      */
-    static ObjectNode healthFacts(ObjectNode o, HostFacts.Facts f) {
-        f.seeds().ifPresent(s -> HealthWire.seedNames(o.putObject("seeds").put("targets", s.targets()).put("stale", s.stale()), s));
-        f.lastProbe().ifPresent(p -> {
+    public static ObjectNode healthFacts(ObjectNode o, java.util.Optional<DaemonHealth.Seeds> seeds,
+            java.util.Optional<DaemonHealth.Probe> lastProbe) {
+        seeds.ifPresent(s -> HealthWire.seedNames(o.putObject("seeds").put("targets", s.targets()).put("stale", s.stale()), s));
+        lastProbe.ifPresent(p -> {
             ObjectNode n = o.putObject("last_probe");
             n.put("at", p.at().toString());
             n.put("servers", p.servers());
@@ -444,14 +448,14 @@ final class Wire {
      * so a new owner's first tick writes a revision of its own, and the doctor can tell a second writer from the
      * owner (a writer that is alive but does not hold the lock).
      */
-    static ObjectNode writerMeta(ObjectNode meta, long pid, ServeLock.Kind kind) {
+    public static ObjectNode writerMeta(ObjectNode meta, long pid, String kind) {
         ObjectNode w = meta.putObject("writer");
         w.put("pid", pid);
-        w.put("kind", kind.word());
+        w.put("kind", kind);
         return meta;
     }
 
-    static ObjectNode watchMeta(WatchStatus ws) {
+    public static ObjectNode watchMeta(WatchStatus ws) {
         ObjectNode meta = JSON.createObjectNode();
         ObjectNode watch = meta.putObject("watch");
         watch.put("mode", ws.mode());
@@ -470,7 +474,7 @@ final class Wire {
      * {@code meta.daemon}, written by the tick {@code now} is the reason of: it counts itself (the loop records a tick
      * only once it returns).
      */
-    static ObjectNode daemonMeta(DaemonMetrics m, WakeReason now) {
+    public static ObjectNode daemonMeta(DaemonMetrics m, WakeReason now) {
         ObjectNode o = JSON.createObjectNode();
         o.put("projections", m.projections() + 1);
         o.put("last_wake_reason", now.jsonName());
@@ -482,7 +486,7 @@ final class Wire {
 
     // ---- GET /api/metrics --------------------------------------------------------------------------------------
 
-    static ObjectNode metrics(Path root, DaemonMetrics m, long revision, WatchStatus ws, int sseClients,
+    public static ObjectNode metrics(Path root, DaemonMetrics m, long revision, WatchStatus ws, int sseClients,
             long droppedSseClients, Projector.StateSyncs syncs, @org.jspecify.annotations.Nullable String stateFileError,
             ChangePacer.Settings pacing) {
         ObjectNode o = JSON.createObjectNode();
@@ -520,14 +524,14 @@ final class Wire {
     // ---- POST /api/heal ----------------------------------------------------------------------------------------
 
     /** The heal report as it is everywhere: {@link HealReport#toJson()}. */
-    static ObjectNode heal(HealReport r) {
+    public static ObjectNode heal(HealReport r) {
         return JSON.valueToTree(WireEvents.Heal.of(r));
     }
 
     // ---- routes with an {id} segment ---------------------------------------------------------------------------
 
     /** {@code route} with its {@code {id}} replaced (URL-encoded). */
-    static String withId(String route, String id) {
+    public static String withId(String route, String id) {
         return route.replace("{id}", java.net.URLEncoder.encode(id, java.nio.charset.StandardCharsets.UTF_8).replace("+", "%20"));
     }
 
@@ -538,7 +542,7 @@ final class Wire {
      *
      * @throws IllegalStateException for a type without a wire record: core records never travel as themselves
      */
-    static JsonNode value(Object v) {
+    public static JsonNode value(Object v) {
         if (v instanceof java.util.List<?> l) {
             ArrayNode a = JSON.createArrayNode();
             l.forEach(e -> a.add(value(e)));
@@ -556,7 +560,7 @@ final class Wire {
      *
      * @throws IOException naming the type, when {@code n} is not one
      */
-    static <T> T read(JsonNode n, Class<T> type) throws IOException {
+    public static <T> T read(JsonNode n, Class<T> type) throws IOException {
         try {
             if (type.isRecord() && type.getPackageName().equals(Wire.class.getPackageName())) {
                 // already a wire record (StoreWire's): read as it is, no core value behind a codec
@@ -578,7 +582,7 @@ final class Wire {
         }
     }
 
-    static <T> java.util.List<T> readList(JsonNode n, Class<T> type) throws IOException {
+    public static <T> java.util.List<T> readList(JsonNode n, Class<T> type) throws IOException {
         if (n == null || !n.isArray()) {
             throw new IOException("the answer is not a list of " + type.getSimpleName() + ": " + abbreviate(String.valueOf(n)));
         }
@@ -590,7 +594,7 @@ final class Wire {
     }
 
     /** {@link HealReport#toJson()} read back. */
-    static HealReport readHeal(JsonNode n) throws IOException {
+    public static HealReport readHeal(JsonNode n) throws IOException {
         if (n == null || !n.has("dry_run") || !n.has("scanned")) {
             throw new IOException("the answer is not a heal report: " + abbreviate(String.valueOf(n)));
         }
@@ -598,10 +602,10 @@ final class Wire {
     }
 
     /** What replaces a secret: the key stays (an operator sees that it is set), the value never leaves the host. */
-    static final String REDACTED = "<redacted>";
+    public static final String REDACTED = "<redacted>";
 
     /** A server as the API shows it: env and header values, and a URL's user info, never leave the daemon's host. */
-    static ServerConfig redacted(ServerConfig s) {
+    public static ServerConfig redacted(ServerConfig s) {
         Map<String, String> env = new java.util.TreeMap<>();
         s.env().keySet().forEach(k -> env.put(k, REDACTED));
         Map<String, String> headers = new java.util.TreeMap<>();
@@ -622,7 +626,7 @@ final class Wire {
     // ---- POST /api/v1/probe ------------------------------------------------------------------------------------
 
     /** {@code {servers: [..], cpus, bytecode, timeout_ms?}}. */
-    static ObjectNode probeRequest(ProbeRequest r) {
+    public static ObjectNode probeRequest(ProbeRequest r) {
         ObjectNode o = JSON.createObjectNode();
         ArrayNode s = o.putArray("servers");
         r.servers().forEach(s::add);
@@ -632,7 +636,7 @@ final class Wire {
         return o;
     }
 
-    static ProbeRequest readProbeRequest(JsonNode n) {
+    public static ProbeRequest readProbeRequest(JsonNode n) {
         java.util.List<String> servers = new java.util.ArrayList<>();
         n.path("servers").forEach(x -> servers.add(x.asText()));
         BytecodeMode mode;
@@ -653,7 +657,7 @@ final class Wire {
      * {@code {id, kind, state: running|succeeded|failed|cancelled[, result][, error: {kind, message}]}}: the result is
      * the action's value (a WarmResult, ProbeReport or CompileResult) once it has one.
      */
-    static ObjectNode action(Action<?> a) {
+    public static ObjectNode action(Action<?> a) {
         String kind = dev.kiln.core.engine.WorkspaceActions.kindOf(a.id());
         java.util.concurrent.CompletableFuture<?> f = a.result();
         WireEvents.Action doc;
@@ -683,7 +687,7 @@ final class Wire {
         return JSON.valueToTree(doc);
     }
 
-    static ObjectNode started(Action<?> a) {
+    public static ObjectNode started(Action<?> a) {
         return JSON.valueToTree(new WireEvents.Started(a.id()));
     }
 
@@ -722,15 +726,15 @@ final class Wire {
     }
 
     /** {@code action_finished}: the event's fields, and {@code action}: {@link #action} (with the result). */
-    static final String ACTION_FINISHED = "action_finished";
+    public static final String ACTION_FINISHED = "action_finished";
 
     /** Every SSE event name of a core event type, in the order of {@link #EVENT_TYPES}. */
-    static java.util.Set<String> eventNames() {
+    public static java.util.Set<String> eventNames() {
         return EVENT_TYPES.keySet();
     }
 
     /** The SSE event name of {@code e}, or null when it does not go to clients. */
-    static @org.jspecify.annotations.Nullable String eventName(KilnEvent e) {
+    public static @org.jspecify.annotations.Nullable String eventName(KilnEvent e) {
         for (Map.Entry<String, Class<? extends KilnEvent>> t : EVENT_TYPES.entrySet()) {
             if (t.getValue() == e.getClass()) {
                 return t.getKey();
@@ -740,19 +744,19 @@ final class Wire {
     }
 
     /** The class an SSE event name stands for, or null for the state's own events and names this build does not know. */
-    static @org.jspecify.annotations.Nullable Class<? extends KilnEvent> eventType(String name) {
+    public static @org.jspecify.annotations.Nullable Class<? extends KilnEvent> eventType(String name) {
         return EVENT_TYPES.get(name);
     }
 
     /** The event's data: its wire record as JSON. */
-    static ObjectNode event(KilnEvent e) {
+    public static ObjectNode event(KilnEvent e) {
         return (ObjectNode) value(e);
     }
 
     // ---- SSE framing -------------------------------------------------------------------------------------------
 
     /** One SSE event: {@code id}, {@code event}, the data line by line, a blank line. */
-    static String frame(String event, long id, String data) {
+    public static String frame(String event, long id, String data) {
         StringBuilder b = new StringBuilder(data.length() + 64);
         b.append("id: ").append(id).append('\n').append("event: ").append(event).append('\n');
         for (String line : data.split("\n", -1)) {
@@ -767,7 +771,7 @@ final class Wire {
     }
 
     /** A JSON string literal. */
-    static String quote(String s) {
+    public static String quote(String s) {
         try {
             return JSON.writeValueAsString(s);
         } catch (JsonProcessingException e) {
@@ -799,7 +803,7 @@ final class Wire {
      * report scale with the workspace; version, health and workspace are a few hundred bytes; the rest are lists and
      * documents of the API.
      */
-    static long answerBytes(String route) {
+    public static long answerBytes(String route) {
         if (route.equals(STATE) || route.equals(DOCTOR) || route.equals(HEAL)) {
             return BoundedRead.STATE;
         }
