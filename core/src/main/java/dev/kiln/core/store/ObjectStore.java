@@ -549,17 +549,9 @@ public final class ObjectStore implements AutoCloseable {
             return this;
         }
 
-        /**
-         * @throws StoreException when the AWS chain has no credentials (saying how to give them), or this runtime has
-         *     no S3 client (the jlink image does not ship the AWS SDK yet)
-         */
+        /** @throws StoreException when the AWS chain has no credentials (saying how to give them) */
         public ObjectStore build() {
-            try {
-                return new ObjectStore(this);
-            } catch (NoClassDefFoundError e) {
-                throw new StoreException("this Kiln runtime has no S3 client (" + e.getMessage() + "): the installed"
-                        + " package does not ship the AWS SDK yet; run the store commands from a checkout (./kiln)", e);
-            }
+            return new ObjectStore(this);
         }
     }
 }
