@@ -37,19 +37,27 @@ public final class FullTextCell<S, T> extends TableCell<S, T> {
     @Override
     protected void layoutChildren() {
         super.layoutChildren();
-        String full = getText();
+        tooltipWhenCut(this);
+    }
+
+    /**
+     * Gives {@code cell} (laid out) a tooltip with its full text while its text shows cut, and takes it away when the
+     * text fits again: for cells of their own (coloured state cells) that are held to the same rule.
+     */
+    public static void tooltipWhenCut(TableCell<?, ?> cell) {
+        String full = cell.getText();
         boolean cut = false;
         if (full != null && !full.isEmpty()) {
-            for (javafx.scene.Node n : getChildrenUnmodifiable()) {
+            for (javafx.scene.Node n : cell.getChildrenUnmodifiable()) {
                 if (n instanceof Text t && !full.equals(t.getText())) {
                     cut = true;
                 }
             }
         }
-        if (cut && (getTooltip() == null || !full.equals(getTooltip().getText()))) {
-            setTooltip(new Tooltip(full));
-        } else if (!cut && getTooltip() != null) {
-            setTooltip(null);
+        if (cut && (cell.getTooltip() == null || !full.equals(cell.getTooltip().getText()))) {
+            cell.setTooltip(new Tooltip(full));
+        } else if (!cut && cell.getTooltip() != null) {
+            cell.setTooltip(null);
         }
     }
 }
