@@ -153,7 +153,7 @@ public final class ServerSeeds {
                 registry, key, seedsDir.resolve(key));
     }
 
-    private static String key(Launcher launcher, String pkg, String version, String runtime, String registry) {
+    static String key(Launcher launcher, String pkg, String version, String runtime, String registry) {
         String digest = sha256((pkg + "@" + version + "|" + runtime + "|" + registry).getBytes(StandardCharsets.UTF_8))
                 .substring(0, 12);
         return (npm(launcher) ? "npm-" : "uv-") + pkg.replace('@', '_').replace('/', '+') + "-" + version + "-" + digest;
