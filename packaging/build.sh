@@ -141,8 +141,11 @@ for jar in "$out"/mods/*.jar; do
 done
 if [ -s "$auto/names" ]; then
   step "module descriptors for $(wc -l <"$auto/names") automatic modules (the AWS SDK)"
+  # Their dependencies, without Kiln's own modules: those require the SDK, which is not on this path yet (jdeps and
+  # javac would refuse the path).
+  deps="$(ls "$out"/mods/*.jar | grep -v '/kiln-[^/]*\.jar$' | paste -sd:)"
   "$jdk/bin/jdeps" --generate-module-info "$auto/gen" --ignore-missing-deps --multi-release "$feature" \
-    --module-path "$out/mods" "$auto"/jars/*.jar >"$auto/jdeps.log" 2>&1 || { cat "$auto/jdeps.log" >&2; die "jdeps could not describe the automatic modules"; }
+    --module-path "$deps" "$auto"/jars/*.jar >"$auto/jdeps.log" 2>&1 || { cat "$auto/jdeps.log" >&2; die "jdeps could not describe the automatic modules"; }
   patches=()
   while read -r name file; do
     jar="$auto/jars/$file"
@@ -162,7 +165,7 @@ if [ -s "$auto/names" ]; then
     fi
     patches+=(--patch-module "$name=$jar")
   done <"$auto/names"
-  "$jdk/bin/javac" -nowarn -d "$auto/classes" --module-source-path "$auto/src" --module-path "$out/mods" "${patches[@]}" \
+  "$jdk/bin/javac" -nowarn -d "$auto/classes" --module-source-path "$auto/src" --module-path "$deps" "${patches[@]}" \
     $(find "$auto/src" -name module-info.java) >"$auto/javac.log" 2>&1 || { cat "$auto/javac.log" >&2; die "the generated module descriptors do not compile"; }
   while read -r name file; do
     version="$(sed -n 's/.*-\([0-9][0-9.]*\)\.jar$/\1/p' <<<"$file")"

@@ -52,9 +52,7 @@ class NothingCutOffTest {
      */
     static final Map<String, String> KNOWN_EXCLUSIONS = Map.of(
             "EVENTS|in #virtual-flow shows \"⚠ war", "the Events page's severity column (issue 30, events severity, being"
-                    + " reworked beside this change) is narrower than \"⚠ warning\"",
-            "SEEDS|StateCell in #virtual-flow", "the Seeds page's state cells (being reworked beside this change) have no"
-                    + " tooltip with their full state");
+                    + " reworked beside this change) is narrower than \"⚠ warning\"");
 
     private Stage stage;
     private MainViewModel model;
