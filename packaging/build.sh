@@ -125,6 +125,62 @@ for jar in "$lib"/*.jar; do
   esac
 done
 cp "$here"/watcher/target/modules/*.jar "$out/mods/"
+# The object store's client, the AWS SDK for Java v2 (s3, url-connection-client, sts and what they need: about 30 jars,
+# no Netty, no Apache client), and its reactive-streams are automatic modules, which jlink refuses. Each gets a
+# module descriptor of its own Automatic-Module-Name (so the jar is a drop-in, as the watcher's is): jdeps writes the
+# requires and exports from the byte code, and the module is made open, as an automatic one is, since the SDK reads
+# resources of its own packages (endpoints.json, sdk-default-configuration.json) and instantiates classes by name
+# (sts's web identity factory). jdeps cannot see ServiceLoader calls: their `uses` are the table below, and a jar
+# that calls ServiceLoader without an entry there stops the build instead of failing at run time.
+declare -A sdk_uses=(
+  [software.amazon.awssdk.core]="software.amazon.awssdk.http.SdkHttpService software.amazon.awssdk.http.async.SdkAsyncHttpService software.amazon.awssdk.core.warmup.SdkWarmUpProvider"
+)
+auto="$out/auto"
+rm -rf "$auto" && mkdir -p "$auto/jars" "$auto/src" "$auto/classes"
+for jar in "$out"/mods/*.jar; do
+  # grep -c, not -q: -q stops reading, and unzip's SIGPIPE would then fail the pipe (pipefail).
+  [ "$(unzip -Z1 "$jar" | grep -Ec '^(META-INF/versions/[0-9]+/)?module-info\.class$' || true)" = 0 ] || continue
+  name="$(unzip -p "$jar" META-INF/MANIFEST.MF | tr -d '\r' | sed -n 's/^Automatic-Module-Name: *//p')"
+  [ -n "$name" ] || die "$(basename "$jar") is an automatic module without an Automatic-Module-Name: give it a descriptor in packaging/watcher (as directory-watcher's)"
+  mv "$jar" "$auto/jars/"
+  echo "$name $(basename "$jar")" >>"$auto/names"
+done
+if [ -s "$auto/names" ]; then
+  step "module descriptors for $(wc -l <"$auto/names") automatic modules (the AWS SDK)"
+  # Their dependencies, without Kiln's own modules: those require the SDK, which is not on this path yet (jdeps and
+  # javac would refuse the path).
+  deps="$(ls "$out"/mods/*.jar | grep -v '/kiln-[^/]*\.jar$' | paste -sd:)"
+  "$jdk/bin/jdeps" --generate-module-info "$auto/gen" --ignore-missing-deps --multi-release "$feature" \
+    --module-path "$deps" "$auto"/jars/*.jar >"$auto/jdeps.log" 2>&1 || { cat "$auto/jdeps.log" >&2; die "jdeps could not describe the automatic modules"; }
+  patches=()
+  while read -r name file; do
+    jar="$auto/jars/$file"
+    gen="$(find "$auto/gen/$name" -name module-info.java | head -1)"
+    [ -n "$gen" ] || die "jdeps wrote no module-info.java for $name ($file)"
+    mkdir -p "$auto/src/$name"
+    # exports only of packages with a class: javac refuses one that holds nothing but package-info.class.
+    packages="$(unzip -Z1 "$jar" | grep '\.class$' | grep -Ev '(^|/)(package|module)-info\.class$' | grep / | sed 's|/[^/]*$||; s|/|.|g' | sort -u)"
+    awk -v pk="$packages" -v uses="${sdk_uses[$name]:-}" '
+      BEGIN { n = split(pk, a, "\n"); for (i = 1; i <= n; i++) ok[a[i]] = 1; m = split(uses, u, " ") }
+      /^module / { sub(/^module /, "open module ") }
+      /^ *exports / { p = $2; sub(/;$/, "", p); if (!(p in ok)) next }
+      /^}/ { for (i = 1; i <= m; i++) print "    uses " u[i] ";" }
+      { print }' "$gen" >"$auto/src/$name/module-info.java"
+    if [ -z "${sdk_uses[$name]:-}" ] && [ "$(unzip -p "$jar" '*.class' | grep -ac 'java/util/ServiceLoader' || true)" != 0 ]; then
+      die "$file ($name) calls java.util.ServiceLoader: add the services it loads to sdk_uses in $0"
+    fi
+    patches+=(--patch-module "$name=$jar")
+  done <"$auto/names"
+  "$jdk/bin/javac" -nowarn -d "$auto/classes" --module-source-path "$auto/src" --module-path "$deps" "${patches[@]}" \
+    $(find "$auto/src" -name module-info.java) >"$auto/javac.log" 2>&1 || { cat "$auto/javac.log" >&2; die "the generated module descriptors do not compile"; }
+  while read -r name file; do
+    version="$(sed -n 's/.*-\([0-9][0-9.]*\)\.jar$/\1/p' <<<"$file")"
+    "$jdk/bin/jar" --update --file "$auto/jars/$file" ${version:+--module-version "$version"} -C "$auto/classes/$name" module-info.class \
+      || die "cannot add a module descriptor to $file"
+    mv "$auto/jars/$file" "$out/mods/"
+  done <"$auto/names"
+fi
+rm -rf "$auto"
 # picocli's class files are Java 5's, and the class archive leaves every class older than Java 6 out ("Old class has
 # been linked"): each command line then parsed and verified its 160 classes again. UpgradeClassFiles.java rewrites
 # them as Java 8 class files with stack maps (java.lang.classfile, JDK 24+; on 17 they stay as they are).

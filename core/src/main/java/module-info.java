@@ -18,19 +18,19 @@ module dev.kiln.core {
     requires io.prometheus.metrics.model;
     requires io.prometheus.writer.text;
     requires io.prometheus.metrics.config;
-    // The object store's client (AWS SDK for Java v2): automatic modules (names from their Automatic-Module-Name), which
-    // jlink refuses, so they are static: the jlink image does not have them yet (the store then says so), ./kiln and the
-    // tests add them (--add-modules software.amazon.awssdk.services.s3 resolves every automatic module of the path).
-    requires static software.amazon.awssdk.services.s3;
-    requires static software.amazon.awssdk.core;
-    requires static software.amazon.awssdk.awscore;
-    requires static software.amazon.awssdk.auth;
-    requires static software.amazon.awssdk.regions;
-    requires static software.amazon.awssdk.profiles;
-    requires static software.amazon.awssdk.http.urlconnection;
-    requires static software.amazon.awssdk.identity.spi;
-    requires static software.amazon.awssdk.http;
-    requires static software.amazon.awssdk.services.sts;
+    // The object store's client (AWS SDK for Java v2): automatic modules (names from their Automatic-Module-Name) on
+    // ./kiln's module path; the jlink image links copies that packaging/build.sh gives module descriptors of those
+    // names (jlink refuses automatic modules), so the installed kiln has the same client. sts: web identity credentials.
+    requires software.amazon.awssdk.services.s3;
+    requires software.amazon.awssdk.core;
+    requires software.amazon.awssdk.awscore;
+    requires software.amazon.awssdk.auth;
+    requires software.amazon.awssdk.regions;
+    requires software.amazon.awssdk.profiles;
+    requires software.amazon.awssdk.http.urlconnection;
+    requires software.amazon.awssdk.identity.spi;
+    requires software.amazon.awssdk.http;
+    requires software.amazon.awssdk.services.sts;
 
     // Exports are qualified: to the console (ui), the CLI (app) and the JSON binder that reads and writes their
     // public records; nothing else may reach in. A package nobody outside core uses (http) is not exported at all.

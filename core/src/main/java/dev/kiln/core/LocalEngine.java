@@ -249,6 +249,16 @@ final class LocalEngine implements Engine {
     }
 
     @Override
+    public Action<dev.kiln.core.store.Transfer> pushServerSeed(String server, String idempotencyKey) {
+        return actions.pushServerSeed(server, idempotencyKey);
+    }
+
+    @Override
+    public Action<dev.kiln.core.store.Transfer> pullServerSeed(String server, String idempotencyKey) {
+        return actions.pullServerSeed(server, idempotencyKey);
+    }
+
+    @Override
     public List<dev.kiln.core.seed.ServerSeedInfo> serverSeeds() {
         return actions.serverSeeds();
     }

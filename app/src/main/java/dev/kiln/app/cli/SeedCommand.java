@@ -171,6 +171,10 @@ final class SeedCommand implements Runnable {
         @Parameters(index = "1..*", arity = "1..*", paramLabel = "TARGET", description = "Targets whose seeds to push.")
         List<String> targets;
 
+        @Option(names = "--server", description = {"TARGETs name servers of servers.json launched through npx/uvx: push",
+            "their runtime seeds (keyed package@exact-version, runtime version, registry; warm them with kiln warm --servers)."})
+        boolean server;
+
         @Mixin
         JsonOption json;
 
@@ -181,12 +185,14 @@ final class SeedCommand implements Runnable {
             try (dev.kiln.core.store.ObjectStore store = StoreCli.open(workspace.require())) {
                 for (String t : targets) {
                     try {
-                        dev.kiln.core.store.Transfer r = store.pushSeed(seeds, t);
+                        dev.kiln.core.store.Transfer r = server
+                                ? store.pushServerSeed(StoreCli.serverSeeds(seeds), StoreCli.serverPlan(workspace.layout(), seeds, t))
+                                : store.pushSeed(seeds, t);
                         System.out.println(json.enabled() ? Json.compact(StoreCli.json(r).put("target", t))
                                 : StoreCli.line(t, r));
-                    } catch (dev.kiln.core.store.StoreException e) {
+                    } catch (dev.kiln.core.store.StoreException | dev.kiln.core.workspace.WorkspaceException e) {
                         ok = false;
-                        System.err.println("kiln: seed push " + t + ": " + e.getMessage());
+                        System.err.println("kiln: seed push " + (server ? "--server " : "") + t + ": " + e.getMessage());
                     }
                 }
             }
@@ -205,6 +211,10 @@ final class SeedCommand implements Runnable {
         @Parameters(index = "1..*", arity = "1..*", paramLabel = "TARGET", description = "Targets whose seeds to pull.")
         List<String> targets;
 
+        @Option(names = "--server", description = {"TARGETs name servers of servers.json launched through npx/uvx: pull",
+            "their runtime seeds for the config as it is now (a sound seed already here is kept)."})
+        boolean server;
+
         @Mixin
         JsonOption json;
 
@@ -215,12 +225,15 @@ final class SeedCommand implements Runnable {
             try (dev.kiln.core.store.ObjectStore store = StoreCli.open(workspace.require())) {
                 for (String t : targets) {
                     try {
-                        dev.kiln.core.store.Transfer r = store.pullSeed(seeds, t, dev.kiln.core.seed.Cancellation.create());
+                        dev.kiln.core.seed.Cancellation cancel = dev.kiln.core.seed.Cancellation.create();
+                        dev.kiln.core.store.Transfer r = server
+                                ? store.pullServerSeed(StoreCli.serverSeeds(seeds), StoreCli.serverPlan(workspace.layout(), seeds, t), cancel)
+                                : store.pullSeed(seeds, t, cancel);
                         System.out.println(json.enabled() ? Json.compact(StoreCli.json(r).put("target", t))
                                 : StoreCli.line(t, r));
-                    } catch (dev.kiln.core.store.StoreException e) {
+                    } catch (dev.kiln.core.store.StoreException | dev.kiln.core.workspace.WorkspaceException e) {
                         ok = false;
-                        System.err.println("kiln: seed pull " + t + ": " + e.getMessage());
+                        System.err.println("kiln: seed pull " + (server ? "--server " : "") + t + ": " + e.getMessage());
                     }
                 }
             }

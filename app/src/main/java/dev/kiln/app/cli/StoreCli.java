@@ -32,6 +32,26 @@ final class StoreCli {
         }
     }
 
+    /** The workspace's server seeds, asking runtimes with this process's environment. */
+    static dev.kiln.core.seed.ServerSeeds serverSeeds(dev.kiln.core.seed.SeedCaches seeds) {
+        return dev.kiln.core.seed.ServerSeeds.of(seeds, System.getenv(), java.time.Clock.systemUTC());
+    }
+
+    /**
+     * What server {@code name} of servers.json seeds as now (its exact version, the runtime's, the registry).
+     *
+     * @throws WorkspaceException naming the server when servers.json has none of that name or it is not seeded
+     */
+    static dev.kiln.core.seed.ServerSeeds.Plan serverPlan(dev.kiln.core.workspace.WorkspaceLayout layout,
+            dev.kiln.core.seed.SeedCaches seeds, String name) {
+        java.util.List<dev.kiln.core.startup.ServerConfig> servers = java.nio.file.Files.exists(layout.serversFile())
+                ? dev.kiln.core.startup.ServerConfigs.read(layout.serversFile()) : java.util.List.of();
+        dev.kiln.core.startup.ServerConfig s = servers.stream().filter(c -> c.name().equals(name)).findFirst()
+                .orElseThrow(() -> new WorkspaceException("no server '" + name + "' in " + layout.serversFile() + " (servers: "
+                        + String.join(", ", servers.stream().map(dev.kiln.core.startup.ServerConfig::name).toList()) + ")"));
+        return serverSeeds(seeds).plan(s);
+    }
+
     static ObjectNode json(Transfer t) {
         return Json.object().put("key", t.key().path()).put("outcome", t.outcome().wire())
                 .put("sha256", t.manifest().sha256()).put("object_bytes", t.manifest().bytes())

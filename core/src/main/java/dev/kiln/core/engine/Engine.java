@@ -197,6 +197,16 @@ public interface Engine extends AutoCloseable {
     /** Pulls {@code target}'s seed for its current lockfile from the store onto the engine's host (atomic swap). */
     Action<dev.kiln.core.store.Transfer> pullSeed(String target, String idempotencyKey);
 
+    /** Pushes the runtime seed of server {@code server} (servers.json; launched through npx/uvx) to the store. */
+    default Action<dev.kiln.core.store.Transfer> pushServerSeed(String server, String idempotencyKey) {
+        throw new EngineException(EngineException.Kind.REJECTED, location() + " does not push server seeds");
+    }
+
+    /** Pulls the store's runtime seed of server {@code server} onto the engine's host (checked, atomic swap). */
+    default Action<dev.kiln.core.store.Transfer> pullServerSeed(String server, String idempotencyKey) {
+        throw new EngineException(EngineException.Kind.REJECTED, location() + " does not pull server seeds");
+    }
+
     // --- server seeds (runtime seeds of servers launched through npx/uvx), on the engine's host ---------------------
 
     /**

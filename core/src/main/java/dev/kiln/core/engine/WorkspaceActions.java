@@ -318,6 +318,41 @@ public final class WorkspaceActions implements AutoCloseable {
         });
     }
 
+    /** Pushes the runtime seed of server {@code name} (of servers.json) to the store; the plan is read in the action. */
+    public Action<dev.kiln.core.store.Transfer> pushServerSeed(String name, String idempotencyKey) {
+        ServerConfig server = seedableServer(name);
+        dev.kiln.core.store.ObjectStore s = requireStore();
+        return start("push_server", name, "a push of the seed of server '" + name + "'", idempotencyKey,
+                () -> new Job<>(null, () -> noted(() -> s.pushServerSeed(serverSeedStore(), serverSeedPlan(server)))));
+    }
+
+    /** Pulls the store's runtime seed of server {@code name} onto this host (checked, then the atomic swap). */
+    public Action<dev.kiln.core.store.Transfer> pullServerSeed(String name, String idempotencyKey) {
+        ServerConfig server = seedableServer(name);
+        dev.kiln.core.store.ObjectStore s = requireStore();
+        return start("pull_server", name, "a pull of the seed of server '" + name + "'", idempotencyKey, () -> {
+            Cancellation c = Cancellation.create();
+            return new Job<>(c::cancel, () -> noted(() -> s.pullServerSeed(serverSeedStore(), serverSeedPlan(server), c)));
+        });
+    }
+
+    private ServerConfig seedableServer(String name) {
+        ServerConfig server = server(name);
+        if (!dev.kiln.core.seed.ServerSeeds.seedable(server)) {
+            throw new EngineException(EngineException.Kind.REJECTED, "server '" + name + "' is not launched through npx,"
+                    + " npm exec, uvx or uv tool run: it has no runtime seed to push or pull");
+        }
+        return server;
+    }
+
+    private dev.kiln.core.seed.ServerSeeds.Plan serverSeedPlan(ServerConfig server) {
+        try {
+            return serverSeedStore().plan(server);
+        } catch (dev.kiln.core.workspace.WorkspaceException e) {
+            throw new dev.kiln.core.store.StoreException(String.valueOf(e.getMessage()), e);
+        }
+    }
+
     private <T> T noted(java.util.function.Supplier<T> transfer) {
         try {
             T t = transfer.get();

@@ -153,7 +153,7 @@ public final class ServerSeeds {
                 registry, key, seedsDir.resolve(key));
     }
 
-    private static String key(Launcher launcher, String pkg, String version, String runtime, String registry) {
+    static String key(Launcher launcher, String pkg, String version, String runtime, String registry) {
         String digest = sha256((pkg + "@" + version + "|" + runtime + "|" + registry).getBytes(StandardCharsets.UTF_8))
                 .substring(0, 12);
         return (npm(launcher) ? "npm-" : "uv-") + pkg.replace('@', '_').replace('/', '+') + "-" + version + "-" + digest;
@@ -433,6 +433,64 @@ public final class ServerSeeds {
 
     private static String toml(String s) {
         return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+    }
+
+    // ---- seeds that arrive from elsewhere (the object store) ---------------------------------------------------------
+
+    /**
+     * A new, empty directory beside the server seeds for a seed of {@code plan} arriving from elsewhere (on the seeds'
+     * own filesystem, so {@link #install} is a rename; hidden from {@link #list}). What a killed earlier arrival left
+     * there is removed first.
+     */
+    public Path stagingDir(Plan plan) throws IOException {
+        Path dir = seedsDir.resolve("." + plan.key() + ".pull");
+        Files.createDirectories(seedsDir);
+        FileTrees.delete(dir);
+        Files.createDirectory(dir);
+        return dir;
+    }
+
+    /**
+     * Installs the seed that arrived whole in {@code fresh} (from {@link #stagingDir}) as the seed of {@code plan}, after
+     * the checks a warmed seed passes: its files hash to what its hash file records (as {@link #find} checks), its
+     * manifest is for {@code plan}'s package and exact version, no link leaves it, it holds only directories, regular
+     * files and links. Then it swaps it in under the seed's lock, the warm's atomic swap, so a reader sees the old seed
+     * or the new one and a failure keeps the old. {@code fresh} is gone afterwards, installed or deleted.
+     *
+     * @throws IOException naming the server and the reason when a check fails or the swap cannot be made
+     */
+    public void install(Plan plan, Path fresh, Cancellation cancel) throws IOException {
+        try {
+            String recorded = recorded(fresh).orElseThrow(() -> new IOException("the arrived seed of " + plan.server()
+                    + " has no " + SeedStore.HASH_FILE + " (never completely warmed); not installed"));
+            Hashed now = hash(fresh);
+            if (!now.sha().equals(recorded)) {
+                throw new IOException("the arrived seed of " + plan.server() + " hashes to " + now.sha().substring(0, 12)
+                        + ", not the " + recorded.substring(0, Math.min(12, recorded.length())) + " its warm recorded; not installed");
+            }
+            JsonNode m = manifest(fresh).orElseThrow(() -> new IOException("the arrived seed of " + plan.server()
+                    + " has no readable " + SeedStore.MANIFEST_FILE + "; not installed"));
+            if (!plan.pkg().equals(m.path("package").asText()) || !plan.version().equals(m.path("version").asText())) {
+                throw new IOException("the arrived seed is of " + m.path("package").asText() + "@" + m.path("version").asText()
+                        + ", not of " + plan.server() + "'s " + plan.pkg() + "@" + plan.version() + "; not installed");
+            }
+            SeedStore.checkArrived(fresh, recorded);
+            Optional<TargetLock> lock;
+            try {
+                lock = TargetLock.acquire(SeedStore.lockFile(seedsDir, plan.key()), cancel);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new java.io.InterruptedIOException("interrupted while waiting for the lock of " + plan.server() + "'s seed");
+            }
+            if (lock.isEmpty()) {
+                throw new java.io.InterruptedIOException("cancelled while waiting for the lock of " + plan.server() + "'s seed");
+            }
+            try (TargetLock held = lock.get()) {
+                SeedStore.swap(fresh, plan.dir(), clock.instant());
+            }
+        } finally {
+            FileTrees.delete(fresh);
+        }
     }
 
     /** Every server seed on disk. */

@@ -229,8 +229,8 @@ final class ApiServer implements AutoCloseable {
             json(x, 200, Wire.value(backend.actions().archiveStats()));
         });
         route(Wire.STORE_STATUS, "GET", x -> json(x, 200, StoreWire.status(backend.actions().storeStatus())));
-        route(Wire.STORE_PUSH, "POST", x -> json(x, 202, Wire.started(backend.actions().pushSeed(field(body(x), "target"), key(x)))));
-        route(Wire.STORE_PULL, "POST", x -> json(x, 202, Wire.started(backend.actions().pullSeed(field(body(x), "target"), key(x)))));
+        route(Wire.STORE_PUSH, "POST", x -> json(x, 202, Wire.started(storeMove(body(x), key(x), true))));
+        route(Wire.STORE_PULL, "POST", x -> json(x, 202, Wire.started(storeMove(body(x), key(x), false))));
         route(Wire.SERVER_SEEDS, "GET", x -> json(x, 200, Wire.value(backend.actions().serverSeeds())));
         route(Wire.SERVER_SEEDS_WARM, "POST", x -> json(x, 202, Wire.started(backend.actions().warmServerSeeds(
                 WireServerSeeds.servers(body(x)), key(x)))));
@@ -802,6 +802,17 @@ final class ApiServer implements AutoCloseable {
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
             throw new BadRequest("the request body is not JSON: " + e.getOriginalMessage());
         }
+    }
+
+    /** A push or pull of {@code {"target": T}} (a target's seed) or {@code {"server": S}} (a server's runtime seed). */
+    private dev.kiln.core.engine.Action<dev.kiln.core.store.Transfer> storeMove(JsonNode body, String key, boolean push)
+            throws BadRequest {
+        if (body.has("server")) {
+            String server = field(body, "server");
+            return push ? backend.actions().pushServerSeed(server, key) : backend.actions().pullServerSeed(server, key);
+        }
+        String target = field(body, "target");
+        return push ? backend.actions().pushSeed(target, key) : backend.actions().pullSeed(target, key);
     }
 
     private static String field(JsonNode body, String name) throws BadRequest {

@@ -2,6 +2,7 @@ package dev.kiln.core.store;
 
 import dev.kiln.core.seed.Cancellation;
 import dev.kiln.core.seed.SeedCaches;
+import dev.kiln.core.seed.ServerSeeds;
 import dev.kiln.core.seed.WarmPlan;
 import dev.kiln.core.seed.WarmResult;
 import dev.kiln.core.telemetry.EventSink;
@@ -344,6 +345,63 @@ public final class ObjectStore implements AutoCloseable {
         return new StoreWarm(target, Optional.empty(), Optional.of(w), pushed, problem);
     }
 
+    // ---- server seeds (runtime seeds of servers launched through npx/uvx) ----
+
+    /**
+     * Where the runtime seed of {@code plan} lives in the store: {@code servers/<package>@<exact version>/<runtime>/
+     * <registry hash>}, the key of the seed on disk (package@exact-version, the runtime's version, the registry).
+     */
+    public static StoreKey serverKey(ServerSeeds.Plan plan) {
+        String runtime = plan.runtimeVersion().strip().replaceAll("[^A-Za-z0-9._+@-]+", "-");
+        String registry = java.util.HexFormat.of().formatHex(TreePack.sha256().digest(
+                plan.registry().getBytes(StandardCharsets.UTF_8))).substring(0, 16);
+        return StoreKey.server(plan.pkg(), plan.version(), runtime, registry);
+    }
+
+    /** Pushes the runtime seed of {@code plan}, when a sound one is here (its files hash to what its warm recorded). */
+    public Transfer pushServerSeed(ServerSeeds seeds, ServerSeeds.Plan plan) {
+        if (seeds.find(plan).isEmpty()) {
+            throw new StoreException("server " + plan.server() + " has no sound seed on this host to push ("
+                    + plan.pinnedSpec() + ", " + plan.runtimeVersion() + "); warm it first (kiln warm --servers)");
+        }
+        return pushTree(serverKey(plan), plan.dir());
+    }
+
+    /**
+     * Pulls the store's runtime seed of {@code plan} and swaps it in after the checks a warmed one passes
+     * ({@link ServerSeeds#install}); a sound seed already here is kept ({@link Transfer.Outcome#UNCHANGED}: the key
+     * names one exact package, runtime and registry). A pull that fails or is killed leaves the local seed as it was.
+     */
+    public Transfer pullServerSeed(ServerSeeds seeds, ServerSeeds.Plan plan, Cancellation cancel) {
+        StoreKey key = serverKey(plan);
+        return counted("pull", key, () -> {
+            long begin = ticker.read();
+            ObjectManifest m = manifest(key).orElseThrow(() -> new StoreException(config.where() + " has no seed of server "
+                    + plan.server() + " (" + key + "); warm it on a host and push it (kiln seed push --server)"));
+            if (seeds.find(plan).isPresent()) {
+                return new Transfer(key, Transfer.Outcome.UNCHANGED, m, 0, elapsed(begin), "a sound seed of it is here");
+            }
+            Path stage;
+            try {
+                stage = seeds.stagingDir(plan);
+            } catch (IOException e) {
+                throw new StoreException("cannot make a staging directory for server " + plan.server() + "'s seed: "
+                        + e.getMessage(), e);
+            }
+            TreePack.Unpacked u;
+            try {
+                u = download(m, stage);
+                seeds.install(plan, stage, cancel);
+            } catch (IOException e) {
+                throw new StoreException(config.where() + " " + key + ": " + e.getMessage(), e);
+            } finally {
+                deleteQuietly(stage);
+            }
+            return new Transfer(key, Transfer.Outcome.PULLED, m, u.bytes(), elapsed(begin),
+                    u.files() + " files, " + u.bytes() + " bytes, sha256 " + m.sha256().substring(0, 12));
+        });
+    }
+
     private static String currentHash(SeedCaches seeds, String target) {
         try {
             return seeds.plan(target).hash();
@@ -549,17 +607,9 @@ public final class ObjectStore implements AutoCloseable {
             return this;
         }
 
-        /**
-         * @throws StoreException when the AWS chain has no credentials (saying how to give them), or this runtime has
-         *     no S3 client (the jlink image does not ship the AWS SDK yet)
-         */
+        /** @throws StoreException when the AWS chain has no credentials (saying how to give them) */
         public ObjectStore build() {
-            try {
-                return new ObjectStore(this);
-            } catch (NoClassDefFoundError e) {
-                throw new StoreException("this Kiln runtime has no S3 client (" + e.getMessage() + "): the installed"
-                        + " package does not ship the AWS SDK yet; run the store commands from a checkout (./kiln)", e);
-            }
+            return new ObjectStore(this);
         }
     }
 }

@@ -198,4 +198,47 @@ public final class SeedFixtures {
         }
         return new Exit(p.exitValue(), out);
     }
+
+    /**
+     * The plan of an npx-launched server {@code server} of {@code pkg@version} (exact), as {@link ServerSeeds#plan} would
+     * make it on a host whose node is {@code node v20.20.2}, without asking node or the registry.
+     */
+    public static ServerSeeds.Plan npmServerPlan(SeedCaches caches, String server, String pkg, String version) {
+        String runtime = "node v20.20.2";
+        String registry = "https://registry.npmjs.org/";
+        String key = ServerSeeds.key(dev.kiln.core.startup.Launcher.NPX, pkg, version, runtime, registry);
+        return new ServerSeeds.Plan(server, dev.kiln.core.startup.Launcher.NPX, pkg, version, version,
+                pkg.substring(pkg.lastIndexOf('/') + 1), List.of(), runtime, registry, key,
+                caches.seedsDir().resolve(ServerSeeds.DIR).resolve(key));
+    }
+
+    /**
+     * A made-up runtime seed of {@code plan} (no npm run): {@code files} cache blobs, an installed prefix with its
+     * relative {@code .bin} link and an executable, the manifest a warm writes; laid in {@link ServerSeeds#stagingDir}
+     * and installed through {@link ServerSeeds#install}, which records nothing itself: the hash file is the digest of
+     * the files, as a warm writes it. {@code salt} makes the content differ.
+     */
+    public static void serverSeed(ServerSeeds seeds, ServerSeeds.Plan plan, int files, String salt) throws IOException {
+        Path d = seeds.stagingDir(plan);
+        for (int i = 0; i < files; i++) {
+            Path f = d.resolve("npm-cache/_cacache/content-v2/sha512/" + String.format("%02x", i % 61) + "/blob" + i);
+            Files.createDirectories(f.getParent());
+            Files.writeString(f, salt + " tarball bytes " + i + "\n");
+        }
+        Path pkgDir = d.resolve("prefix/node_modules/" + plan.pkg());
+        Files.createDirectories(pkgDir.resolve("dist"));
+        Path entry = pkgDir.resolve("dist/index.js");
+        Files.writeString(entry, "#!/usr/bin/env node\nconsole.log('" + salt + "');\n");
+        entry.toFile().setExecutable(true);
+        Files.writeString(pkgDir.resolve("package.json"), "{\"name\": \"" + plan.pkg() + "\", \"version\": \""
+                + plan.version() + "\"}\n");
+        Files.createDirectories(d.resolve("prefix/node_modules/.bin"));
+        Files.createSymbolicLink(d.resolve("prefix/node_modules/.bin/" + plan.executable()),
+                d.resolve("prefix/node_modules/.bin").relativize(entry));
+        Files.writeString(d.resolve(SeedStore.MANIFEST_FILE), "{\"server\": \"" + plan.server() + "\", \"launcher\": \"npx\","
+                + " \"package\": \"" + plan.pkg() + "\", \"version\": \"" + plan.version() + "\", \"runtime\": \""
+                + plan.runtimeVersion() + "\", \"registry\": \"" + plan.registry() + "\"}\n");
+        Files.writeString(d.resolve(SeedStore.HASH_FILE), ServerSeeds.hash(d).sha() + "\n", StandardCharsets.US_ASCII);
+        seeds.install(plan, d, Cancellation.create());
+    }
 }

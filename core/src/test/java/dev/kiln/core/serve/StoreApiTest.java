@@ -9,9 +9,11 @@ import dev.kiln.core.engine.Action;
 import dev.kiln.core.engine.WorkspaceActions;
 import dev.kiln.core.seed.SeedCaches;
 import dev.kiln.core.seed.SeedFixtures;
+import dev.kiln.core.seed.ServerSeeds;
 import dev.kiln.core.serve.client.RemoteEngine;
 import dev.kiln.core.serve.wire.StoreWire;
 import dev.kiln.core.serve.wire.Wire;
+import dev.kiln.core.startup.ServerConfigs;
 import dev.kiln.core.store.SeaweedFs;
 import dev.kiln.core.store.SeedPresence;
 import dev.kiln.core.store.StoreConfig;
@@ -39,7 +41,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Push, pull and the store's state through the engine over the API: two daemons ("hosts") on one real SeaweedFS,
  * each using the credentials of its own host, driven by remote engines. The answers match the API's golden files,
- * {@code /metrics} counts the transfers, and no answer carries a credential.
+ * {@code /metrics} counts the transfers, and no answer carries a credential. A server's runtime seed takes the same
+ * routes ({@code {"server": NAME}}).
  */
 @ProcessTest
 @DaemonTest
@@ -81,6 +84,10 @@ class StoreApiTest {
         SeedCaches b = StoreFixtures.workspace(tmp.resolve("b"), "app", cfg);
         StoreFixtures.seed(a, "app", 120, 0, "api");
         StoreFixtures.store(fs, cfg).close(); // creates the bucket
+        for (String host : List.of("a", "b")) { // a server whose runtime seed travels too (the real node names the runtime)
+            java.nio.file.Files.writeString(tmp.resolve(host).resolve("servers.json"), "{\"mcpServers\": {\"memory\":"
+                    + " {\"command\": \"npx\", \"args\": [\"-y\", \"@modelcontextprotocol/server-memory@2026.8.31\"]}}}\n");
+        }
         RemoteEngine hostA = host(tmp.resolve("a"));
         RemoteEngine hostB = host(tmp.resolve("b"));
 
@@ -103,6 +110,20 @@ class StoreApiTest {
         assertThat(after.stats().pulls()).isEqualTo(1);
         assertThat(after.stats().bytesReceived()).isEqualTo(pushed.manifest().bytes());
 
+        // A server's runtime seed through the same routes ({"server": NAME}): host a's, checked and swapped in on host b.
+        ServerSeeds serversA = ServerSeeds.of(a, System.getenv(), Clock.systemUTC());
+        ServerSeeds serversB = ServerSeeds.of(b, System.getenv(), Clock.systemUTC());
+        ServerSeeds.Plan planA = serversA.plan(ServerConfigs.read(tmp.resolve("a/servers.json")).get(0));
+        SeedFixtures.serverSeed(serversA, planA, 40, "api-server");
+        Transfer serverPushed = hostA.pushServerSeed("memory", "push-server-1").result().get(120, TimeUnit.SECONDS);
+        assertThat(serverPushed.outcome()).isEqualTo(Transfer.Outcome.PUSHED);
+        assertThat(serverPushed.key()).isEqualTo(dev.kiln.core.store.ObjectStore.serverKey(planA));
+        Transfer serverPulled = hostB.pullServerSeed("memory", "pull-server-1").result().get(120, TimeUnit.SECONDS);
+        assertThat(serverPulled.outcome()).isEqualTo(Transfer.Outcome.PULLED);
+        ServerSeeds.Plan planB = serversB.plan(ServerConfigs.read(tmp.resolve("b/servers.json")).get(0));
+        assertThat(serversB.find(planB)).as("host b's seed of memory is sound").isPresent();
+        assertThat(SeedFixtures.digest(planB.dir())).isEqualTo(SeedFixtures.digest(planA.dir()));
+
         // The wire: the answers as a client sees them, against the API's golden files.
         Http.Response status = Http.call("GET", hostB.apiUrl().map(java.net.URI::create).orElseThrow().resolve(Wire.STORE_STATUS));
         assertShape(JSON.readTree(status.body()), "store.json");
@@ -122,8 +143,8 @@ class StoreApiTest {
         assertThat(gt.duration()).isEqualTo(Duration.ofMillis(1432));
 
         String metrics = Http.call("GET", hostB.apiUrl().map(java.net.URI::create).orElseThrow().resolve("metrics")).body();
-        assertThat(metrics).contains("kiln_store_pulls_total 1.0").contains("kiln_store_received_bytes_total "
-                + (double) pushed.manifest().bytes()).contains("kiln_store_failures_total 0.0")
+        assertThat(metrics).contains("kiln_store_pulls_total 2.0").contains("kiln_store_received_bytes_total "
+                + (double) (pushed.manifest().bytes() + serverPulled.bytes())).contains("kiln_store_failures_total 0.0")
                 .doesNotContain(SeaweedFs.SECRET_KEY);
         FileTrees.delete(tmp.resolve("a/observer"));
     }

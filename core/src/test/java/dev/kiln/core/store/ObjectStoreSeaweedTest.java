@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.kiln.core.seed.Cancellation;
 import dev.kiln.core.seed.SeedCaches;
 import dev.kiln.core.seed.SeedFixtures;
+import dev.kiln.core.seed.ServerSeeds;
 import dev.kiln.core.telemetry.EventBus;
 import dev.kiln.testkit.ProcessTest;
 import java.io.IOException;
@@ -104,6 +105,59 @@ class ObjectStoreSeaweedTest {
             assertThat(events).anyMatch(e -> e.phase() == StoreEvent.Phase.STARTED && e.operation() == StoreEvent.Operation.PUSH);
             assertThat(events).anyMatch(e -> e.phase() == StoreEvent.Phase.DONE && e.outcome().equals(Optional.of(Transfer.Outcome.PUSHED))
                     && e.bytes() > 0);
+        }
+    }
+
+    /**
+     * A server's runtime seed (keyed package@exact-version, runtime, registry) goes up from one host and comes down on
+     * another, where it passes a warmed seed's checks before it is swapped in; one whose files do not hash to what its
+     * warm recorded is refused on pull, named, and the seed there is kept.
+     */
+    @Test
+    void serverSeed_pushThenPull_onAnotherHost_checkedAndSwappedIn_aTamperedOneRefused() throws Exception {
+        StoreConfig cfg = freshBucket();
+        SeedCaches a = StoreFixtures.workspace(tmp.resolve("a"), "app", cfg);
+        SeedCaches b = StoreFixtures.workspace(tmp.resolve("b"), "app", cfg);
+        ServerSeeds serversA = ServerSeeds.of(a, Map.of(), java.time.Clock.systemUTC());
+        ServerSeeds serversB = ServerSeeds.of(b, Map.of(), java.time.Clock.systemUTC());
+        String pkg = "@modelcontextprotocol/server-memory";
+        ServerSeeds.Plan planA = SeedFixtures.npmServerPlan(a, "memory", pkg, "2026.8.31");
+        ServerSeeds.Plan planB = SeedFixtures.npmServerPlan(b, "memory", pkg, "2026.8.31");
+        SeedFixtures.serverSeed(serversA, planA, 120, "host-a");
+        try (ObjectStore sa = StoreFixtures.store(fs, cfg); ObjectStore sb = StoreFixtures.store(fs, cfg)) {
+            StoreKey key = ObjectStore.serverKey(planA);
+            assertThat(key.path()).matches("servers/modelcontextprotocol\\+server-memory@2026\\.8\\.31/node-v20\\.20\\.2/[0-9a-f]{16}");
+            assertThatThrownBy(() -> sb.pushServerSeed(serversB, planB)).isInstanceOf(StoreException.class)
+                    .hasMessageContaining("server memory has no sound seed on this host");
+
+            Transfer pushed = sa.pushServerSeed(serversA, planA);
+            assertThat(pushed.outcome()).isEqualTo(Transfer.Outcome.PUSHED);
+            assertThat(sa.pushServerSeed(serversA, planA).outcome()).isEqualTo(Transfer.Outcome.ALREADY_STORED);
+            Transfer pulled = sb.pullServerSeed(serversB, planB, Cancellation.create());
+            assertThat(pulled.outcome()).isEqualTo(Transfer.Outcome.PULLED);
+            assertThat(serversB.find(planB)).as("the pulled seed is sound where it landed").isPresent();
+            assertThat(SeedFixtures.digest(planB.dir())).isEqualTo(SeedFixtures.digest(planA.dir()));
+            Path bin = planB.dir().resolve("prefix/node_modules/.bin/server-memory");
+            assertThat(Files.isSymbolicLink(bin) && Files.isExecutable(bin)).as("the .bin link and its executable came back").isTrue();
+            assertThat(sb.pullServerSeed(serversB, planB, Cancellation.create()).outcome()).isEqualTo(Transfer.Outcome.UNCHANGED);
+            assertThat(serversB.list()).containsExactly(planB.dir());
+            assertThat(Files.list(planB.dir().getParent()).map(p -> p.getFileName().toString()))
+                    .noneMatch(n -> n.endsWith(".pull")); // no staging directory left beside it
+
+            // A seed of another version, pushed whole but with a file changed after its warm recorded the hash.
+            ServerSeeds.Plan badA = SeedFixtures.npmServerPlan(a, "memory", pkg, "2026.9.1");
+            ServerSeeds.Plan badB = SeedFixtures.npmServerPlan(b, "memory", pkg, "2026.9.1");
+            SeedFixtures.serverSeed(serversA, badA, 5, "tampered");
+            SeedFixtures.serverSeed(serversB, badB, 3, "b-own");
+            Files.writeString(badA.dir().resolve("prefix/node_modules/" + pkg + "/dist/index.js"), "tampered after the warm\n");
+            assertThat(sa.pushTree(ObjectStore.serverKey(badA), badA.dir()).outcome()).isEqualTo(Transfer.Outcome.PUSHED);
+            // b's own seed of that version is damaged too (so the pull does not keep it as sound): it must stay as it is.
+            Files.writeString(badB.dir().resolve("npm-cache/_cacache/content-v2/sha512/00/blob0"), "half-written\n");
+            Map<String, String> before = SeedFixtures.digest(badB.dir());
+            assertThatThrownBy(() -> sb.pullServerSeed(serversB, badB, Cancellation.create())).isInstanceOf(StoreException.class)
+                    .hasMessageContaining("the arrived seed of memory hashes to").hasMessageContaining("not installed");
+            assertThat(SeedFixtures.digest(badB.dir())).as("the seed there is kept as it was").isEqualTo(before);
+            assertThat(serversB.list()).containsExactlyInAnyOrder(planB.dir(), badB.dir()); // no staging directory left
         }
     }
 

@@ -101,6 +101,7 @@ public final class SeedsView extends VBox {
         });
         seeds.getColumns().add(reason);
         seeds.setPlaceholder(new Label("No targets: add targets/<name>/target.json"));
+        keepSelection(seeds, vm.rows());
         // Every target shows (up to six rows, then it scrolls): the lower panes give way, not the table.
         seeds.setFixedCellSize(28);
         javafx.beans.binding.DoubleBinding fit = Bindings.createDoubleBinding(
@@ -300,6 +301,30 @@ public final class SeedsView extends VBox {
         return box;
     }
 
+    /**
+     * Every refresh replaces the rows (a push, pull or warm changes them), which clears the table's selection: the
+     * target that was selected is selected again, so Push, Pull and Warm stay on it.
+     */
+    private static void keepSelection(TableView<TargetRow> table, javafx.collections.ObservableList<TargetRow> rows) {
+        String[] chosen = {null};
+        table.getSelectionModel().selectedItemProperty().addListener((o, was, now) -> {
+            if (now != null) {
+                chosen[0] = now.target();
+            }
+        });
+        rows.addListener((ListChangeListener<TargetRow>) c -> {
+            TargetRow now = table.getSelectionModel().getSelectedItem();
+            if (chosen[0] != null && (now == null || !now.target().equals(chosen[0]))) {
+                for (int i = 0; i < rows.size(); i++) {
+                    if (rows.get(i).target().equals(chosen[0])) {
+                        table.getSelectionModel().select(i);
+                        return;
+                    }
+                }
+            }
+        });
+    }
+
     private static String selected(TableView<TargetRow> t) {
         TargetRow s = t.getSelectionModel().getSelectedItem();
         return s == null ? null : s.target();
@@ -340,6 +365,12 @@ public final class SeedsView extends VBox {
                         getStyleClass().add("state-warn");
                 default -> getStyleClass().add("state-bad");
             }
+        }
+
+        @Override
+        protected void layoutChildren() {
+            super.layoutChildren();
+            dev.kiln.ui.util.FullTextCell.tooltipWhenCut(this); // "pulled · 12.3 MiB" in a narrow column reads whole
         }
     }
 

@@ -43,23 +43,33 @@ public class FullTextCell<S, T> extends TableCell<S, T> {
     @Override
     protected void layoutChildren() {
         super.layoutChildren();
-        String full = getText();
+        if (tooltipWhenCut(this)) {
+            grow(getText()); // the column takes the text's width in its next layout (the tooltip holds it until then)
+        }
+    }
+
+    /**
+     * Gives {@code cell} (laid out) a tooltip with its full text while its text shows cut, and takes it away when the
+     * text fits again: for cells of their own (coloured state cells) that are held to the same rule.
+     *
+     * @return whether the text shows cut
+     */
+    public static boolean tooltipWhenCut(TableCell<?, ?> cell) {
+        String full = cell.getText();
         boolean cut = false;
         if (full != null && !full.isEmpty()) {
-            for (javafx.scene.Node n : getChildrenUnmodifiable()) {
+            for (javafx.scene.Node n : cell.getChildrenUnmodifiable()) {
                 if (n instanceof Text t && !full.equals(t.getText())) {
                     cut = true;
                 }
             }
         }
-        if (cut) {
-            grow(full); // the column takes the text's width in its next layout (the tooltip holds it until then)
+        if (cut && (cell.getTooltip() == null || !full.equals(cell.getTooltip().getText()))) {
+            cell.setTooltip(new Tooltip(full));
+        } else if (!cut && cell.getTooltip() != null) {
+            cell.setTooltip(null);
         }
-        if (cut && (getTooltip() == null || !full.equals(getTooltip().getText()))) {
-            setTooltip(new Tooltip(full));
-        } else if (!cut && getTooltip() != null) {
-            setTooltip(null);
-        }
+        return cut;
     }
 
     /**

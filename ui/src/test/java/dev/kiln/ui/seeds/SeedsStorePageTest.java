@@ -35,7 +35,7 @@ import org.testfx.util.WaitForAsyncUtils;
 /**
  * The Seeds page's store column in a real (headless) window against a real SeaweedFS: one target local only, one in
  * both, one only in the store (pushed by another host); Pull on the store-only one installs it. Screenshots in both
- * themes at the default size and at 1600×1000.
+ * themes at the default size and at 1600×1000. The pulled row stays selected although every refresh replaces the rows.
  */
 @FxTest
 @ProcessTest
@@ -125,6 +125,9 @@ class SeedsStorePageTest {
         assertThat(row(after, "worker").progress()).startsWith("pulled · ");
         assertThat(robot.lookup("#seeds-message").queryAs(javafx.scene.control.Label.class).getText())
                 .startsWith("worker: pulled ");
+        assertThat(after.getSelectionModel().getSelectedItem()).as("the pulled row stays selected (the rows were rebuilt)")
+                .isNotNull().extracting(TargetRow::target).isEqualTo("worker");
+        assertThat(robot.lookup("#seeds-pull").queryButton().isDisabled()).as("Pull is offered for the kept selection").isFalse();
         shots(robot, dir, "after-pull");
     }
 

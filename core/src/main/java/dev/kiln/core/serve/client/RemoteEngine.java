@@ -532,6 +532,19 @@ public final class RemoteEngine implements Engine {
                 StoreWire.TransferWire.class));
     }
 
+    // The same routes with {"server": NAME} instead of {"target": …}: the daemon's host moves that server's runtime seed.
+    @Override
+    public Action<dev.kiln.core.store.Transfer> pushServerSeed(String server, String idempotencyKey) {
+        return transfer(startAction(Wire.STORE_PUSH, Wire.JSON.createObjectNode().put("server", server), idempotencyKey,
+                StoreWire.TransferWire.class));
+    }
+
+    @Override
+    public Action<dev.kiln.core.store.Transfer> pullServerSeed(String server, String idempotencyKey) {
+        return transfer(startAction(Wire.STORE_PULL, Wire.JSON.createObjectNode().put("server", server), idempotencyKey,
+                StoreWire.TransferWire.class));
+    }
+
     private static Action<dev.kiln.core.store.Transfer> transfer(Action<StoreWire.TransferWire> a) {
         CompletableFuture<dev.kiln.core.store.Transfer> f = a.result().thenApply(StoreWire.TransferWire::toCore);
         return new Action<>() {
