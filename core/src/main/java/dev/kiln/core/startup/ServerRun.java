@@ -188,6 +188,12 @@ final class ServerRun {
                 process.waitFor(EXIT_GRACE_MILLIS, TimeUnit.MILLISECONDS);
                 return finish(recorder, channel, Outcome.OK, "", r);
             } catch (Handshake.Failure f) {
+                // A server that exited while a child of its holds the pipes (neither reading nor closing them) meets the
+                // deadline like a live one that does not answer: it is an exit all the same.
+                if (f.outcome == Outcome.TIMEOUT && !process.isAlive()) {
+                    return finish(recorder, channel, Outcome.EXITED, "exited with code " + process.exitValue()
+                            + " before the deadline (" + f.getMessage() + ")", null);
+                }
                 return finish(recorder, channel, f.outcome, f.getMessage(), null);
             } catch (Handshake.Closed c) {
                 if (process.waitFor(CLOSED_EXIT_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
