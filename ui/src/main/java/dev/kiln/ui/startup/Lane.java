@@ -73,8 +73,9 @@ public record Lane(String server, double timeoutMs, Double spawnMs, Double first
         return new Lane(server, timeoutMs, ms, firstOutputMs, initializedMs, toolsMs, tools, outcome, detail, exitMs, fetchEndMs, launcher, fetchNote);
     }
 
+    /** The earlier of stdout's and stderr's first byte: their events come from two reader threads, in either order. */
     Lane firstOutput(double ms) {
-        return firstOutputMs != null ? this
+        return firstOutputMs != null && firstOutputMs <= ms ? this
                 : new Lane(server, timeoutMs, spawnMs, ms, initializedMs, toolsMs, tools, outcome, detail, exitMs, fetchEndMs, launcher, fetchNote);
     }
 

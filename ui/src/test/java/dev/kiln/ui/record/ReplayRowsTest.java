@@ -66,7 +66,11 @@ abstract class ReplayRowsTest extends EngineTestBase {
 
     /** The Events page's rows of the warm and the probe: time (as drawn, to the ms), kind, what, severity, output. */
     static List<String> warmAndProbeRows(EventsViewModel vm) {
-        return vm.rows().stream().filter(r -> ACTION_KINDS.contains(r.kind())).map(ReplayRowsTest::drawn).collect(Collectors.toList());
+        // As a set of rows (sorted), not in the page's order: the page shows events as they arrive, and the probe's
+        // servers, their stdout and stderr readers and the warm are threads of their own, whose events reach the live
+        // page and the recorder each in the order of their race.
+        return vm.rows().stream().filter(r -> ACTION_KINDS.contains(r.kind())).map(ReplayRowsTest::drawn).sorted()
+                .collect(Collectors.toList());
     }
 
     /** One Events row as the table draws it. */

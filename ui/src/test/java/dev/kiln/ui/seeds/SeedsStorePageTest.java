@@ -112,9 +112,13 @@ class SeedsStorePageTest {
 
         Path dir = Files.createDirectories(Path.of(System.getProperty("kiln.shots", "target/shots")));
         shots(robot, dir, "default");
-        robot.interact(() -> open(1600, 1000));
-        shown(robot);
-        shots(robot, dir, "1600x1000");
+        if (System.getProperty("kiln.shots") != null) {
+            // for a person to look at, asked for: a window as large as Monocle's headless screen can overflow its
+            // framebuffer on upload (a JavaFX error, not Kiln's), so a plain test run does not open one
+            robot.interact(() -> open(1600, 1000));
+            shown(robot);
+            shots(robot, dir, "1600x1000");
+        }
 
         robot.interact(() -> open(1180, 740));
         TableView<TargetRow> after = shown(robot);
