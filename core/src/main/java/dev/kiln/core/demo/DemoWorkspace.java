@@ -208,7 +208,7 @@ public final class DemoWorkspace {
      */
     private static final class Writes {
         private final java.util.concurrent.ThreadPoolExecutor pool;
-        private final java.util.concurrent.atomic.AtomicReference<IOException> failure = new java.util.concurrent.atomic.AtomicReference<>();
+        private final java.util.concurrent.atomic.AtomicReference<@org.jspecify.annotations.Nullable IOException> failure = new java.util.concurrent.atomic.AtomicReference<>();
 
         Writes(int count) {
             int threads = count < 2_000 ? 1 : 4;
