@@ -214,6 +214,7 @@ class SeedCommandsTest {
             }
         })) {
             List<String> urls = new ArrayList<>();
+            List<String> tokens = new ArrayList<>();
             for (Path host : List.of(ws, hostB)) {
                 Files.writeString(host.resolve("kiln.json"), "{\"store\": {\"url\": \"s3://kiln-app/cli\", \"endpoint\": \""
                         + weed.endpoint() + "\", \"region\": \"us-east-1\"}}\n");
@@ -228,9 +229,10 @@ class SeedCommandsTest {
                 open.add(daemon);
                 daemon.start(true);
                 urls.add(daemon.apiUrl().orElseThrow());
+                tokens.add(daemon.layout().apiTokenFile().toString());
             }
-            String tokenA = ws.resolve("observer/api-token").toString();
-            String tokenB = hostB.resolve("observer/api-token").toString();
+            String tokenA = tokens.get(0);
+            String tokenB = tokens.get(1);
 
             Ran push = kiln("seed", "push", "--server", urls.get(0), "memory", "--token-file", tokenA, "--json");
             assertThat(push.code()).as(push.err()).isZero();

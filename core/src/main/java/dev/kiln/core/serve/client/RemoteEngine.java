@@ -522,7 +522,8 @@ public final class RemoteEngine implements Engine {
 
     @Override
     public Optional<dev.kiln.core.store.StoreStatus> serverStoreStatus() {
-        return value("GET", Wire.STORE_SERVERS, null, null, null, READ, dev.kiln.core.serve.wire.WireStoreServers.Status.class)
+        // the daemon hashes every server seed and asks the store per server (with its retries): not a quick read
+        return value("GET", Wire.STORE_SERVERS, null, null, null, SLOW, dev.kiln.core.serve.wire.WireStoreServers.Status.class)
                 .toCore();
     }
 
