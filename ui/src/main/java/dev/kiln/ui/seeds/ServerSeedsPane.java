@@ -54,6 +54,7 @@ public final class ServerSeedsPane extends VBox {
         table.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_FLEX_LAST_COLUMN);
         table.getColumns().add(column("Server", 80, ServerSeedsViewModel.Row::server));
         TableColumn<ServerSeedsViewModel.Row, String> state = column("State", 72, ServerSeedsViewModel.Row::stateText);
+        state.setMinWidth(70); // "missing", "corrupt" read whole
         state.setCellFactory(c -> new TableCell<>() {
             @Override
             protected void updateItem(String item, boolean empty) {
@@ -75,8 +76,7 @@ public final class ServerSeedsPane extends VBox {
         table.getColumns().add(column("Size", 70, ServerSeedsViewModel.Row::size));
         table.getColumns().add(column("Warmed", 110, ServerSeedsViewModel.Row::warmed));
         TableColumn<ServerSeedsViewModel.Row, ServerSeedsViewModel.Row> store = new TableColumn<>("Store");
-        store.setPrefWidth(135);
-        store.setMinWidth(132); // "✕ store unreachable" reads whole
+        store.setPrefWidth(135); // "✕ store unreachable" reads whole; narrower, the tooltip holds the whole text
         store.setCellValueFactory(f -> new javafx.beans.property.ReadOnlyObjectWrapper<>(f.getValue()));
         store.setCellFactory(c -> new StoreCell());
         table.getColumns().add(store);
@@ -147,11 +147,14 @@ public final class ServerSeedsPane extends VBox {
                 .otherwise(vm.errorProperty()));
         message.setMinWidth(0);
         message.setMaxWidth(Double.MAX_VALUE);
-        HBox.setHgrow(message, Priority.ALWAYS);
-        HBox actions = new HBox(8, warm, all, cancel, new javafx.scene.control.Separator(javafx.geometry.Orientation.VERTICAL),
-                push, pull, refresh, message);
+        // The buttons wrap onto a second line in a narrow window rather than widen the page; the message goes below.
+        javafx.scene.layout.FlowPane actions = new javafx.scene.layout.FlowPane(8, 6, warm, all, cancel,
+                new javafx.scene.control.Separator(javafx.geometry.Orientation.VERTICAL), push, pull, refresh);
         actions.setAlignment(Pos.CENTER_LEFT);
-        VBox left = new VBox(6, table, actions);
+        actions.setPrefWrapLength(360);
+        message.setWrapText(true);
+        message.setMinHeight(Region.USE_PREF_SIZE);
+        VBox left = new VBox(6, table, actions, message);
         VBox.setVgrow(table, Priority.ALWAYS);
 
         ChoiceBox<String> client = new ChoiceBox<>();
