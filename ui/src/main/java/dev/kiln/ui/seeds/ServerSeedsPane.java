@@ -53,8 +53,8 @@ public final class ServerSeedsPane extends VBox {
         table.getStyleClass().addAll("dense", "striped");
         table.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_FLEX_LAST_COLUMN);
         table.getColumns().add(column("Server", 80, ServerSeedsViewModel.Row::server));
-        TableColumn<ServerSeedsViewModel.Row, String> state = column("State", 72, ServerSeedsViewModel.Row::stateText);
-        state.setMinWidth(70); // "missing", "corrupt" read whole
+        TableColumn<ServerSeedsViewModel.Row, String> state = column("State", 84, ServerSeedsViewModel.Row::stateText);
+        state.setMinWidth(84); // "missing", "corrupt" in bold read whole
         state.setCellFactory(c -> new TableCell<>() {
             @Override
             protected void updateItem(String item, boolean empty) {
@@ -71,15 +71,17 @@ public final class ServerSeedsPane extends VBox {
             }
         });
         table.getColumns().add(state);
+        // The store's word right after the state: in a narrow window it is what stays in view
+        TableColumn<ServerSeedsViewModel.Row, ServerSeedsViewModel.Row> store = new TableColumn<>("Store");
+        store.setPrefWidth(135); // "✕ store unreachable" reads whole; narrower, the tooltip holds the whole text
+        store.setMinWidth(128); // "≠ differing", "▼ in the store", "? not compared" read whole
+        store.setCellValueFactory(f -> new javafx.beans.property.ReadOnlyObjectWrapper<>(f.getValue()));
+        store.setCellFactory(c -> new StoreCell());
+        table.getColumns().add(store);
         table.getColumns().add(column("Package", 190, r -> r.spec() + (r.runtime().equals("-") ? "" : " · " + r.runtime())));
         table.getColumns().add(column("Forms", 118, ServerSeedsViewModel.Row::forms));
         table.getColumns().add(column("Size", 70, ServerSeedsViewModel.Row::size));
         table.getColumns().add(column("Warmed", 110, ServerSeedsViewModel.Row::warmed));
-        TableColumn<ServerSeedsViewModel.Row, ServerSeedsViewModel.Row> store = new TableColumn<>("Store");
-        store.setPrefWidth(135); // "✕ store unreachable" reads whole; narrower, the tooltip holds the whole text
-        store.setCellValueFactory(f -> new javafx.beans.property.ReadOnlyObjectWrapper<>(f.getValue()));
-        store.setCellFactory(c -> new StoreCell());
-        table.getColumns().add(store);
         TableColumn<ServerSeedsViewModel.Row, String> problem = column("Problem", 90, ServerSeedsViewModel.Row::problem);
         problem.setCellFactory(c -> new TableCell<>() {
             @Override
@@ -152,8 +154,13 @@ public final class ServerSeedsPane extends VBox {
                 new javafx.scene.control.Separator(javafx.geometry.Orientation.VERTICAL), push, pull, refresh);
         actions.setAlignment(Pos.CENTER_LEFT);
         actions.setPrefWrapLength(360);
-        message.setWrapText(true);
-        message.setMinHeight(Region.USE_PREF_SIZE);
+        // One line (the pane is short in a small window); cut, its tooltip holds the whole message.
+        message.setWrapText(false);
+        Tooltip whole = new Tooltip();
+        whole.setWrapText(true);
+        whole.setMaxWidth(560);
+        whole.textProperty().bind(message.textProperty());
+        message.tooltipProperty().bind(Bindings.when(message.textProperty().isEmpty()).then((Tooltip) null).otherwise(whole));
         VBox left = new VBox(6, table, actions, message);
         VBox.setVgrow(table, Priority.ALWAYS);
 
