@@ -269,6 +269,11 @@ final class LocalEngine implements Engine {
     }
 
     @Override
+    public Optional<dev.kiln.core.store.StoreStatus> serverStoreStatus() {
+        return actions.serverStoreStatus();
+    }
+
+    @Override
     public void close() {
         kiln.close(); // closes the actions too
     }

@@ -40,6 +40,7 @@ final class StoreBenchmark {
 
     private final int rounds;
     private final Path weed;
+    private String lastPull = ""; // the last pull's own account of its phases
 
     StoreBenchmark(int rounds, Path weed) {
         if (rounds < 1) {
@@ -59,14 +60,18 @@ final class StoreBenchmark {
             if (!warm.outcome().isSuccess()) {
                 throw new CliException("cannot bench: the warm of 'bench' " + warm.outcome().label() + ": " + warm.message());
             }
-            try (ObjectStore store = ObjectStore.builder(config).environment(fs.env()).build()) {
+            try (ObjectStore store = ObjectStore.builder(config).environment(fs.env()).build();
+                 ObjectStore serial = ObjectStore.builder(config).environment(fs.env()).unpackWriters(0).build()) {
                 store.ensureBucket();
                 Transfer push = store.pushSeed(a, "bench");
                 long[] pull = new long[rounds];
+                long[] pullSerial = new long[rounds];
                 long[] copy = new long[rounds];
                 CopyReport lastCopy = null;
-                // one untimed pull and copy first (JIT, page cache)
+                String breakdown = "";
+                // one untimed pull of each kind and a copy first (JIT, page cache)
                 pullInto(store, scratch.resolve("host-warmup"));
+                pullInto(serial, scratch.resolve("host-warmup-serial"));
                 SeedCaches.copyInto(a.seedDir("bench"), scratch.resolve("copy-warmup"), Clock.systemUTC());
                 for (int i = 0; i < rounds; i++) {
                     boolean copyFirst = i % 2 == 1;
@@ -75,7 +80,17 @@ final class StoreBenchmark {
                         lastCopy = SeedCaches.copyInto(a.seedDir("bench"), scratch.resolve("copy-" + i), Clock.systemUTC());
                         copy[i] = System.nanoTime() - t0;
                     }
-                    pull[i] = pullInto(store, scratch.resolve("host-b" + i));
+                    // the pull as shipped (files made by writer threads while the object arrives) beside the one-thread
+                    // pull it replaced, in the same round: the before/after under the same load
+                    if (copyFirst) {
+                        pullSerial[i] = pullInto(serial, scratch.resolve("host-s" + i));
+                        pull[i] = pullInto(store, scratch.resolve("host-b" + i));
+                        breakdown = lastPull;
+                    } else {
+                        pull[i] = pullInto(store, scratch.resolve("host-b" + i));
+                        breakdown = lastPull;
+                        pullSerial[i] = pullInto(serial, scratch.resolve("host-s" + i));
+                    }
                     if (!copyFirst) {
                         long t0 = System.nanoTime();
                         lastCopy = SeedCaches.copyInto(a.seedDir("bench"), scratch.resolve("copy-" + i), Clock.systemUTC());
@@ -86,6 +101,7 @@ final class StoreBenchmark {
                     }
                 }
                 double pullMs = Figures.round(Figures.medianMillis(pull), 1);
+                double pullSerialMs = Figures.round(Figures.medianMillis(pullSerial), 1);
                 double copyMs = Figures.round(Figures.medianMillis(copy), 1);
                 double coldMs = warm.duration().toMillis();
                 ObjectNode o = Json.object();
@@ -100,6 +116,10 @@ final class StoreBenchmark {
                 o.put("rounds", rounds);
                 o.put("pull_over_cold_warm", Figures.round(pullMs / coldMs, 3));
                 o.put("pull_over_local_copy", Figures.round(pullMs / copyMs, 3));
+                o.put("pull_one_thread_ms", pullSerialMs);
+                o.put("pull_one_thread_over_local_copy", Figures.round(pullSerialMs / copyMs, 3));
+                o.put("pull_breakdown", breakdown);
+                o.put("load_average", loadAverage());
                 o.put("within_target", pullMs / coldMs <= TARGET_OVER_COLD_WARM && pullMs / copyMs <= TARGET_OVER_LOCAL_COPY);
                 return o;
             }
@@ -108,8 +128,17 @@ final class StoreBenchmark {
         }
     }
 
+    /** The one-minute load average the run saw at its end (/proc/loadavg), -1 where there is none. */
+    private static double loadAverage() {
+        try {
+            return Double.parseDouble(Files.readString(Path.of("/proc/loadavg")).split(" ")[0]);
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+
     /** A fresh host's pull of the bench seed: its own workspace, the store's object, the swap. */
-    private static long pullInto(ObjectStore store, Path ws) throws IOException {
+    private long pullInto(ObjectStore store, Path ws) throws IOException {
         SeedCaches b = SeedCaches.of(SeedBenchmark.benchWorkspace(ws));
         long t0 = System.nanoTime();
         Transfer t = store.pullSeed(b, "bench", Cancellation.create());
@@ -117,6 +146,7 @@ final class StoreBenchmark {
         if (t.outcome() != Transfer.Outcome.PULLED || !b.seeds().get(0).current()) {
             throw new CliException("the pull did not install a current seed: " + t.message());
         }
+        lastPull = t.message();
         return took;
     }
 

@@ -162,11 +162,12 @@ final class SeedCommand implements Runnable {
 
     @Command(name = "push", mixinStandardHelpOptions = true,
             description = {"Push TARGETs' seeds to the workspace's object store (kiln.json \"store\"), keyed by target and",
-                "lockfile hash. A key already stored is left as it is (objects are immutable). Exit 0 when every",
-                "seed is stored, 1 otherwise."})
+                "lockfile hash, through the engine: a workspace DIR here, or a daemon (URL or NAME, as kiln attach) that",
+                "pushes from its own host with its own credentials. A key already stored is left as it is (objects are",
+                "immutable). Exit 0 when every seed is stored, 1 otherwise."})
     static final class Push implements Callable<Integer> {
         @Mixin
-        WorkspaceArgument workspace;
+        StoreCli.EngineArgument where;
 
         @Parameters(index = "1..*", arity = "1..*", paramLabel = "TARGET", description = "Targets whose seeds to push.")
         List<String> targets;
@@ -180,39 +181,24 @@ final class SeedCommand implements Runnable {
 
         @Override
         public Integer call() {
-            SeedCaches seeds = SeedCaches.of(workspace.require());
-            boolean ok = true;
-            try (dev.kiln.core.store.ObjectStore store = StoreCli.open(workspace.require())) {
-                for (String t : targets) {
-                    try {
-                        dev.kiln.core.store.Transfer r = server
-                                ? store.pushServerSeed(StoreCli.serverSeeds(seeds), StoreCli.serverPlan(workspace.layout(), seeds, t))
-                                : store.pushSeed(seeds, t);
-                        System.out.println(json.enabled() ? Json.compact(StoreCli.json(r).put("target", t))
-                                : StoreCli.line(t, r));
-                    } catch (dev.kiln.core.store.StoreException | dev.kiln.core.workspace.WorkspaceException e) {
-                        ok = false;
-                        System.err.println("kiln: seed push " + (server ? "--server " : "") + t + ": " + e.getMessage());
-                    }
-                }
-            }
-            return ok ? 0 : 1;
+            return StoreCli.move(where, targets, server, true, json.enabled());
         }
     }
 
     @Command(name = "pull", mixinStandardHelpOptions = true,
             description = {"Pull TARGETs' seeds for their current lockfiles from the object store: download, check the",
-                "SHA-256 and what it holds, then swap it in whole (as a warm does). A failed pull keeps the local seed.",
+                "SHA-256 and what it holds, then swap it in whole (as a warm does), through the engine: a workspace DIR",
+                "here, or a daemon (URL or NAME) onto its own host. A failed pull keeps the local seed.",
                 "Exit 0 when every seed was pulled or already the store's copy, 1 otherwise."})
     static final class Pull implements Callable<Integer> {
         @Mixin
-        WorkspaceArgument workspace;
+        StoreCli.EngineArgument where;
 
         @Parameters(index = "1..*", arity = "1..*", paramLabel = "TARGET", description = "Targets whose seeds to pull.")
         List<String> targets;
 
         @Option(names = "--server", description = {"TARGETs name servers of servers.json launched through npx/uvx: pull",
-            "their runtime seeds for the config as it is now (a sound seed already here is kept)."})
+            "their runtime seeds for the config as it is now (the store's copy already here is kept)."})
         boolean server;
 
         @Mixin
@@ -220,24 +206,7 @@ final class SeedCommand implements Runnable {
 
         @Override
         public Integer call() {
-            SeedCaches seeds = SeedCaches.of(workspace.require());
-            boolean ok = true;
-            try (dev.kiln.core.store.ObjectStore store = StoreCli.open(workspace.require())) {
-                for (String t : targets) {
-                    try {
-                        dev.kiln.core.seed.Cancellation cancel = dev.kiln.core.seed.Cancellation.create();
-                        dev.kiln.core.store.Transfer r = server
-                                ? store.pullServerSeed(StoreCli.serverSeeds(seeds), StoreCli.serverPlan(workspace.layout(), seeds, t), cancel)
-                                : store.pullSeed(seeds, t, cancel);
-                        System.out.println(json.enabled() ? Json.compact(StoreCli.json(r).put("target", t))
-                                : StoreCli.line(t, r));
-                    } catch (dev.kiln.core.store.StoreException | dev.kiln.core.workspace.WorkspaceException e) {
-                        ok = false;
-                        System.err.println("kiln: seed pull " + (server ? "--server " : "") + t + ": " + e.getMessage());
-                    }
-                }
-            }
-            return ok ? 0 : 1;
+            return StoreCli.move(where, targets, server, false, json.enabled());
         }
     }
 }

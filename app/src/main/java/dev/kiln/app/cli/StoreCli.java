@@ -32,24 +32,104 @@ final class StoreCli {
         }
     }
 
-    /** The workspace's server seeds, asking runtimes with this process's environment. */
-    static dev.kiln.core.seed.ServerSeeds serverSeeds(dev.kiln.core.seed.SeedCaches seeds) {
-        return dev.kiln.core.seed.ServerSeeds.of(seeds, System.getenv(), java.time.Clock.systemUTC());
+    /**
+     * Mixin: where a push or pull runs, as the first positional argument: a workspace directory (this process's engine,
+     * with this host's AWS credentials) or a daemon's URL or NAME (its engine: the daemon moves the seed on its host
+     * with its own credentials; {@code --token-file} and {@code --pin} as for {@code kiln attach}).
+     */
+    static final class EngineArgument {
+        @picocli.CommandLine.Parameters(index = "0", paramLabel = "DIR|URL|NAME",
+                description = "The workspace directory, or a daemon's URL (as kiln serve prints it) or NAME (daemon list).")
+        String where;
+
+        @picocli.CommandLine.Mixin
+        DaemonCredentials credentials;
+
+        /** A directory, or what looks like a path (so a mistyped one is told as a workspace, not as a daemon name). */
+        boolean local() {
+            boolean url = where.contains("://") || where.matches("[^/\\s]+:\\d+/?");
+            return !url && (java.nio.file.Files.isDirectory(Path.of(where)) || where.contains("/"));
+        }
     }
 
     /**
-     * What server {@code name} of servers.json seeds as now (its exact version, the runtime's, the registry).
-     *
-     * @throws WorkspaceException naming the server when servers.json has none of that name or it is not seeded
+     * Pushes or pulls each of {@code names} (targets, or servers with {@code server}) through the engine {@code where}
+     * names, one after another, printing one line (or JSON object) per name; a failure of one is reported and the next
+     * is moved. Exit 0 when all moved, 1 when one failed, 2 when the engine cannot be had.
      */
-    static dev.kiln.core.seed.ServerSeeds.Plan serverPlan(dev.kiln.core.workspace.WorkspaceLayout layout,
-            dev.kiln.core.seed.SeedCaches seeds, String name) {
-        java.util.List<dev.kiln.core.startup.ServerConfig> servers = java.nio.file.Files.exists(layout.serversFile())
-                ? dev.kiln.core.startup.ServerConfigs.read(layout.serversFile()) : java.util.List.of();
-        dev.kiln.core.startup.ServerConfig s = servers.stream().filter(c -> c.name().equals(name)).findFirst()
-                .orElseThrow(() -> new WorkspaceException("no server '" + name + "' in " + layout.serversFile() + " (servers: "
-                        + String.join(", ", servers.stream().map(dev.kiln.core.startup.ServerConfig::name).toList()) + ")"));
-        return serverSeeds(seeds).plan(s);
+    static int move(EngineArgument where, java.util.List<String> names, boolean server, boolean push, boolean asJson) {
+        dev.kiln.core.Kiln kiln = null;
+        dev.kiln.core.engine.Engine engine;
+        java.time.Clock clock = java.time.Clock.systemUTC();
+        if (where.local()) {
+            Path ws = dev.kiln.app.common.Workspaces.require(Path.of(where.where));
+            requireStore(ws);
+            try {
+                kiln = dev.kiln.core.Kiln.open(ws, new dev.kiln.core.telemetry.EventBus(), clock);
+            } catch (WorkspaceException e) {
+                throw new CliException(e.getMessage(), e);
+            }
+            engine = kiln.engine();
+        } else {
+            dev.kiln.core.fleet.DaemonEntry d = where.credentials.resolve(where.where);
+            try {
+                engine = dev.kiln.core.serve.client.RemoteEngine.connect(d.url(), d.tokenFile().orElse(null),
+                        d.pin().orElse(null), clock);
+            } catch (dev.kiln.core.engine.EngineException e) {
+                throw new CliException(e.getMessage(), e);
+            }
+        }
+        String verb = push ? "push" : "pull";
+        boolean ok = true;
+        try {
+            for (String name : names) {
+                // One key per name and run: a retried request of this run moves the seed once.
+                String key = "cli-" + verb + "-" + java.util.UUID.randomUUID();
+                try {
+                    dev.kiln.core.engine.Action<Transfer> a = server
+                            ? (push ? engine.pushServerSeed(name, key) : engine.pullServerSeed(name, key))
+                            : (push ? engine.pushSeed(name, key) : engine.pullSeed(name, key));
+                    Transfer t = await(a);
+                    System.out.println(asJson ? Json.compact(json(t).put("target", name)) : line(name, t));
+                } catch (RuntimeException e) {
+                    ok = false;
+                    System.err.println("kiln: seed " + verb + " " + (server ? "--server " : "") + name + ": " + e.getMessage());
+                }
+            }
+        } finally {
+            engine.close();
+            if (kiln != null) {
+                kiln.close();
+            }
+        }
+        return ok ? 0 : 1;
+    }
+
+    /** The action's transfer; its failure as the exception the engine gave (a store's message, a daemon's refusal). */
+    private static Transfer await(dev.kiln.core.engine.Action<Transfer> a) {
+        try {
+            return a.result().get();
+        } catch (InterruptedException e) {
+            a.cancel();
+            Thread.currentThread().interrupt();
+            throw new CliException("interrupted; the " + a.id() + " was cancelled", e);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(String.valueOf(
+                    e.getCause() == null ? e : e.getCause().getMessage()), e);
+        }
+    }
+
+    /** A clear exit 2 before anything opens when the workspace names no store (or names one badly). */
+    private static void requireStore(Path ws) {
+        try {
+            if (StoreConfig.read(ws).isEmpty()) {
+                throw new CliException(ws.resolve("kiln.json") + " names no object store; add \"store\": {\"url\":"
+                        + " \"s3://bucket/prefix\", \"endpoint\": \"https://…\", \"region\": \"…\"} (credentials come from"
+                        + " the AWS chain: environment, ~/.aws/credentials, web identity)");
+            }
+        } catch (WorkspaceException e) {
+            throw new CliException(e.getMessage(), e);
+        }
     }
 
     static ObjectNode json(Transfer t) {

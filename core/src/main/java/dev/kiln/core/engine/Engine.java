@@ -207,6 +207,15 @@ public interface Engine extends AutoCloseable {
         throw new EngineException(EngineException.Kind.REJECTED, location() + " does not pull server seeds");
     }
 
+    /**
+     * Per seedable server, where its runtime seed is against the store ({@link dev.kiln.core.store.StoreStatus#servers}):
+     * here, in the store, both, or differing; empty when the workspace names no store. Hashes the server seeds on the
+     * engine's host and asks the store (one request per server).
+     */
+    default Optional<dev.kiln.core.store.StoreStatus> serverStoreStatus() {
+        return Optional.empty();
+    }
+
     // --- server seeds (runtime seeds of servers launched through npx/uvx), on the engine's host ---------------------
 
     /**

@@ -295,6 +295,43 @@ public final class WorkspaceActions implements AutoCloseable {
                 problems.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", problems))));
     }
 
+    /**
+     * See {@link Engine#serverStoreStatus}: every seedable server's runtime seed (judged by hash, as
+     * {@link #serverSeeds} does) against the store, one request per server; stale seeds no config uses are left out.
+     */
+    public Optional<dev.kiln.core.store.StoreStatus> serverStoreStatus() {
+        Optional<dev.kiln.core.store.ObjectStore> s;
+        try {
+            s = store();
+        } catch (dev.kiln.core.store.StoreException | dev.kiln.core.workspace.WorkspaceException e) {
+            return Optional.of(new dev.kiln.core.store.StoreStatus("(not usable)", List.of(),
+                    dev.kiln.core.store.StoreStats.EMPTY, Optional.of(java.util.Objects.requireNonNullElse(e.getMessage(), e.toString()))));
+        }
+        if (s.isEmpty()) {
+            return Optional.empty();
+        }
+        List<dev.kiln.core.store.ServerSeedPresence> rows = new java.util.ArrayList<>();
+        List<String> problems = new java.util.ArrayList<>();
+        for (dev.kiln.core.seed.ServerSeedInfo seed : serverSeeds()) {
+            if (seed.state() == dev.kiln.core.seed.ServerSeedInfo.State.STALE) {
+                continue; // no server's config uses it: there is nothing to push or pull by that server's name
+            }
+            try {
+                rows.add(s.get().serverPresence(seed));
+                noteStore(null);
+            } catch (RuntimeException e) {
+                noteStore(e);
+                problems.add(seed.server() + ": " + e.getMessage());
+                if (e instanceof dev.kiln.core.store.StoreException x && x.unreachable()) {
+                    break; // the store is down: one message, not one per server
+                }
+            }
+        }
+        return Optional.of(new dev.kiln.core.store.StoreStatus(s.get().config().url()
+                + s.get().config().endpoint().map(e -> " at " + e).orElse(""), List.of(), s.get().stats(),
+                problems.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", problems)), rows));
+    }
+
     /** The store client's counters, when one was opened (for /metrics). */
     public dev.kiln.core.store.StoreStats storeStats() {
         synchronized (storeLock) {

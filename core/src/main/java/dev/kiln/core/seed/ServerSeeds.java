@@ -457,9 +457,10 @@ public final class ServerSeeds {
      * files and links. Then it swaps it in under the seed's lock, the warm's atomic swap, so a reader sees the old seed
      * or the new one and a failure keeps the old. {@code fresh} is gone afterwards, installed or deleted.
      *
+     * @return the digest of its files (what its warm recorded, checked)
      * @throws IOException naming the server and the reason when a check fails or the swap cannot be made
      */
-    public void install(Plan plan, Path fresh, Cancellation cancel) throws IOException {
+    public String install(Plan plan, Path fresh, Cancellation cancel) throws IOException {
         try {
             String recorded = recorded(fresh).orElseThrow(() -> new IOException("the arrived seed of " + plan.server()
                     + " has no " + SeedStore.HASH_FILE + " (never completely warmed); not installed"));
@@ -474,7 +475,17 @@ public final class ServerSeeds {
                 throw new IOException("the arrived seed is of " + m.path("package").asText() + "@" + m.path("version").asText()
                         + ", not of " + plan.server() + "'s " + plan.pkg() + "@" + plan.version() + "; not installed");
             }
-            SeedStore.checkArrived(fresh, recorded);
+            try {
+                SeedStore.checkArrived(fresh, recorded);
+            } catch (IOException e) {
+                if (!npm(plan.launcher())) {
+                    throw new IOException(e.getMessage() + ": a uv tool environment links its interpreter by absolute path"
+                            + " (bin/python, pyvenv.cfg's home), which only the host that warmed it has, so uv seeds do not"
+                            + " travel between hosts (docs/ARCHITECTURE.md, \"The object store\"); warm it on this host:"
+                            + " kiln warm --servers", e);
+                }
+                throw e;
+            }
             Optional<TargetLock> lock;
             try {
                 lock = TargetLock.acquire(SeedStore.lockFile(seedsDir, plan.key()), cancel);
@@ -488,6 +499,7 @@ public final class ServerSeeds {
             try (TargetLock held = lock.get()) {
                 SeedStore.swap(fresh, plan.dir(), clock.instant());
             }
+            return recorded;
         } finally {
             FileTrees.delete(fresh);
         }

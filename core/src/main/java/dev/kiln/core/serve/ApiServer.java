@@ -13,6 +13,7 @@ import dev.kiln.core.serve.wire.ApiToken;
 import dev.kiln.core.serve.wire.StoreWire;
 import dev.kiln.core.serve.wire.Wire;
 import dev.kiln.core.serve.wire.WireServerSeeds;
+import dev.kiln.core.serve.wire.WireStoreServers;
 import dev.kiln.core.telemetry.Ticker;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -232,6 +233,7 @@ final class ApiServer implements AutoCloseable {
         route(Wire.STORE_PUSH, "POST", x -> json(x, 202, Wire.started(storeMove(body(x), key(x), true))));
         route(Wire.STORE_PULL, "POST", x -> json(x, 202, Wire.started(storeMove(body(x), key(x), false))));
         route(Wire.SERVER_SEEDS, "GET", x -> json(x, 200, Wire.value(backend.actions().serverSeeds())));
+        route(Wire.STORE_SERVERS, "GET", x -> json(x, 200, WireStoreServers.status(backend.actions().serverStoreStatus())));
         route(Wire.SERVER_SEEDS_WARM, "POST", x -> json(x, 202, Wire.started(backend.actions().warmServerSeeds(
                 WireServerSeeds.servers(body(x)), key(x)))));
         route(Wire.ACTION, "GET", x -> {

@@ -58,6 +58,7 @@ public final class ObjectStore implements AutoCloseable {
     private final Clock clock;
     private final Ticker ticker;
     private final EventSink events;
+    private final int unpackWriters;
     private final String credentialSource;
     private final AtomicLong pushes = new AtomicLong();
     private final AtomicLong pushesSkipped = new AtomicLong();
@@ -75,6 +76,7 @@ public final class ObjectStore implements AutoCloseable {
         this.clock = b.clock;
         this.ticker = b.ticker;
         this.events = b.events;
+        this.unpackWriters = b.unpackWriters;
     }
 
     /** Starts configuring a client of the store {@code config} names. */
@@ -154,7 +156,7 @@ public final class ObjectStore implements AutoCloseable {
         try {
             TreePack.Unpacked u = bucket.read(m.key().objectPath(m.sha256()), in -> {
                 clear(into);
-                return TreePack.unpack(in, into, name, m.sha256());
+                return TreePack.unpack(in, into, name, m.sha256(), unpackWriters);
             });
             if (u.bytes() != m.bytes()) {
                 throw new StoreException(name + " is " + u.bytes() + " bytes, its manifest says " + m.bytes()
@@ -278,9 +280,14 @@ public final class ObjectStore implements AutoCloseable {
                 throw new StoreException("cannot make a staging directory for seed " + target + ": " + e.getMessage(), e);
             }
             TreePack.Unpacked u;
+            long fetched;
+            long installed;
             try {
+                long t0 = ticker.read();
                 u = download(m, stage);
+                fetched = ticker.read() - t0;
                 seeds.install(target, hash, stage, cancel);
+                installed = ticker.read() - t0 - fetched;
             } catch (IOException e) {
                 throw new StoreException(config.where() + " " + key + ": " + e.getMessage(), e);
             } finally {
@@ -288,7 +295,8 @@ public final class ObjectStore implements AutoCloseable {
             }
             writeMarker(seeds, target, hash, m.sha256());
             return new Transfer(key, Transfer.Outcome.PULLED, m, u.bytes(), elapsed(begin),
-                    u.files() + " files, " + u.bytes() + " bytes, sha256 " + m.sha256().substring(0, 12));
+                    u.files() + " files, " + u.bytes() + " bytes, sha256 " + m.sha256().substring(0, 12) + " (download,"
+                            + " SHA-256 and unpack " + fetched / 1_000_000 + " ms, checks and swap " + installed / 1_000_000 + " ms)");
         });
     }
 
@@ -352,19 +360,75 @@ public final class ObjectStore implements AutoCloseable {
      * <registry hash>}, the key of the seed on disk (package@exact-version, the runtime's version, the registry).
      */
     public static StoreKey serverKey(ServerSeeds.Plan plan) {
-        String runtime = plan.runtimeVersion().strip().replaceAll("[^A-Za-z0-9._+@-]+", "-");
+        return serverKey(plan.pkg(), plan.version(), plan.runtimeVersion(), plan.registry());
+    }
+
+    private static StoreKey serverKey(String pkg, String version, String runtimeVersion, String registryUrl) {
+        String runtime = runtimeVersion.strip().replaceAll("[^A-Za-z0-9._+@-]+", "-");
         String registry = java.util.HexFormat.of().formatHex(TreePack.sha256().digest(
-                plan.registry().getBytes(StandardCharsets.UTF_8))).substring(0, 16);
-        return StoreKey.server(plan.pkg(), plan.version(), runtime, registry);
+                registryUrl.getBytes(StandardCharsets.UTF_8))).substring(0, 16);
+        return StoreKey.server(pkg, version, runtime, registry);
+    }
+
+    /** What the operator is told when a uv seed would travel: why it cannot, and what to do instead. */
+    static final String UV_STAYS = "a uv tool environment links its interpreter by absolute path (bin/python and"
+            + " pyvenv.cfg's home name this host's Python), which another host's seed directory cannot hold: a pulled"
+            + " seed would start a different or missing interpreter, and Kiln refuses links that leave a seed. uv's"
+            + " --relocatable only makes scripts and activators relative (pyvenv.cfg's home stays absolute, as CPython"
+            + " documents it); environments that carry their own interpreter are not in a released uv yet. Warm it on"
+            + " each host instead: kiln warm --servers";
+
+    private static boolean uv(String launcher) {
+        return launcher.startsWith("uv");
+    }
+
+    /**
+     * Where the runtime seed {@code seed} (a row of {@link ServerSeeds#inventory}, judged by its hash) is against the
+     * store: a sound seed here counts as local (a corrupt one does not), the store's manifest as stored, and the marker
+     * a push or pull wrote tells both from differing. A row whose key cannot be known without the registry (unpinned,
+     * never warmed here) has no place, and says so.
+     */
+    public ServerSeedPresence serverPresence(dev.kiln.core.seed.ServerSeedInfo seed) {
+        boolean exact = seed.version().matches("\\d+(\\.\\d+)*([-+][0-9A-Za-z.-]+)?");
+        if (!exact || seed.runtimeVersion().isBlank()) {
+            return new ServerSeedPresence(seed.server(), Optional.empty(), Optional.empty(), Optional.empty(), !exact
+                    ? "the config asks for " + seed.requested() + ": its store key needs the exact version (pin it, or"
+                            + " warm it here first)"
+                    : "the runtime's version cannot be read here, so neither can the seed's store key");
+        }
+        StoreKey key = serverKey(seed.pkg(), seed.version(), seed.runtimeVersion(), seed.registry());
+        Optional<ObjectManifest> m = manifest(key);
+        boolean local = seed.state() == dev.kiln.core.seed.ServerSeedInfo.State.OK && seed.dir() != null;
+        SeedPresence.Place place;
+        if (local && m.isPresent()) {
+            place = serverMarker(seed.dir()).equals(Optional.of(m.get().sha256() + " " + seed.contentSha256()))
+                    ? SeedPresence.Place.BOTH : SeedPresence.Place.DIFFERING;
+        } else if (local) {
+            place = SeedPresence.Place.LOCAL;
+        } else {
+            place = m.isPresent() ? SeedPresence.Place.STORE : SeedPresence.Place.NONE;
+        }
+        String note = uv(seed.launcher()) ? "uv seeds stay on their host: " + UV_STAYS
+                : seed.state() == dev.kiln.core.seed.ServerSeedInfo.State.CORRUPT ? "the seed here is corrupt and does not count"
+                : "";
+        return new ServerSeedPresence(seed.server(), Optional.of(key), Optional.of(place), m, note);
     }
 
     /** Pushes the runtime seed of {@code plan}, when a sound one is here (its files hash to what its warm recorded). */
     public Transfer pushServerSeed(ServerSeeds seeds, ServerSeeds.Plan plan) {
-        if (seeds.find(plan).isEmpty()) {
+        if (uv(plan.launcher().label())) {
+            throw new StoreException("server " + plan.server() + "'s seed is not pushed: " + UV_STAYS);
+        }
+        Optional<ServerSeeds.Seed> sound = seeds.find(plan);
+        if (sound.isEmpty()) {
             throw new StoreException("server " + plan.server() + " has no sound seed on this host to push ("
                     + plan.pinnedSpec() + ", " + plan.runtimeVersion() + "); warm it first (kiln warm --servers)");
         }
-        return pushTree(serverKey(plan), plan.dir());
+        Transfer t = pushTree(serverKey(plan), plan.dir());
+        if (t.outcome() == Transfer.Outcome.PUSHED) {
+            writeServerMarker(plan.dir(), t.manifest().sha256(), sound.get().contentSha256());
+        }
+        return t;
     }
 
     /**
@@ -378,8 +442,9 @@ public final class ObjectStore implements AutoCloseable {
             long begin = ticker.read();
             ObjectManifest m = manifest(key).orElseThrow(() -> new StoreException(config.where() + " has no seed of server "
                     + plan.server() + " (" + key + "); warm it on a host and push it (kiln seed push --server)"));
-            if (seeds.find(plan).isPresent()) {
-                return new Transfer(key, Transfer.Outcome.UNCHANGED, m, 0, elapsed(begin), "a sound seed of it is here");
+            Optional<ServerSeeds.Seed> here = seeds.find(plan);
+            if (here.isPresent() && serverMarker(plan.dir()).equals(Optional.of(m.sha256() + " " + here.get().contentSha256()))) {
+                return new Transfer(key, Transfer.Outcome.UNCHANGED, m, 0, elapsed(begin), "the local seed is the store's copy");
             }
             Path stage;
             try {
@@ -389,14 +454,16 @@ public final class ObjectStore implements AutoCloseable {
                         + e.getMessage(), e);
             }
             TreePack.Unpacked u;
+            String content;
             try {
                 u = download(m, stage);
-                seeds.install(plan, stage, cancel);
+                content = seeds.install(plan, stage, cancel);
             } catch (IOException e) {
                 throw new StoreException(config.where() + " " + key + ": " + e.getMessage(), e);
             } finally {
                 deleteQuietly(stage);
             }
+            writeServerMarker(plan.dir(), m.sha256(), content);
             return new Transfer(key, Transfer.Outcome.PULLED, m, u.bytes(), elapsed(begin),
                     u.files() + " files, " + u.bytes() + " bytes, sha256 " + m.sha256().substring(0, 12));
         });
@@ -495,6 +562,31 @@ public final class ObjectStore implements AutoCloseable {
         }
     }
 
+    /** Beside a server seed's directory: which store object it is (after a push or pull), as for a target. */
+    private static Path serverMarkerFile(Path seedDir) {
+        return seedDir.resolveSibling("." + seedDir.getFileName() + MARKER);
+    }
+
+    private static Optional<String> serverMarker(@org.jspecify.annotations.Nullable Path seedDir) {
+        if (seedDir == null) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(Files.readString(serverMarkerFile(seedDir), StandardCharsets.US_ASCII).strip());
+        } catch (IOException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** The marker names the object and the seed's content digest: a re-warm since (a new content) is not the object. */
+    private static void writeServerMarker(Path seedDir, String sha, String contentSha) {
+        try {
+            AtomicWrite.write(serverMarkerFile(seedDir), (sha + " " + contentSha + "\n").getBytes(StandardCharsets.US_ASCII));
+        } catch (IOException e) {
+            LOG.warn("cannot record which store object server seed {} is: {}", seedDir.getFileName(), e.toString());
+        }
+    }
+
     private static void deleteQuietly(Path p) {
         try {
             if (Files.isDirectory(p)) {
@@ -544,6 +636,7 @@ public final class ObjectStore implements AutoCloseable {
         private long multipartThreshold = 64L << 20;
         private int partSize = 16 << 20;
         private Retry.Sleeper sleeper = d -> Thread.sleep(d.toMillis());
+        private int unpackWriters = Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()));
 
         private Builder(StoreConfig config) {
             this.config = Objects.requireNonNull(config, "config");
@@ -599,6 +692,18 @@ public final class ObjectStore implements AutoCloseable {
             }
             this.multipartThreshold = threshold;
             this.partSize = partSize;
+            return this;
+        }
+
+        /**
+         * Threads that create a pulled tree's files while the object is still arriving and unpacking (default: the
+         * CPUs, at most 4); 0 has the downloading thread write each file itself.
+         */
+        public Builder unpackWriters(int writers) {
+            if (writers < 0 || writers > 32) {
+                throw new IllegalArgumentException("unpack writers must be 0..32, got " + writers);
+            }
+            this.unpackWriters = writers;
             return this;
         }
 

@@ -10,10 +10,19 @@ import java.util.Optional;
  * @param seeds per target, where its seed for the current lockfile is (targets that could not be asked are left out
  *     and named in {@code problem})
  * @param stats pushes, pulls, bytes and failures of this host's client
- * @param problem why the store (or some target) could not be asked, when it could not
+ * @param problem why the store (or some target or server) could not be asked, when it could not
+ * @param servers per seedable server, where its runtime seed is ({@code Engine.serverStoreStatus}; empty in the
+ *     targets' answer, {@code Engine.storeStatus}, which does not hash the server seeds)
  */
-public record StoreStatus(String store, List<SeedPresence> seeds, StoreStats stats, Optional<String> problem) {
+public record StoreStatus(String store, List<SeedPresence> seeds, StoreStats stats, Optional<String> problem,
+        List<ServerSeedPresence> servers) {
     public StoreStatus {
         seeds = List.copyOf(seeds);
+        servers = List.copyOf(servers);
+    }
+
+    /** The targets' answer: no server rows. */
+    public StoreStatus(String store, List<SeedPresence> seeds, StoreStats stats, Optional<String> problem) {
+        this(store, seeds, stats, problem, List.of());
     }
 }

@@ -161,6 +161,137 @@ final class TreePack {
      *     does not match {@code expectedSha} (a corrupted object, named)
      */
     static Unpacked unpack(InputStream raw, Path into, String what, String expectedSha) throws IOException {
+        return unpack(raw, into, what, expectedSha, 0);
+    }
+
+    /** Files up to this size are handed to the writers whole; a larger one is written by the reading thread itself. */
+    static final int HANDED_OFF_MAX = 1 << 20;
+    /** The most bytes of handed-off files held in memory at once (the reader waits beyond it). */
+    static final int IN_FLIGHT_MAX = 16 << 20;
+
+    /**
+     * As {@link #unpack(InputStream, Path, String, String)}, with {@code writers} threads creating the regular files
+     * while the calling thread goes on reading, hashing, unzipping and checking entries (0: the caller writes each file
+     * itself). Creating thousands of small files is most of a pull's time; the checks are the same either way (every
+     * entry is checked, and its parent directory made, on the reading thread before a writer sees it), and a failed
+     * write fails the unpack as it would inline.
+     */
+    static Unpacked unpack(InputStream raw, Path into, String what, String expectedSha, int writers) throws IOException {
+        if (writers <= 0) {
+            return unpack(raw, into, what, expectedSha, null);
+        }
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(writers, r -> {
+            Thread t = new Thread(r, "kiln-unpack");
+            t.setDaemon(true);
+            return t;
+        });
+        Writers w = new Writers(pool);
+        try {
+            return unpack(raw, into, what, expectedSha, w);
+        } finally {
+            pool.shutdownNow();
+            try {
+                // no writer may still be making files when the caller clears the directory after a failure
+                boolean stopped = pool.awaitTermination(60, java.util.concurrent.TimeUnit.SECONDS);
+                assert stopped : "the writers of " + what + " did not stop within 60 s";
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /**
+     * The writer threads of one unpack: files handed to them with their content, bounded by {@link #IN_FLIGHT_MAX}
+     * bytes in memory; the first failure is kept and rethrown by {@link #check} and {@link #finish}.
+     *
+     * <p>Concurrency: {@code hand} and {@code finish} run on the reading thread; the tasks on the pool's; the failure is
+     * an atomic reference, the in-flight bytes a semaphore.
+     */
+    private static final class Writers {
+        private final java.util.concurrent.ExecutorService pool;
+        private final java.util.concurrent.Semaphore room = new java.util.concurrent.Semaphore(IN_FLIGHT_MAX);
+        private final java.util.concurrent.atomic.AtomicReference<@Nullable IOException> failed =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        private final List<java.util.concurrent.Future<?>> tasks = new ArrayList<>();
+
+        Writers(java.util.concurrent.ExecutorService pool) {
+            this.pool = pool;
+        }
+
+        void hand(Path p, int mode, byte[] content, String what, String name) throws IOException {
+            check();
+            int need = Math.max(1, content.length);
+            try {
+                room.acquire(need);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new java.io.InterruptedIOException("interrupted while unpacking " + what);
+            }
+            tasks.add(pool.submit(() -> {
+                try {
+                    write(p, mode, content, what, name);
+                } catch (IOException e) {
+                    failed.compareAndSet(null, e);
+                } catch (RuntimeException e) {
+                    failed.compareAndSet(null, new IOException(e.toString(), e));
+                } finally {
+                    room.release(need);
+                }
+            }));
+        }
+
+        void check() throws IOException {
+            IOException e = failed.get();
+            if (e != null) {
+                throw e instanceof StoreFailure f ? f.unwrap() : e;
+            }
+        }
+
+        /** Waits for every handed file; the first failure, if any. */
+        void finish() throws IOException {
+            for (java.util.concurrent.Future<?> f : tasks) {
+                try {
+                    f.get();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new java.io.InterruptedIOException("interrupted while unpacking");
+                } catch (java.util.concurrent.ExecutionException e) {
+                    throw new IOException(String.valueOf(e.getCause()), e.getCause());
+                }
+            }
+            check();
+        }
+    }
+
+    /** A refusal found by a writer (an entry twice), carried through the writers' IOException channel. */
+    private static final class StoreFailure extends IOException {
+        private static final long serialVersionUID = 1L;
+        private final transient StoreException refusal;
+
+        StoreFailure(StoreException refusal) {
+            super(refusal.getMessage(), refusal);
+            this.refusal = refusal;
+        }
+
+        IOException unwrap() {
+            throw refusal;
+        }
+    }
+
+    /** One regular file of the tree, created new (never through a link), with the entry's permissions. */
+    private static void write(Path p, int mode, byte[] content, String what, String name) throws IOException {
+        try (SeekableByteChannel ch = Files.newByteChannel(p, CREATE, PosixFilePermissions.asFileAttribute(perms(mode)))) {
+            java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(content);
+            while (b.hasRemaining()) {
+                ch.write(b);
+            }
+        } catch (FileAlreadyExistsException x) {
+            throw new StoreFailure(new StoreException(what + ": entry \"" + name + "\" appears twice; not installed"));
+        }
+    }
+
+    private static Unpacked unpack(InputStream raw, Path into, String what, String expectedSha, @Nullable Writers writers)
+            throws IOException {
         MessageDigest md = sha256();
         HashingInputStream hashed = new HashingInputStream(new java.io.BufferedInputStream(raw, 1 << 16), md);
         Path root = into.toAbsolutePath().normalize();
@@ -199,6 +330,23 @@ final class TreePack {
                         Files.createDirectories(p.getParent());
                     }
                     Files.createSymbolicLink(p, target);
+                } else if (writers != null && e.getSize() <= HANDED_OFF_MAX) {
+                    if (made.add(p.getParent())) {
+                        Files.createDirectories(p.getParent());
+                    }
+                    byte[] content = new byte[(int) e.getSize()];
+                    int at = 0;
+                    int n;
+                    while (at < content.length && (n = tar.read(content, at, content.length - at)) > 0) {
+                        at += n;
+                    }
+                    if (at != content.length) {
+                        throw new IOException(what + ": entry \"" + name + "\" ends after " + at + " of its " + content.length
+                                + " bytes");
+                    }
+                    writers.hand(p, e.getMode(), content, what, name);
+                    treeBytes += at;
+                    files++;
                 } else {
                     if (made.add(p.getParent())) {
                         Files.createDirectories(p.getParent());
@@ -218,9 +366,18 @@ final class TreePack {
                 }
             }
             hashed.drain();
+            if (writers != null) {
+                writers.finish();
+            }
         } catch (IOException | RuntimeException x) {
             if (x instanceof StoreException) {
                 throw x;
+            }
+            if (x instanceof StoreFailure f) {
+                throw f.unwrap();
+            }
+            if (writers != null) {
+                writers.check(); // a writer's failure (the disk full, an entry twice) is the cause, not the bytes
             }
             if (hashed.failedReading) {
                 throw x; // the network, not the bytes: the caller retries

@@ -123,6 +123,24 @@ class StoreApiTest {
         ServerSeeds.Plan planB = serversB.plan(ServerConfigs.read(tmp.resolve("b/servers.json")).get(0));
         assertThat(serversB.find(planB)).as("host b's seed of memory is sound").isPresent();
         assertThat(SeedFixtures.digest(planB.dir())).isEqualTo(SeedFixtures.digest(planA.dir()));
+        // ... and the server seeds' store state (GET store/servers) on both hosts: the same copy in both places.
+        for (RemoteEngine host : List.of(hostA, hostB)) {
+            StoreStatus servers = host.serverStoreStatus().orElseThrow();
+            assertThat(servers.servers()).singleElement().satisfies(p -> {
+                assertThat(p.server()).isEqualTo("memory");
+                assertThat(p.place()).hasValue(SeedPresence.Place.BOTH);
+                assertThat(p.key()).hasValue(serverPushed.key());
+            });
+        }
+        Http.Response servers = Http.call("GET", hostB.apiUrl().map(java.net.URI::create).orElseThrow().resolve(Wire.STORE_SERVERS));
+        assertShape(JSON.readTree(servers.body()), "store_servers.json");
+        assertThat(servers.body()).doesNotContain(SeaweedFs.SECRET_KEY).doesNotContain(SeaweedFs.ACCESS_KEY);
+        StoreStatus gs = Wire.read(golden("store_servers.json"), dev.kiln.core.serve.wire.WireStoreServers.Status.class).toCore()
+                .orElseThrow();
+        assertThat(gs.servers()).hasSize(2);
+        assertThat(gs.servers().get(0).place()).hasValue(SeedPresence.Place.BOTH);
+        assertThat(gs.servers().get(1).place()).isEmpty();
+        assertThat(gs.servers().get(1).note()).contains("exact version");
 
         // The wire: the answers as a client sees them, against the API's golden files.
         Http.Response status = Http.call("GET", hostB.apiUrl().map(java.net.URI::create).orElseThrow().resolve(Wire.STORE_STATUS));

@@ -130,11 +130,21 @@ class ObjectStoreSeaweedTest {
             assertThatThrownBy(() -> sb.pushServerSeed(serversB, planB)).isInstanceOf(StoreException.class)
                     .hasMessageContaining("server memory has no sound seed on this host");
 
+            assertThat(sa.serverPresence(row(serversA, planA)).place()).hasValue(SeedPresence.Place.LOCAL);
+            assertThat(sb.serverPresence(row(serversB, planB)).place()).hasValue(SeedPresence.Place.NONE);
             Transfer pushed = sa.pushServerSeed(serversA, planA);
             assertThat(pushed.outcome()).isEqualTo(Transfer.Outcome.PUSHED);
             assertThat(sa.pushServerSeed(serversA, planA).outcome()).isEqualTo(Transfer.Outcome.ALREADY_STORED);
+            assertThat(sa.serverPresence(row(serversA, planA)).place()).as("the pusher's seed is the store's copy")
+                    .hasValue(SeedPresence.Place.BOTH);
+            assertThat(sb.serverPresence(row(serversB, planB))).satisfies(p -> {
+                assertThat(p.place()).hasValue(SeedPresence.Place.STORE);
+                assertThat(p.key()).hasValue(key);
+                assertThat(p.store()).hasValueSatisfying(m -> assertThat(m.sha256()).isEqualTo(pushed.manifest().sha256()));
+            });
             Transfer pulled = sb.pullServerSeed(serversB, planB, Cancellation.create());
             assertThat(pulled.outcome()).isEqualTo(Transfer.Outcome.PULLED);
+            assertThat(sb.serverPresence(row(serversB, planB)).place()).hasValue(SeedPresence.Place.BOTH);
             assertThat(serversB.find(planB)).as("the pulled seed is sound where it landed").isPresent();
             assertThat(SeedFixtures.digest(planB.dir())).isEqualTo(SeedFixtures.digest(planA.dir()));
             Path bin = planB.dir().resolve("prefix/node_modules/.bin/server-memory");
@@ -158,7 +168,36 @@ class ObjectStoreSeaweedTest {
                     .hasMessageContaining("the arrived seed of memory hashes to").hasMessageContaining("not installed");
             assertThat(SeedFixtures.digest(badB.dir())).as("the seed there is kept as it was").isEqualTo(before);
             assertThat(serversB.list()).containsExactlyInAnyOrder(planB.dir(), badB.dir()); // no staging directory left
+
+            // Warmed separately on both hosts: differing, and a pull replaces this host's with the store's copy.
+            ServerSeeds.Plan ownA = SeedFixtures.npmServerPlan(a, "memory", pkg, "2026.9.2");
+            ServerSeeds.Plan ownB = SeedFixtures.npmServerPlan(b, "memory", pkg, "2026.9.2");
+            SeedFixtures.serverSeed(serversA, ownA, 4, "a-own");
+            SeedFixtures.serverSeed(serversB, ownB, 6, "b-own");
+            assertThat(sa.pushServerSeed(serversA, ownA).outcome()).isEqualTo(Transfer.Outcome.PUSHED);
+            assertThat(sb.serverPresence(row(serversB, ownB)).place()).hasValue(SeedPresence.Place.DIFFERING);
+            assertThat(sb.pullServerSeed(serversB, ownB, Cancellation.create()).outcome()).isEqualTo(Transfer.Outcome.PULLED);
+            assertThat(SeedFixtures.digest(ownB.dir())).isEqualTo(SeedFixtures.digest(ownA.dir()));
+            assertThat(sb.serverPresence(row(serversB, ownB)).place()).hasValue(SeedPresence.Place.BOTH);
+
+            // A uv seed does not travel: its push is refused, saying why and what to do.
+            ServerSeeds.Plan uv = new ServerSeeds.Plan("time", dev.kiln.core.startup.Launcher.UVX, "mcp-server-time",
+                    "2026.1.26", "2026.1.26", "mcp-server-time", List.of(), "uv 0.13.9", "https://pypi.org/simple", "uv-time",
+                    planA.dir().resolveSibling("uv-time"));
+            assertThatThrownBy(() -> sa.pushServerSeed(serversA, uv)).isInstanceOf(StoreException.class)
+                    .hasMessageContaining("server time's seed is not pushed").hasMessageContaining("absolute path")
+                    .hasMessageContaining("kiln warm --servers");
         }
+    }
+
+    /** The inventory row of {@code plan}'s seed as a sound one (what {@code ServerSeeds.inventory} gives for it). */
+    private static dev.kiln.core.seed.ServerSeedInfo row(ServerSeeds seeds, ServerSeeds.Plan plan) {
+        Optional<ServerSeeds.Seed> sound = seeds.find(plan);
+        return new dev.kiln.core.seed.ServerSeedInfo(plan.server(), plan.key(), "npx", plan.pkg(), plan.version(),
+                plan.version(), plan.runtimeVersion(), plan.registry(), sound.isPresent() ? plan.dir() : null, List.of(), 0,
+                sound.map(ServerSeeds.Seed::contentSha256).orElse(""), null, null, sound.isPresent()
+                        ? dev.kiln.core.seed.ServerSeedInfo.State.OK : dev.kiln.core.seed.ServerSeedInfo.State.MISSING, "",
+                List.of());
     }
 
     @Test

@@ -73,11 +73,66 @@ class TreePackTest {
                 .hasMessageContaining(sha(good));
     }
 
+    /** Writer threads make the files while the object is read: the same tree, byte for byte, as one thread makes. */
+    @Test
+    void unpack_withWriterThreads_sameTreeAsOneThread() throws Exception {
+        Path src = Files.createDirectories(tmp.resolve("many"));
+        java.util.Random r = new java.util.Random(7);
+        for (int i = 0; i < 600; i++) {
+            Path f = src.resolve("pkg" + (i % 13) + "/m" + i + ".py");
+            Files.createDirectories(f.getParent());
+            byte[] b = new byte[r.nextInt(9000)];
+            r.nextBytes(b);
+            Files.write(f, b);
+        }
+        byte[] big = new byte[(TreePack.HANDED_OFF_MAX * 3) / 2 + 17]; // written by the reading thread itself
+        r.nextBytes(big);
+        Files.write(src.resolve("pkg0/big.so"), big);
+        Files.createSymbolicLink(src.resolve("pkg1/link"), Path.of("../pkg0/big.so"));
+        Path exe = src.resolve("run");
+        Files.writeString(exe, "#!/bin/sh\n");
+        exe.toFile().setExecutable(true);
+        TreePack.Packed p = TreePack.pack(src, tmp.resolve("many.tar.gz"));
+        TreePack.Unpacked[] u = new TreePack.Unpacked[2];
+        for (int writers : new int[] {0, 3}) {
+            Path out = Files.createDirectories(tmp.resolve("out-" + writers));
+            try (InputStream in = Files.newInputStream(tmp.resolve("many.tar.gz"))) {
+                u[writers == 0 ? 0 : 1] = TreePack.unpack(in, out, "obj", p.sha256(), writers);
+            }
+            assertThat(SeedFixtures.digest(out)).as(writers + " writers").isEqualTo(SeedFixtures.digest(src));
+            assertThat(Files.isExecutable(out.resolve("run"))).isTrue();
+        }
+        assertThat(u[1]).isEqualTo(u[0]);
+        assertThat(u[1].files()).isEqualTo(602);
+    }
+
+    @Test
+    void unpack_withWriterThreads_anEntryTwice_refusedAndNamed() throws Exception {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        try (TarArchiveOutputStream t = new TarArchiveOutputStream(new GzipCompressorOutputStream(b))) {
+            for (int i = 0; i < 2; i++) {
+                TarArchiveEntry e = new TarArchiveEntry("dup.txt", TarConstants.LF_NORMAL, true);
+                e.setSize(4);
+                t.putArchiveEntry(e);
+                t.write("data".getBytes());
+                t.closeArchiveEntry();
+            }
+        }
+        byte[] tar = b.toByteArray();
+        for (int writers : new int[] {0, 2}) {
+            Path out = Files.createDirectories(tmp.resolve("dup" + writers));
+            assertThatThrownBy(() -> TreePack.unpack(new ByteArrayInputStream(tar), out, "obj", sha(tar), writers))
+                    .isInstanceOf(StoreException.class).hasMessageContaining("\"dup.txt\" appears twice");
+        }
+    }
+
     private void assertRefused(byte[] tar, String entry, String why) throws IOException {
-        Path out = Files.createDirectories(tmp.resolve("o" + System.nanoTime()));
-        assertThatThrownBy(() -> TreePack.unpack(new ByteArrayInputStream(tar), out, "obj", sha(tar)))
-                .isInstanceOf(StoreException.class).hasMessageContaining(entry).hasMessageContaining(why);
-        assertThat(Files.exists(tmp.resolve("escape.txt"))).isFalse();
+        for (int writers : new int[] {0, 2}) { // the same refusals whoever writes the files
+            Path out = Files.createDirectories(tmp.resolve("o" + System.nanoTime()));
+            assertThatThrownBy(() -> TreePack.unpack(new ByteArrayInputStream(tar), out, "obj", sha(tar), writers))
+                    .isInstanceOf(StoreException.class).hasMessageContaining(entry).hasMessageContaining(why);
+            assertThat(Files.exists(tmp.resolve("escape.txt"))).isFalse();
+        }
     }
 
     private static byte[] tar(String name, byte type, String link) throws IOException {

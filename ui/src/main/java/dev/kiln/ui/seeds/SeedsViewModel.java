@@ -101,6 +101,7 @@ public final class SeedsViewModel {
     private final ReadOnlyStringWrapper storeSummary = new ReadOnlyStringWrapper("");
     private final ReadOnlyBooleanWrapper storeTrouble = new ReadOnlyBooleanWrapper(false);
     private String transferTarget; // the target this page pushes or pulls now, or null
+    private ServerSeedsViewModel servers; // the server seeds' pane, once made: told when a store event arrives
 
     public SeedsViewModel(Engine engine, Background background) {
         this.engine = engine;
@@ -248,6 +249,10 @@ public final class SeedsViewModel {
             refresh();
         } else if (stored) {
             refreshStore();
+        }
+        ServerSeedsViewModel sv = servers;
+        if (stored && sv != null && !sv.transferringProperty().get()) {
+            sv.refreshStore(); // a server seed may have moved too (the CLI's push, another console's pull)
         }
     }
 
@@ -552,6 +557,8 @@ public final class SeedsViewModel {
 
     /** The server seeds' view model on this page's engine (ServerSeedsPane); {@code clipboard} receives copied snippets. */
     ServerSeedsViewModel serverSeeds(java.util.function.Consumer<String> clipboard) {
-        return new ServerSeedsViewModel(engine, background, clipboard);
+        ServerSeedsViewModel vm = new ServerSeedsViewModel(engine, background, clipboard);
+        servers = vm;
+        return vm;
     }
 }

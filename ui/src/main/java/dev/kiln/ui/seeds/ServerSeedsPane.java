@@ -53,7 +53,8 @@ public final class ServerSeedsPane extends VBox {
         table.getStyleClass().addAll("dense", "striped");
         table.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_FLEX_LAST_COLUMN);
         table.getColumns().add(column("Server", 80, ServerSeedsViewModel.Row::server));
-        TableColumn<ServerSeedsViewModel.Row, String> state = column("State", 72, ServerSeedsViewModel.Row::stateText);
+        TableColumn<ServerSeedsViewModel.Row, String> state = column("State", 84, ServerSeedsViewModel.Row::stateText);
+        state.setMinWidth(84); // "missing", "corrupt" in bold read whole
         state.setCellFactory(c -> new TableCell<>() {
             @Override
             protected void updateItem(String item, boolean empty) {
@@ -70,6 +71,13 @@ public final class ServerSeedsPane extends VBox {
             }
         });
         table.getColumns().add(state);
+        // The store's word right after the state: in a narrow window it is what stays in view
+        TableColumn<ServerSeedsViewModel.Row, ServerSeedsViewModel.Row> store = new TableColumn<>("Store");
+        store.setPrefWidth(135); // "✕ store unreachable" reads whole; narrower, the tooltip holds the whole text
+        store.setMinWidth(128); // "≠ differing", "▼ in the store", "? not compared" read whole
+        store.setCellValueFactory(f -> new javafx.beans.property.ReadOnlyObjectWrapper<>(f.getValue()));
+        store.setCellFactory(c -> new StoreCell());
+        table.getColumns().add(store);
         table.getColumns().add(column("Package", 190, r -> r.spec() + (r.runtime().equals("-") ? "" : " · " + r.runtime())));
         table.getColumns().add(column("Forms", 118, ServerSeedsViewModel.Row::forms));
         table.getColumns().add(column("Size", 70, ServerSeedsViewModel.Row::size));
@@ -116,9 +124,22 @@ public final class ServerSeedsPane extends VBox {
         Button cancel = new Button("Cancel");
         cancel.setOnAction(e -> vm.cancel());
         cancel.disableProperty().bind(vm.warmingProperty().not());
+        Button push = new Button("Push");
+        push.setId("server-seeds-push");
+        push.setTooltip(new Tooltip("Push the selected server's seed to the object store (on the engine's host)"));
+        push.setOnAction(e -> vm.pushSelected());
+        Button pull = new Button("Pull");
+        pull.setId("server-seeds-pull");
+        pull.setTooltip(new Tooltip("Pull the store's seed of the selected server (checked, swapped in whole)"));
+        pull.setOnAction(e -> vm.pullSelected());
+        javafx.beans.binding.BooleanBinding busy = vm.warmingProperty().or(vm.transferringProperty());
+        push.disableProperty().bind(busy.or(Bindings.createBooleanBinding(() -> vm.selectedProperty().get() == null
+                || !vm.selectedProperty().get().offersPush(), vm.selectedProperty())));
+        pull.disableProperty().bind(busy.or(Bindings.createBooleanBinding(() -> vm.selectedProperty().get() == null
+                || !vm.selectedProperty().get().offersPull(), vm.selectedProperty())));
         Button refresh = new Button("Refresh");
         refresh.setOnAction(e -> vm.refresh());
-        for (Button b : new Button[] {warm, all, cancel, refresh}) {
+        for (Button b : new Button[] {warm, all, cancel, push, pull, refresh}) {
             b.setMinWidth(Region.USE_PREF_SIZE);
         }
         Label message = new Label();
@@ -128,10 +149,19 @@ public final class ServerSeedsPane extends VBox {
                 .otherwise(vm.errorProperty()));
         message.setMinWidth(0);
         message.setMaxWidth(Double.MAX_VALUE);
-        HBox.setHgrow(message, Priority.ALWAYS);
-        HBox actions = new HBox(8, warm, all, cancel, refresh, message);
+        // The buttons wrap onto a second line in a narrow window rather than widen the page; the message goes below.
+        javafx.scene.layout.FlowPane actions = new javafx.scene.layout.FlowPane(8, 6, warm, all, cancel,
+                new javafx.scene.control.Separator(javafx.geometry.Orientation.VERTICAL), push, pull, refresh);
         actions.setAlignment(Pos.CENTER_LEFT);
-        VBox left = new VBox(6, table, actions);
+        actions.setPrefWrapLength(360);
+        // One line (the pane is short in a small window); cut, its tooltip holds the whole message.
+        message.setWrapText(false);
+        Tooltip whole = new Tooltip();
+        whole.setWrapText(true);
+        whole.setMaxWidth(560);
+        whole.textProperty().bind(message.textProperty());
+        message.tooltipProperty().bind(Bindings.when(message.textProperty().isEmpty()).then((Tooltip) null).otherwise(whole));
+        VBox left = new VBox(6, table, actions, message);
         VBox.setVgrow(table, Priority.ALWAYS);
 
         ChoiceBox<String> client = new ChoiceBox<>();
@@ -197,6 +227,38 @@ public final class ServerSeedsPane extends VBox {
         VBox.setVgrow(body, Priority.ALWAYS);
         getChildren().addAll(new VBox(1, title, sub), body);
         vm.refresh();
+    }
+
+    /** A seed's store state: glyph and word (and a transfer's progress), coloured by theme variables; the reason as tooltip. */
+    private static final class StoreCell extends TableCell<ServerSeedsViewModel.Row, ServerSeedsViewModel.Row> {
+        @Override
+        protected void updateItem(ServerSeedsViewModel.Row item, boolean empty) {
+            super.updateItem(item, empty);
+            for (StoreState s : StoreState.values()) {
+                getStyleClass().remove(s.styleClass());
+            }
+            if (empty || item == null) {
+                setText(null);
+                setTooltip(null);
+                return;
+            }
+            setText(item.storeText());
+            getStyleClass().add(item.store().styleClass());
+            // The tooltip holds the cell's whole text and the reason, so a narrow column cuts nothing for good.
+            setTooltip(item.storeReason().isEmpty() ? null : new Tooltip(item.storeText() + "\n" + item.storeReason()));
+            if (getTooltip() != null) {
+                getTooltip().setWrapText(true);
+                getTooltip().setMaxWidth(520);
+            }
+        }
+
+        @Override
+        protected void layoutChildren() {
+            super.layoutChildren();
+            if (getTooltip() == null) {
+                dev.kiln.ui.util.FullTextCell.tooltipWhenCut(this); // "▼ in the store · pulled · 1.2 MiB" reads whole
+            }
+        }
     }
 
     private static TableColumn<ServerSeedsViewModel.Row, String> column(String name, double width,

@@ -26,7 +26,8 @@ import javafx.collections.ObservableList;
 
 /**
  * The server seeds beside the target seeds: one row per runtime seed of a server launched through npx/uvx (its state
- * judged by its hash on the engine's host), a warm of one or of every server that needs one, and for the selected
+ * judged by its hash on the engine's host, and its place against the object store as the target seeds show theirs),
+ * a warm of one or of every server that needs one, push / pull of the selected one through the engine, and for the selected
  * seed the paste-ready entry for the chosen client and form, with a copy to the clipboard. A corrupt, stale or
  * missing seed offers no snippet: the page says why and what to do instead.
  *
@@ -51,12 +52,30 @@ public final class ServerSeedsViewModel {
      * @param warmed when it was warmed
      * @param problem what is wrong and what to do, empty when ok
      * @param seed the seed behind the row
+     * @param store where the seed is against the object store (local only, in the store, both, differing…)
+     * @param storeReason the store's object, or why it could not be compared
+     * @param progress how a push or pull of it stands or just ended, empty otherwise
      */
     public record Row(String server, ServerSeedInfo.State state, String spec, String forms, String runtime, String size,
-            String warmed, String problem, ServerSeedInfo seed) {
+            String warmed, String problem, ServerSeedInfo seed, StoreState store, String storeReason, String progress) {
         /** The state as a word (never colour alone). */
         public String stateText() {
             return state.label();
+        }
+
+        /** Whether Push has something to send: a sound seed here of a runtime whose seeds travel (npm; uv's do not). */
+        public boolean offersPush() {
+            return store.offersPush() && state == ServerSeedInfo.State.OK && !seed.launcher().startsWith("uv");
+        }
+
+        /** Whether Pull has something to take: the store has this server's seed. */
+        public boolean offersPull() {
+            return store.offersPull() && !seed.launcher().startsWith("uv");
+        }
+
+        /** The store column: its glyph and word, then how a transfer of it stands. */
+        public String storeText() {
+            return store.label() + (progress.isEmpty() ? "" : " · " + progress);
         }
     }
 
@@ -75,6 +94,14 @@ public final class ServerSeedsViewModel {
     private final ReadOnlyBooleanWrapper warming = new ReadOnlyBooleanWrapper(false);
     private final ReadOnlyBooleanWrapper anyNeedsWarm = new ReadOnlyBooleanWrapper(false);
     private volatile Action<ServerSeedsWarmed> running;
+    // --- the object store: each seed's place there (read after the seeds: it hashes them and asks the store)
+    private List<ServerSeedInfo> seeds = List.of();
+    private Optional<dev.kiln.core.store.StoreStatus> store = Optional.empty();
+    private String storeReadError = "";
+    private boolean storeRead;
+    private final java.util.Map<String, String> progress = new java.util.HashMap<>();
+    private final ReadOnlyBooleanWrapper transferring = new ReadOnlyBooleanWrapper(false);
+    private final ReadOnlyBooleanWrapper storeConfigured = new ReadOnlyBooleanWrapper(false);
 
     /**
      * @param clipboard where {@link #copy()} puts the snippet (the view passes the system clipboard; a test, a list)
@@ -88,17 +115,47 @@ public final class ServerSeedsViewModel {
         form.addListener((o, a, b) -> updateSnippet());
     }
 
-    /** Re-reads the server seeds (each is hashed on the engine's host). */
+    /** Re-reads the server seeds (each is hashed on the engine's host), then their place against the store. */
     public void refresh() {
-        background.run(engine::serverSeeds, this::show, e -> error.set("Could not read the server seeds: " + e.getMessage()));
+        background.run(engine::serverSeeds, s -> {
+            show(s);
+            refreshStore();
+        }, e -> error.set("Could not read the server seeds: " + e.getMessage()));
+    }
+
+    /** Asks the engine where each server seed is against the store (it hashes them and asks the store per server). */
+    public void refreshStore() {
+        background.run(engine::serverStoreStatus, s -> {
+            store = s;
+            storeReadError = "";
+            storeRead = true;
+            storeConfigured.set(s.isPresent());
+            rebuild();
+        }, e -> {
+            storeReadError = "the store's state could not be read: " + e.getMessage();
+            storeRead = true;
+            rebuild();
+        });
     }
 
     private void show(List<ServerSeedInfo> seeds) {
-        String keep = selected.get() == null ? null : selected.get().server();
-        rows.setAll(seeds.stream().map(ServerSeedsViewModel::row).toList());
+        this.seeds = List.copyOf(seeds);
         placeholder.set("No server in servers.json is launched through npx or uvx");
-        anyNeedsWarm.set(rows.stream().anyMatch(r -> needsWarm(r.state())));
         error.set("");
+        rebuild();
+    }
+
+    /** The rows from the seeds and the store's answer, the selection kept on the same server. */
+    private void rebuild() {
+        String keep = selected.get() == null ? null : selected.get().server();
+        rows.setAll(seeds.stream().map(s -> {
+            Row r = row(s);
+            StoreState.Status st = storeRead ? StoreState.ofServer(s.server(), store, storeReadError)
+                    : new StoreState.Status(StoreState.UNKNOWN, "");
+            return new Row(r.server(), r.state(), r.spec(), r.forms(), r.runtime(), r.size(), r.warmed(), r.problem(), s,
+                    st.state(), st.reason(), progress.getOrDefault(s.server(), ""));
+        }).toList());
+        anyNeedsWarm.set(rows.stream().anyMatch(r -> needsWarm(r.state())));
         selected.set(rows.stream().filter(r -> r.server().equals(keep)).findFirst()
                 .orElse(rows.stream().filter(r -> r.state() == ServerSeedInfo.State.OK).findFirst()
                         .orElse(rows.isEmpty() ? null : rows.get(0))));
@@ -116,7 +173,7 @@ public final class ServerSeedsViewModel {
         String when = s.warmedAt() == null ? "never" : TIME.format(s.warmedAt())
                 + (s.warmDuration() == null ? "" : String.format(Locale.ROOT, " (%.1f s)", s.warmDuration().toMillis() / 1000.0));
         return new Row(s.server(), s.state(), s.pkg().isEmpty() ? "-" : s.spec(), forms,
-                s.runtimeVersion().isEmpty() ? "-" : s.runtimeVersion(), size, when, s.problem(), s);
+                s.runtimeVersion().isEmpty() ? "-" : s.runtimeVersion(), size, when, s.problem(), s, StoreState.UNKNOWN, "", "");
     }
 
     private void updateSnippet() {
@@ -194,6 +251,53 @@ public final class ServerSeedsViewModel {
         });
     }
 
+    // --- push / pull of the selected server's seed, through the engine (a daemon moves it on its own host)
+
+    /** Pushes the selected server's seed from the engine's host to the store. */
+    public void pushSelected() {
+        transfer(true);
+    }
+
+    /** Pulls the store's seed of the selected server onto the engine's host (checked, then swapped in whole). */
+    public void pullSelected() {
+        transfer(false);
+    }
+
+    private void transfer(boolean push) {
+        Row r = selected.get();
+        if (r == null || warming.get() || transferring.get()) {
+            return;
+        }
+        String server = r.server();
+        String verb = push ? "push" : "pull";
+        transferring.set(true);
+        error.set("");
+        progress.put(server, push ? "pushing…" : "pulling…");
+        message.set((push ? "Pushing " : "Pulling ") + server + "'s seed " + (push ? "to" : "from") + " the store…");
+        rebuild();
+        String key = "console-" + UUID.randomUUID(); // one per press: a retried request moves the seed once
+        background.run(() -> {
+            Action<dev.kiln.core.store.Transfer> a = push ? engine.pushServerSeed(server, key) : engine.pullServerSeed(server, key);
+            try {
+                return a.result().get();
+            } catch (java.util.concurrent.ExecutionException e) {
+                throw e.getCause() instanceof Exception x ? x : e;
+            }
+        }, t -> {
+            transferring.set(false);
+            progress.put(server, SeedsViewModel.describeProgress(t));
+            message.set(SeedsViewModel.describe(server, t));
+            refresh();
+        }, e -> {
+            transferring.set(false);
+            progress.put(server, verb + " failed");
+            message.set("");
+            error.set(Character.toUpperCase(verb.charAt(0)) + verb.substring(1) + " of " + server + "'s seed failed: "
+                    + e.getMessage());
+            refresh();
+        });
+    }
+
     /** Cancels the running warm. */
     public void cancel() {
         Action<ServerSeedsWarmed> a = running;
@@ -245,5 +349,15 @@ public final class ServerSeedsViewModel {
 
     public ReadOnlyBooleanProperty anyNeedsWarmProperty() {
         return anyNeedsWarm.getReadOnlyProperty();
+    }
+
+    /** A push or pull this pane started is running. */
+    public ReadOnlyBooleanProperty transferringProperty() {
+        return transferring.getReadOnlyProperty();
+    }
+
+    /** Whether kiln.json names a store (Push / Pull have somewhere to go). */
+    public ReadOnlyBooleanProperty storeConfiguredProperty() {
+        return storeConfigured.getReadOnlyProperty();
     }
 }

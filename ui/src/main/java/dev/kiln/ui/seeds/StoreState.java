@@ -1,6 +1,7 @@
 package dev.kiln.ui.seeds;
 
 import dev.kiln.core.store.SeedPresence;
+import dev.kiln.core.store.ServerSeedPresence;
 import dev.kiln.core.store.StoreStatus;
 import java.util.Optional;
 
@@ -24,7 +25,9 @@ public enum StoreState {
     /** The store could not be asked (down, refused, no credentials); the reason says why. */
     UNREACHABLE("store unreachable", "✕", "state-bad"),
     /** Not asked yet (the page is reading it). */
-    UNKNOWN("checking…", "…", "state-muted");
+    UNKNOWN("checking…", "…", "state-muted"),
+    /** A server seed whose store key cannot be known here (an unpinned spec never warmed, a seed no config uses now). */
+    UNMATCHED("not compared", "?", "state-muted");
 
     private final String word;
     private final String glyph;
@@ -102,5 +105,41 @@ public enum StoreState {
             }
         }
         return new Status(UNREACHABLE, status.get().problem().orElse("the store did not say"));
+    }
+
+    /**
+     * The store state of server {@code server}'s runtime seed, from the engine's {@code serverStoreStatus()} (its
+     * {@link StoreStatus#servers}); the presence's note (why there is no key, a corrupt seed here, a uv seed that does
+     * not travel) joins the reason.
+     */
+    public static Status ofServer(String server, Optional<StoreStatus> status, String readError) {
+        if (!readError.isEmpty()) {
+            return new Status(UNREACHABLE, readError);
+        }
+        if (status.isEmpty()) {
+            return new Status(NOT_CONFIGURED, "kiln.json names no store; add \"store\": {\"url\": \"s3://bucket/prefix\","
+                    + " \"endpoint\": …}");
+        }
+        for (ServerSeedPresence p : status.get().servers()) {
+            if (!p.server().equals(server)) {
+                continue;
+            }
+            String note = p.note();
+            if (p.place().isEmpty()) {
+                return new Status(UNMATCHED, note);
+            }
+            String object = p.store().map(m -> "store object sha256 " + m.sha256().substring(0, Math.min(12, m.sha256().length()))
+                    + ", " + SeedsView.mib(m.bytes()) + ", " + m.files() + " files, pushed " + m.pushedAt()).orElse("");
+            Status st = switch (p.place().get()) {
+                case LOCAL -> new Status(LOCAL, "the store has no seed of " + p.key().map(Object::toString).orElse("it"));
+                case STORE -> new Status(STORE, object);
+                case BOTH -> new Status(BOTH, object);
+                case DIFFERING -> new Status(DIFFERING, "warmed separately here; " + object);
+                case NONE -> new Status(NONE, "");
+            };
+            return note.isEmpty() ? st : new Status(st.state(), st.reason().isEmpty() ? note : st.reason() + "; " + note);
+        }
+        return status.get().problem().isPresent() ? new Status(UNREACHABLE, status.get().problem().get())
+                : new Status(UNMATCHED, "no server's config uses this seed now: it is pushed and pulled by its server's name");
     }
 }

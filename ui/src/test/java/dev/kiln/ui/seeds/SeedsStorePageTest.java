@@ -45,8 +45,9 @@ class SeedsStorePageTest {
     private Stage stage;
     private MainViewModel model;
 
-    @Start
-    void start(Stage stage) throws Exception {
+    /** The store, both hosts' seeds and pushes, before any window: off the FX thread and outside TestFX's setup bound. */
+    @org.junit.jupiter.api.BeforeAll
+    static void prepare() throws Exception {
         TestStore fs = TestStore.shared();
         String prefix = "page-" + UUID.randomUUID();
         Path root = Files.createTempDirectory("kiln-ui-store");
@@ -59,16 +60,38 @@ class SeedsStorePageTest {
         TestStore.seed(seedsA, "api", 500, "a-api");
         SeedCaches seedsB = SeedCaches.of(b);
         TestStore.seed(seedsB, "worker", 700, "b-worker");
+        // Server seeds too: memory in both, puppeteer here only, thinking only in the store, filesystem warmed on both
+        // hosts separately; everything (unpinned) not compared, time (uvx) with the note that uv seeds stay home.
+        java.util.Map<String, String> pinned = new java.util.TreeMap<>(java.util.Map.of(
+                "memory", "@modelcontextprotocol/server-memory@2026.8.31",
+                "filesystem", "@modelcontextprotocol/server-filesystem@2026.8.31",
+                "thinking", "@modelcontextprotocol/server-sequential-thinking@2026.8.31",
+                "puppeteer", "@modelcontextprotocol/server-puppeteer@2025.5.12"));
+        for (Path ws : java.util.List.of(a, b)) {
+            TestStore.servers(ws, pinned);
+        }
+        TestStore.serverSeed(a, "memory", 300, "a-memory");
+        TestStore.serverSeed(a, "puppeteer", 200, "a-puppeteer");
+        TestStore.serverSeed(a, "filesystem", 150, "a-fs");
+        TestStore.serverSeed(b, "filesystem", 160, "b-fs");
+        TestStore.serverSeed(b, "thinking", 120, "b-thinking");
         try (ObjectStore hostA = fs.client(prefix); ObjectStore hostB = fs.client(prefix)) {
             assertThat(hostA.pushSeed(seedsA, "api").outcome()).isEqualTo(Transfer.Outcome.PUSHED); // in both
             assertThat(hostB.pushSeed(seedsB, "worker").outcome()).isEqualTo(Transfer.Outcome.PUSHED); // store only for a
+            assertThat(TestStore.pushServerSeed(hostA, a, "memory").outcome()).isEqualTo(Transfer.Outcome.PUSHED);
+            assertThat(TestStore.pushServerSeed(hostB, b, "filesystem").outcome()).isEqualTo(Transfer.Outcome.PUSHED);
+            assertThat(TestStore.pushServerSeed(hostB, b, "thinking").outcome()).isEqualTo(Transfer.Outcome.PUSHED);
         }
+        workspace = a;
+    }
+
+    @Start
+    void start(Stage stage) {
         this.stage = stage;
-        this.workspace = a;
         open(1180, 740);
     }
 
-    private Path workspace;
+    private static Path workspace;
 
     /** The console on host a's workspace in a scene of {@code width × height} (the headless screen is smaller than 1600×1000). */
     private void open(double width, double height) {
@@ -86,8 +109,18 @@ class SeedsStorePageTest {
         });
         TableView<TargetRow> table = robot.lookup("#seeds-table").queryAs(TableView.class);
         robot.interact(() -> table.getSelectionModel().select(row(table, "worker")));
+        WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> {
+            TableView<ServerSeedsViewModel.Row> t = robot.lookup("#server-seeds-table").queryAs(TableView.class);
+            return t != null && t.getItems().size() == 6 && t.getItems().stream().noneMatch(r -> r.store() == StoreState.UNKNOWN);
+        });
+        TableView<ServerSeedsViewModel.Row> servers = robot.lookup("#server-seeds-table").queryAs(TableView.class);
+        robot.interact(() -> servers.getSelectionModel().select(server(servers, "thinking")));
         WaitForAsyncUtils.waitForFxEvents();
         return table;
+    }
+
+    private static ServerSeedsViewModel.Row server(TableView<ServerSeedsViewModel.Row> t, String name) {
+        return t.getItems().stream().filter(r -> r.server().equals(name)).findFirst().orElseThrow();
     }
 
     @AfterAll
@@ -109,9 +142,21 @@ class SeedsStorePageTest {
         Button pull = robot.lookup("#seeds-pull").queryButton();
         assertThat(pull.isDisabled()).isFalse();
         assertThat(push.isDisabled()).as("nothing here to push").isTrue();
+        @SuppressWarnings("unchecked")
+        TableView<ServerSeedsViewModel.Row> servers = robot.lookup("#server-seeds-table").queryAs(TableView.class);
+        assertThat(server(servers, "memory").store()).isEqualTo(StoreState.BOTH);
+        assertThat(server(servers, "puppeteer").store()).isEqualTo(StoreState.LOCAL);
+        assertThat(server(servers, "thinking").store()).isEqualTo(StoreState.STORE);
+        assertThat(server(servers, "filesystem").store()).isEqualTo(StoreState.DIFFERING);
+        assertThat(server(servers, "everything").store()).isEqualTo(StoreState.UNMATCHED);
+        assertThat(server(servers, "time").store()).isEqualTo(StoreState.NONE);
+        assertThat(robot.lookup("#server-seeds-pull").queryButton().isDisabled()).as("thinking is in the store").isFalse();
+        assertThat(robot.lookup("#server-seeds-push").queryButton().isDisabled()).as("thinking is not here").isTrue();
 
         Path dir = Files.createDirectories(Path.of(System.getProperty("kiln.shots", "target/shots")));
         shots(robot, dir, "default");
+        scrollDown(robot); // the server seeds' pane, below the target seeds at this size
+        shots(robot, dir, "default-servers");
         if (System.getProperty("kiln.shots") != null) {
             // for a person to look at, asked for: a window as large as Monocle's headless screen can overflow its
             // framebuffer on upload (a JavaFX error, not Kiln's), so a plain test run does not open one
@@ -132,7 +177,28 @@ class SeedsStorePageTest {
         assertThat(after.getSelectionModel().getSelectedItem()).as("the pulled row stays selected (the rows were rebuilt)")
                 .isNotNull().extracting(TargetRow::target).isEqualTo("worker");
         assertThat(robot.lookup("#seeds-pull").queryButton().isDisabled()).as("Pull is offered for the kept selection").isFalse();
+        // Pull of the store-only server seed, from its pane: it lands, and the row says so.
+        @SuppressWarnings("unchecked")
+        TableView<ServerSeedsViewModel.Row> serversAfter = robot.lookup("#server-seeds-table").queryAs(TableView.class);
+        Button serverPull = robot.lookup("#server-seeds-pull").queryButton();
+        assertThat(serverPull.isDisabled()).as("thinking, still selected, is in the store").isFalse();
+        robot.interact(serverPull::fire); // below the fold at this size: the page scrolls, the button is there
+        WaitForAsyncUtils.waitFor(120, TimeUnit.SECONDS, () -> server(serversAfter, "thinking").store() == StoreState.BOTH);
+        WaitForAsyncUtils.waitForFxEvents();
+        assertThat(server(serversAfter, "thinking").progress()).startsWith("pulled · ");
+        assertThat(server(serversAfter, "thinking").stateText()).isEqualTo("ok");
         shots(robot, dir, "after-pull");
+        scrollDown(robot);
+        shots(robot, dir, "after-pull-servers");
+    }
+
+    private static void scrollDown(FxRobot robot) {
+        robot.interact(() -> robot.lookup(".kiln-page-scroll").queryAll().forEach(n -> {
+            if (n instanceof javafx.scene.control.ScrollPane p) {
+                p.setVvalue(p.getVmax());
+            }
+        }));
+        WaitForAsyncUtils.waitForFxEvents();
     }
 
     private void shots(FxRobot robot, Path dir, String size) {

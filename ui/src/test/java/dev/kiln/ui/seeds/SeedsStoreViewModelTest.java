@@ -6,6 +6,7 @@ import dev.kiln.core.Kiln;
 import dev.kiln.core.demo.DemoWorkspace;
 import dev.kiln.core.engine.Engine;
 import dev.kiln.core.seed.SeedCaches;
+import dev.kiln.core.seed.ServerSeedInfo;
 import dev.kiln.core.serve.client.RemoteEngine;
 import dev.kiln.core.store.ObjectStore;
 import dev.kiln.core.store.StoreEvent;
@@ -171,5 +172,83 @@ abstract class SeedsStoreViewModelTest extends EngineTestBase {
         assertThat(vm.errorProperty().get()).startsWith("Push of demo failed: ").contains("Is the store up")
                 .doesNotContain(TestStore.SECRET_KEY);
         assertThat(vm.transferringProperty().get()).isFalse();
+    }
+
+    private static ServerSeedsViewModel.Row server(ServerSeedsViewModel vm, String name) {
+        return vm.rows().stream().filter(r -> r.server().equals(name)).findFirst().orElseThrow();
+    }
+
+    /**
+     * The server seeds' pane: each runtime seed's place against the store (local only, in the store, both, differing,
+     * not compared for an unpinned spec, a uv seed's note that it stays on its host) and Push / Pull of the selected
+     * one, through the engine.
+     */
+    @Test
+    void serverSeeds_localOnly_storeOnly_differing_notCompared_thenPushAndPullThroughTheEngine() throws Exception {
+        TestStore fs = TestStore.shared();
+        String prefix = "servers-" + UUID.randomUUID();
+        Map<String, String> pinned = new java.util.TreeMap<>(Map.of("memory", "@modelcontextprotocol/server-memory@2026.8.31",
+                "filesystem", "@modelcontextprotocol/server-filesystem@2026.8.31"));
+        Path a = workspace(tmp.resolve("a"));
+        Path b = workspace(tmp.resolve("b"));
+        for (Path ws : List.of(a, b)) {
+            fs.name(ws, prefix);
+            TestStore.servers(ws, pinned);
+        }
+        TestStore.serverSeed(a, "memory", 30, "a-memory");
+        TestStore.serverSeed(a, "filesystem", 20, "a-fs");
+        TestStore.serverSeed(b, "filesystem", 25, "b-fs"); // warmed separately on host b
+
+        ServerSeedsViewModel onA = new ServerSeedsViewModel(engine(a), Background.inline(), text -> { });
+        onA.refresh();
+        assertThat(onA.storeConfiguredProperty().get()).isTrue();
+        assertThat(server(onA, "memory").store()).isEqualTo(StoreState.LOCAL);
+        assertThat(server(onA, "filesystem").store()).isEqualTo(StoreState.LOCAL);
+        assertThat(server(onA, "everything").store()).isEqualTo(StoreState.UNMATCHED);
+        assertThat(server(onA, "everything").storeReason()).contains("asks for latest").contains("pin it");
+        assertThat(server(onA, "time").store()).isEqualTo(StoreState.NONE);
+        assertThat(server(onA, "time").storeReason()).contains("uv seeds stay on their host").contains("absolute path");
+        assertThat(server(onA, "time").offersPush()).isFalse();
+
+        for (String name : List.of("memory", "filesystem")) {
+            onA.selectedProperty().set(server(onA, name));
+            assertThat(onA.selectedProperty().get().offersPush()).isTrue();
+            onA.pushSelected();
+            assertThat(onA.errorProperty().get()).isEmpty();
+            assertThat(onA.messageProperty().get()).startsWith(name + ": pushed ");
+            assertThat(server(onA, name).store()).isEqualTo(StoreState.BOTH);
+            assertThat(server(onA, name).progress()).startsWith("pushed · ");
+            assertThat(onA.selectedProperty().get().server()).as("the pushed row stays selected").isEqualTo(name);
+        }
+
+        ServerSeedsViewModel onB = new ServerSeedsViewModel(engine(b), Background.inline(), text -> { });
+        onB.refresh();
+        assertThat(server(onB, "memory").store()).isEqualTo(StoreState.STORE);
+        assertThat(server(onB, "memory").state()).isEqualTo(ServerSeedInfo.State.MISSING);
+        assertThat(server(onB, "memory").offersPull()).isTrue();
+        assertThat(server(onB, "memory").offersPush()).isFalse();
+        assertThat(server(onB, "filesystem").store()).isEqualTo(StoreState.DIFFERING);
+        assertThat(server(onB, "filesystem").storeReason()).contains("warmed separately here").contains("sha256");
+
+        onB.selectedProperty().set(server(onB, "memory"));
+        onB.pullSelected();
+        assertThat(onB.errorProperty().get()).isEmpty();
+        assertThat(onB.messageProperty().get()).startsWith("memory: pulled ").contains("swapped it in");
+        assertThat(server(onB, "memory").state()).isEqualTo(ServerSeedInfo.State.OK);
+        assertThat(server(onB, "memory").store()).isEqualTo(StoreState.BOTH);
+        onB.selectedProperty().set(server(onB, "filesystem"));
+        onB.pullSelected();
+        assertThat(onB.errorProperty().get()).isEmpty();
+        assertThat(server(onB, "filesystem").store()).as("host a's copy replaced host b's own").isEqualTo(StoreState.BOTH);
+        try (Stream<Path> files = Files.walk(SeedCaches.of(b).seedsDir().resolve("servers"))) {
+            assertThat(files.filter(p -> p.toString().endsWith("dist/index.js")).map(p -> {
+                try {
+                    return Files.readString(p);
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            }).toList()).hasSize(2).allMatch(t -> t.contains("a-")).noneMatch(t -> t.contains("b-fs"));
+        }
+        assertThat(onB.transferringProperty().get()).isFalse();
     }
 }

@@ -41,6 +41,8 @@ class ServerSeedsViewModelTest {
                     inventory.set(List.of(ok("memory"), ok("time")));
                     return action(new ServerSeedsWarmed(names.stream().map(n -> new ServerSeedsWarmed.Server(n, "warmed",
                             "warmed " + n, null)).toList()));
+                case "serverStoreStatus":
+                    return java.util.Optional.empty(); // kiln.json names no store
                 case "location":
                     return "test";
                 default:
@@ -96,6 +98,8 @@ class ServerSeedsViewModelTest {
             assertThat(r.stateText()).isEqualTo("ok");
             assertThat(r.spec()).isEqualTo("pkg-memory@1.0.0");
             assertThat(r.forms()).isEqualTo("cache + installed");
+            assertThat(r.store()).as("kiln.json names no store").isEqualTo(StoreState.NOT_CONFIGURED);
+            assertThat(r.offersPush() || r.offersPull()).as("nothing to push to or pull from").isFalse();
             assertThat(r.size()).isEqualTo("3.0 MiB");
         });
         assertThat(vm.selectedProperty().get().server()).as("the first sound seed is selected").isEqualTo("memory");

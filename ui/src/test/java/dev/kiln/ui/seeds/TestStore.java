@@ -90,6 +90,44 @@ final class TestStore {
         seeds.install(target, hash, d, Cancellation.create());
     }
 
+    /**
+     * Writes {@code ws}'s servers.json: npx servers pinned to {@code pinned} (name → package@version), one npx server
+     * unpinned ({@code everything}) and one uvx server ({@code time}), the kinds the server-seed pane tells apart.
+     */
+    static void servers(Path ws, Map<String, String> pinned) throws IOException {
+        StringBuilder b = new StringBuilder("{\"mcpServers\": {");
+        pinned.forEach((name, spec) -> b.append('"').append(name).append("\": {\"command\": \"npx\", \"args\": [\"-y\", \"")
+                .append(spec).append("\"]}, "));
+        b.append("\"everything\": {\"command\": \"npx\", \"args\": [\"-y\", \"@modelcontextprotocol/server-everything\"]},"
+                + " \"time\": {\"command\": \"uvx\", \"args\": [\"mcp-server-time==2026.1.26\"]}}}\n");
+        Files.writeString(ws.resolve("servers.json"), b.toString());
+    }
+
+    /**
+     * Installs a made-up runtime seed (no npm run) of server {@code name} of {@code ws}'s servers.json, at the key its
+     * config and this host's node give ({@code salt} varies its content), through {@code ServerSeeds.install}.
+     */
+    static void serverSeed(Path ws, String name, int files, String salt) throws IOException {
+        dev.kiln.core.seed.ServerSeeds seeds = dev.kiln.core.seed.ServerSeeds.of(SeedCaches.of(ws), System.getenv(),
+                java.time.Clock.systemUTC());
+        dev.kiln.core.startup.ServerConfig s = dev.kiln.core.startup.ServerConfigs.read(ws.resolve("servers.json")).stream()
+                .filter(c -> c.name().equals(name)).findFirst().orElseThrow();
+        dev.kiln.core.seed.ServerSeeds.Plan plan = seeds.plan(s);
+        Path d = seeds.stagingDir(plan);
+        dev.kiln.testkit.FakeServerSeed.write(d, name, plan.pkg(), plan.version(), plan.runtimeVersion(), plan.registry(),
+                files, salt);
+        seeds.install(plan, d, Cancellation.create());
+    }
+
+    /** Pushes server {@code name}'s seed of {@code ws} from that host (as another host's Kiln would). */
+    static dev.kiln.core.store.Transfer pushServerSeed(ObjectStore store, Path ws, String name) {
+        dev.kiln.core.seed.ServerSeeds seeds = dev.kiln.core.seed.ServerSeeds.of(SeedCaches.of(ws), System.getenv(),
+                java.time.Clock.systemUTC());
+        dev.kiln.core.startup.ServerConfig s = dev.kiln.core.startup.ServerConfigs.read(ws.resolve("servers.json")).stream()
+                .filter(c -> c.name().equals(name)).findFirst().orElseThrow();
+        return store.pushServerSeed(seeds, seeds.plan(s));
+    }
+
     private static TestStore start(Path dir) throws Exception {
         return new TestStore(WeedServer.start(dir, ACCESS_KEY, SECRET_KEY, 128, endpoint -> {
             try (ObjectStore c = ObjectStore.builder(config(endpoint.toString(), "probe")).environment(env())

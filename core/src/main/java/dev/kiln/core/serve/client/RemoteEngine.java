@@ -521,6 +521,13 @@ public final class RemoteEngine implements Engine {
     }
 
     @Override
+    public Optional<dev.kiln.core.store.StoreStatus> serverStoreStatus() {
+        // the daemon hashes every server seed and asks the store per server (with its retries): not a quick read
+        return value("GET", Wire.STORE_SERVERS, null, null, null, SLOW, dev.kiln.core.serve.wire.WireStoreServers.Status.class)
+                .toCore();
+    }
+
+    @Override
     public Action<dev.kiln.core.store.Transfer> pushSeed(String target, String idempotencyKey) {
         return transfer(startAction(Wire.STORE_PUSH, Wire.JSON.createObjectNode().put("target", target), idempotencyKey,
                 StoreWire.TransferWire.class));

@@ -129,6 +129,8 @@ public final class Wire {
     // Server seeds (WireServerSeeds): runtime seeds of npx/uvx-launched servers; a warm {@code POST {"servers": [..]}}: 202 {@code {"id"}}.
     public static final String SERVER_SEEDS = V1 + "seeds/servers";
     public static final String SERVER_SEEDS_WARM = V1 + "seeds/servers/warm";
+    // Server seeds against the store (WireStoreServers): per seedable server, here / in the store / both / differing.
+    public static final String STORE_SERVERS = V1 + "store/servers";
     /** {@code POST /api/heal?dry_run=true} previews. */
 
     public static final String DRY_RUN = "dry_run";
