@@ -134,8 +134,12 @@ public final class FleetViewModel implements AutoCloseable {
     private final Consumer<DaemonEntry> opener;
     private final FleetActions actions;
     private final Map<String, Poller> pollers = new LinkedHashMap<>();
-    /** The rows the filter lets through, in the chosen order: set whole, once per change (a cycle's snapshot). */
-    private final ObservableList<FleetRow> rows = FXCollections.observableArrayList();
+    /**
+     * The rows the filter lets through, in the chosen order, changed once per cycle's snapshot: a daemon's row that
+     * shows something new is updated in place (or, when its verdict moves it, removed and added alone), so the table
+     * fills that row's cells anew, not every visible row's.
+     */
+    private final dev.kiln.ui.util.InPlaceList<FleetRow> rows = new dev.kiln.ui.util.InPlaceList<>();
     private final ReadOnlyObjectWrapper<FleetCounts> counts = new ReadOnlyObjectWrapper<>(FleetCounts.of(List.of()));
     private final ReadOnlyStringWrapper filter = new ReadOnlyStringWrapper("");
     private final ReadOnlyObjectWrapper<Sort> sort = new ReadOnlyObjectWrapper<>(Sort.HEALTH);
@@ -808,9 +812,7 @@ public final class FleetViewModel implements AutoCloseable {
     }
 
     private void show(List<FleetRow> shown, FleetCounts c) {
-        if (!shown.equals(rows)) {
-            rows.setAll(shown);
-        }
+        rows.apply(shown, r -> key(r.name())); // by daemon: an unchanged row keeps its object and its cells
         if (!c.equals(counts.get())) {
             counts.set(c);
         }

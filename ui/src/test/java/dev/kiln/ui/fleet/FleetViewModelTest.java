@@ -246,6 +246,65 @@ class FleetViewModelTest {
                 .filter(r -> r.name().equals("eval-1")).findFirst().orElseThrow());
     }
 
+    /**
+     * A table rebuilds every visible row on a replacement of its list, and refills only what changed on an update:
+     * a daemon whose answer shows something new reaches the list as an update of its own index, and one whose verdict
+     * moves it is removed and added alone; the unchanged rows keep their objects through both.
+     */
+    @Test
+    void aChangedDaemon_isUpdatedInPlace_orMovedAlone_theUnchangedRowsKeepTheirObjects_nothingIsReplaced() {
+        answers.put("eval-1", healthy(42, Duration.ofSeconds(3)));
+        answers.put("eval-2", healthy(7, Duration.ofSeconds(1)));
+        answers.put("tick-1", healthy(9, Duration.ofSeconds(1)));
+        FleetViewModel vm = model(file);
+        vm.load();
+        assertThat(vm.rows()).extracting(FleetRow::name).containsExactly("eval-1", "eval-2", "tick-1"); // all healthy: by name
+        List<FleetRow> before = List.copyOf(vm.rows());
+        List<String> changes = new ArrayList<>();
+        vm.rows().addListener((javafx.collections.ListChangeListener<FleetRow>) ch -> {
+            List<String> parts = new ArrayList<>();
+            while (ch.next()) {
+                parts.add((ch.wasReplaced() ? "replaced " : ch.wasUpdated() ? "updated " : ch.wasPermutated() ? "permuted "
+                        : ch.wasAdded() ? "added " : "removed ") + ch.getFrom() + ".." + ch.getTo()
+                        + (ch.wasRemoved() ? " -" + ch.getRemoved().stream().map(FleetRow::name).toList() : "")
+                        + (ch.wasAdded() && !ch.wasUpdated() ? " +" + ch.getAddedSubList().stream().map(FleetRow::name).toList() : ""));
+            }
+            changes.add(String.join(", ", parts));
+        });
+
+        // tick-1 has a new revision, the others only aged with the clock
+        answers.put("eval-1", healthy(42, Duration.ofSeconds(5)));
+        answers.put("eval-2", healthy(7, Duration.ofSeconds(3)));
+        answers.put("tick-1", healthy(10, Duration.ZERO));
+        advance(FleetViewModel.POLL);
+        assertThat(changes).containsExactly("updated 2..3");
+        assertThat(vm.rows().get(0)).isSameAs(before.get(0));
+        assertThat(vm.rows().get(1)).isSameAs(before.get(1));
+        assertThat(vm.rows().get(2)).isNotSameAs(before.get(2)).satisfies(r -> assertThat(r.revisionText()).isEqualTo("r10"));
+
+        // tick-1 fails: failing first, so it moves to the top alone; eval-1 and eval-2 keep their objects
+        changes.clear();
+        FleetRow movedFrom = vm.rows().get(2);
+        answers.put("eval-1", healthy(42, Duration.ofSeconds(7)));
+        answers.put("eval-2", healthy(7, Duration.ofSeconds(5)));
+        answers.put("tick-1", judged(healthy(11, Duration.ZERO), HealthState.FAILING, "contract_failures 1 contract failed"));
+        advance(FleetViewModel.POLL);
+        assertThat(vm.rows()).extracting(FleetRow::name).containsExactly("tick-1", "eval-1", "eval-2");
+        assertThat(changes).singleElement().asString().doesNotContain("replaced").doesNotContain("updated")
+                .containsPattern("removed \\d+\\.\\.\\d+ -\\[tick-1\\]").contains("added 0..1 +[tick-1]");
+        assertThat(vm.rows().get(1)).isSameAs(before.get(0));
+        assertThat(vm.rows().get(2)).isSameAs(before.get(1));
+        assertThat(vm.rows().get(0)).isNotSameAs(movedFrom).satisfies(r -> assertThat(r.verdictWord()).isEqualTo("failing"));
+
+        // nothing new: no change at all
+        changes.clear();
+        answers.put("eval-1", healthy(42, Duration.ofSeconds(9)));
+        answers.put("eval-2", healthy(7, Duration.ofSeconds(7)));
+        answers.put("tick-1", judged(healthy(11, Duration.ofSeconds(2)), HealthState.FAILING, "contract_failures 1 contract failed"));
+        advance(FleetViewModel.POLL);
+        assertThat(changes).isEmpty();
+    }
+
     @Test
     void theConsolesAlertRules_replaceTheDefaults_fromTheNextAnswer(@TempDir Path config) throws IOException {
         answers.put("eval-1", judged(healthy(1, Duration.ZERO), HealthState.HEALTHY));
