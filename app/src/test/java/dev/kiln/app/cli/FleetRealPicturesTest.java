@@ -244,8 +244,8 @@ class FleetRealPicturesTest {
         });
         assertThat(ended).containsEntry("tick-broken", FleetActions.State.DONE).containsEntry("gone-1", FleetActions.State.FAILED);
         assertThat(onFx(() -> vm.heatServers())).hasSize(3);
-        assertThat(onFx(() -> stage.getScene().lookup("#fleet-heat-tick-broken-demo-light")).as("the heat map's cell")
-                .isInstanceOf(Label.class)).isTrue();
+        assertThat(onFx(() -> stage.getScene().lookup("#fleet-heat-tick-broken-demo-light"))).as("the heat map's cell")
+                .isInstanceOf(Label.class);
         assertThat(onFx(() -> ((Label) stage.getScene().lookup("#fleet-heat-tick-broken-demo-light")).getText()))
                 .as("held to 5 ms, the real server missed its timeout").startsWith("✕");
 

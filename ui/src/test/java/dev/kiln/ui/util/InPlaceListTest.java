@@ -87,7 +87,9 @@ class InPlaceListTest {
     void stays_isALongestIncreasingRunOfOldIndexes() {
         assertThat(InPlaceList.stays(new int[] {2, 0, 1})).containsExactly(false, true, true);
         assertThat(InPlaceList.stays(new int[] {0, 1, 2})).containsExactly(true, true, true);
-        assertThat(InPlaceList.stays(new int[] {-1, 1, -1, 0})).containsExactly(false, true, false, false);
+        boolean[] one = InPlaceList.stays(new int[] {-1, 1, -1, 0}); // either old row stays, the new ones move
+        assertThat(one[0] || one[2]).isFalse();
+        assertThat(one[1] ^ one[3]).isTrue();
         assertThat(InPlaceList.stays(new int[] {})).isEmpty();
     }
 }
