@@ -127,6 +127,9 @@ public final class FleetView extends VBox {
         });
         table.getColumns().forEach(c -> c.setSortable(false)); // the order is the sort choice's: failing first
         VBox.setVgrow(table, Priority.ALWAYS);
+        // a small fleet's rows all show, whatever the split leaves the table (a half row looked cut off at 1180x740)
+        table.minHeightProperty().bind(Bindings.createDoubleBinding(() -> 36 + Math.min(4, Math.max(1, vm.rows().size()))
+                * table.getFixedCellSize(), vm.rows()));
         // The selection follows the daemon, not the index: rows are replaced on every answer and move as their state does.
         vm.focusedProperty().addListener((o, a, name) -> select(name));
         table.getSelectionModel().selectedItemProperty().addListener((o, a, r) -> {
@@ -485,8 +488,10 @@ public final class FleetView extends VBox {
         FlowPane legend = new FlowPane(6, 4);
         legend.setId("fleet-heat-legend");
         legend.setAlignment(Pos.CENTER_LEFT);
-        Label lt = new Label("Slowest answer against its timeout:");
+        // short, so the legend is one line at 1180 wide (two lines took a heat map row's height)
+        Label lt = new Label("Slowest vs timeout:");
         lt.getStyleClass().add("text-muted");
+        lt.setTooltip(new Tooltip("Each cell: the server's slowest answer in the probe against its startup timeout"));
         legend.getChildren().add(lt);
         for (FleetViewModel.Heat h : FleetViewModel.Heat.values()) {
             Label l = new Label(h.glyph() + " " + h.legend());

@@ -331,8 +331,8 @@ public final class FleetViewModel implements AutoCloseable {
     public enum Heat {
         COOL("✓", "< 50 %"),
         WARM("●", "50–80 %"),
-        NEAR("▲", "within 20 %"),
-        OVER("✕", "over, or failed");
+        NEAR("▲", "≥ 80 %"),
+        OVER("✕", "over / failed");
 
         private final String glyph;
         private final String legend;
@@ -438,13 +438,17 @@ public final class FleetViewModel implements AutoCloseable {
         }
     }
 
-    /** A run's change, on its thread: one hop for a burst of them. */
+    /**
+     * A run's change, on its thread: one hop for a burst of them. The progress is read again where it is shown: two
+     * hops may arrive out of order, and the later one must not show the earlier one's reading (an ended run then
+     * looked running until its next change, which never came).
+     */
     private void progressed(FleetActions.Run r) {
         if (progressHop.compareAndSet(false, true)) {
             background.run(() -> {
                 progressHop.set(false);
-                return r.progress();
-            }, list -> showProgress(r, list), e -> { });
+                return r;
+            }, run -> showProgress(run, run.progress()), e -> { });
         }
     }
 
