@@ -51,6 +51,9 @@ public class InPlaceList<T> extends ModifiableObservableListBase<T> {
      * @return whether anything changed
      */
     public boolean apply(List<T> next, Function<? super T, ?> key) {
+        if (same(next)) {
+            return false; // the usual poll: every row the same object, in its place; no map, no change
+        }
         if (rows.isEmpty() || next.isEmpty()) {
             if (rows.isEmpty() && next.isEmpty()) {
                 return false;
@@ -105,6 +108,18 @@ public class InPlaceList<T> extends ModifiableObservableListBase<T> {
             }
         } finally {
             endChange();
+        }
+        return true;
+    }
+
+    private boolean same(List<T> next) {
+        if (next.size() != rows.size()) {
+            return false;
+        }
+        for (int i = 0; i < next.size(); i++) {
+            if (next.get(i) != rows.get(i)) {
+                return false;
+            }
         }
         return true;
     }

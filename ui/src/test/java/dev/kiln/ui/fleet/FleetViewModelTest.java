@@ -656,30 +656,69 @@ class FleetViewModelTest {
                 })
                 .reachability(d -> Optional.empty()).build();
         FleetViewModel.HealthSource source = d -> () -> (DaemonHealth) answers.get(d.name());
-        FleetViewModel vm = new FleetViewModel(file, Background.inline(), timer, source, clock, opened::add, actions);
-        vm.load();
-        assertThat(vm.runAction(dev.kiln.core.fleet.FleetActions.Kind.PROBE)).hasValueSatisfying(m -> assertThat(m).contains("select"));
-        vm.chooseShown();
-        assertThat(vm.runAction(dev.kiln.core.fleet.FleetActions.Kind.PROBE)).isEmpty();
-        assertThat(vm.actionRunningProperty().get()).isTrue();
+        // the test's UI thread: the runs' threads hand their progress back under this lock, as the FX thread would take
+        // them one at a time, and the test reads and acts under it (inline, two threads' hops had raced on the list)
+        Object ui = new Object();
+        Background oneUiThread = new Background() {
+            @Override
+            public <T> Cancellable run(java.util.concurrent.Callable<T> work, java.util.function.Consumer<? super T> onResult,
+                    java.util.function.Consumer<? super Throwable> onError) {
+                T value;
+                try {
+                    value = work.call();
+                } catch (Exception e) {
+                    synchronized (ui) {
+                        onError.accept(e);
+                    }
+                    return () -> { };
+                }
+                synchronized (ui) {
+                    onResult.accept(value);
+                }
+                return () -> { };
+            }
+        };
+        FleetViewModel vm = new FleetViewModel(file, oneUiThread, timer, source, clock, opened::add, actions);
+        synchronized (ui) {
+            vm.load();
+            assertThat(vm.runAction(dev.kiln.core.fleet.FleetActions.Kind.PROBE)).hasValueSatisfying(m -> assertThat(m).contains("select"));
+            vm.chooseShown();
+            assertThat(vm.runAction(dev.kiln.core.fleet.FleetActions.Kind.PROBE)).isEmpty();
+            assertThat(vm.actionRunningProperty().get()).isTrue();
+        }
         dev.kiln.testkit.Await.await("eval-2 failed as unreachable, the others running", () -> {
-            Map<String, dev.kiln.core.fleet.FleetActions.State> st = states(vm);
+            Map<String, dev.kiln.core.fleet.FleetActions.State> st;
+            synchronized (ui) {
+                st = states(vm);
+            }
             return st.get("eval-2") == dev.kiln.core.fleet.FleetActions.State.FAILED
                     && st.get("eval-1") == dev.kiln.core.fleet.FleetActions.State.RUNNING
                     && st.get("tick-1") == dev.kiln.core.fleet.FleetActions.State.RUNNING;
         });
-        dev.kiln.core.fleet.FleetActions.Progress failed = vm.progress().stream().filter(p -> p.name().equals("eval-2")).findFirst().orElseThrow();
-        assertThat(failed.code()).isEqualTo("unreachable");
-        assertThat(failed.message()).startsWith("unreachable: ").contains("nothing listens");
-        assertThat(vm.runAction(dev.kiln.core.fleet.FleetActions.Kind.DOCTOR)).as("one at a time").isPresent();
+        Map<String, dev.kiln.core.fleet.FleetActions.State> ended;
+        synchronized (ui) {
+            dev.kiln.core.fleet.FleetActions.Progress failed = vm.progress().stream().filter(p -> p.name().equals("eval-2")).findFirst().orElseThrow();
+            assertThat(failed.code()).isEqualTo("unreachable");
+            assertThat(failed.message()).startsWith("unreachable: ").contains("nothing listens");
+            assertThat(vm.runAction(dev.kiln.core.fleet.FleetActions.Kind.DOCTOR)).as("one at a time").isPresent();
+        }
 
-        vm.cancelAll();
-        dev.kiln.testkit.Await.await("all ended", () -> !vm.actionRunningProperty().get());
+        vm.cancelAll(); // its work asks the hosts outside the lock; its result comes back under it
+        dev.kiln.testkit.Await.await("all ended", () -> {
+            synchronized (ui) {
+                return !vm.actionRunningProperty().get();
+            }
+        });
         assertThat(engines.values()).allMatch(e -> e.cancelled.get());
-        assertThat(states(vm)).containsEntry("eval-1", dev.kiln.core.fleet.FleetActions.State.CANCELLED)
+        String summary;
+        synchronized (ui) {
+            ended = states(vm);
+            summary = vm.actionSummaryProperty().get();
+        }
+        assertThat(ended).containsEntry("eval-1", dev.kiln.core.fleet.FleetActions.State.CANCELLED)
                 .containsEntry("tick-1", dev.kiln.core.fleet.FleetActions.State.CANCELLED)
                 .containsEntry("eval-2", dev.kiln.core.fleet.FleetActions.State.FAILED);
-        assertThat(vm.actionSummaryProperty().get()).isEqualTo("probe on 3 daemons: 1 failed, 2 cancelled");
+        assertThat(summary).isEqualTo("probe on 3 daemons: 1 failed, 2 cancelled");
     }
 
     @Test
