@@ -13,12 +13,13 @@ import org.junit.jupiter.api.Tag;
  *
  * <p>One of the four slow families that {@code mvn -Pquick verify} leaves out (the JUnit tag {@value #TAG}); the
  * default build runs them all. A class may carry several; subclasses inherit it. {@code LaneTagsTest} fails when a
- * test class does this without the tag.
+ * test class does this without the tag. On one method of a class of another slow family, it sends just that method
+ * to the kernel lane (which runs alone), and the rest of the class stays where it is.
  */
 @Documented
 @Inherited
 @Retention(RetentionPolicy.RUNTIME)
-@Target(ElementType.TYPE)
+@Target({ElementType.TYPE, ElementType.METHOD})
 @Tag(KernelTest.TAG)
 public @interface KernelTest {
     /** The JUnit tag; the parent POM's {@code quick} profile excludes it by this name. */

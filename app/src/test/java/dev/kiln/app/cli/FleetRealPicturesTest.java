@@ -46,8 +46,10 @@ import org.testfx.framework.junit5.Start;
 /**
  * The Fleet page over real daemons on loopback (in this JVM, each its own port and demo workspace): a healthy one
  * (nothing wrong in its workspace), a degraded one (a seed never warmed), a failing one (a malformed contract) and a
- * URL nothing listens on. The verdict cards count them, each row is coloured by its verdict with its reason, and a
- * fleet probe of the three live ones draws its heat map; pictures in both themes at the default size and at
+ * URL nothing listens on. The verdict cards count them, each row is coloured by its verdict with its reason; a fleet
+ * warm of the failing one fails for real (its index is a closed port) and a fleet probe of it and the gone one draws
+ * its heat map (a real server held to 5 ms misses its timeout), and each of its three reasons is seen in all five
+ * places ({@link HealthPlaces}); pictures in both themes at the default size and at
  * 1600x1000 ({@code -Dkiln.shots=DIR}, default {@code target/shots}) for a person to look at.
  */
 @DaemonTest @ProcessTest @FxTest
@@ -73,6 +75,17 @@ class FleetRealPicturesTest {
                 HealthStatusTest.healthyDemo(ws); // no malformed contract, no target: healthy
             } else if (i == 1) {
                 dropMalformed(ws); // the never-warmed target stays: degraded (seed stale)
+            } else {
+                // besides its malformed contract: a target whose index is a closed loopback port (warmed below through
+                // the fleet, it fails for real), instead of the demo's (whose index is PyPI), and a real demo server
+                // held to a startup timeout no start can meet (probed below through the fleet)
+                try (var walk = Files.walk(ws.resolve("targets/demo"))) {
+                    for (Path f : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                        Files.delete(f);
+                    }
+                }
+                HealthPlaces.closedIndexTarget(ws);
+                HealthPlaces.timeout(ws, "demo-light", 5);
             }
             ProjectionDaemon d = ProjectionDaemon.builder(WorkspaceLayout.of(ws)).port(0).start();
             daemons.add(d);
@@ -203,6 +216,18 @@ class FleetRealPicturesTest {
             return null;
         });
 
+        // a fleet warm of the failing one's stale seeds: its target's index does not answer, so uv fails on its host
+        onFx(() -> {
+            vm.choose("tick-broken", true);
+            assertThat(vm.runAction(FleetActions.Kind.WARM)).isEmpty();
+            return null;
+        });
+        Await.await("the fleet warm ended", Duration.ofMinutes(4), () -> onFx(() -> !vm.actionRunningProperty().get()));
+        onFx(() -> {
+            vm.chooseNone();
+            return null;
+        });
+
         // a fleet probe of the failing one and the gone one (the healthy and the degraded stay as they are for the
         // pictures): the demo's three servers on the one, a row that says why on the other
         onFx(() -> {
@@ -219,6 +244,18 @@ class FleetRealPicturesTest {
         });
         assertThat(ended).containsEntry("tick-broken", FleetActions.State.DONE).containsEntry("gone-1", FleetActions.State.FAILED);
         assertThat(onFx(() -> vm.heatServers())).hasSize(3);
+        assertThat(onFx(() -> stage.getScene().lookup("#fleet-heat-tick-broken-demo-light"))).as("the heat map's cell")
+                .isInstanceOf(Label.class);
+        assertThat(onFx(() -> ((Label) stage.getScene().lookup("#fleet-heat-tick-broken-demo-light")).getText()))
+                .as("held to 5 ms, the real server missed its timeout").startsWith("✕");
+
+        // each reason provoked here, the broken contract, the failed warm and the server over its timeout, in all five
+        // places with the same state
+        ProjectionDaemon broken = daemons.get(2);
+        try (HealthPlaces.Cards cards = HealthPlaces.Cards.attach(broken.url(), broken.tokenFile())) {
+            HealthPlaces.seenEverywhere("tick-broken", broken.url(), () -> onFx(() -> vm.row("tick-broken")), cards,
+                    dev.kiln.core.health.HealthState.FAILING, "contract_failures", "seed_failed", "probe_over_timeout");
+        }
 
         Path shots = Files.createDirectories(Path.of(System.getProperty("kiln.shots", "target/shots")));
         for (int[] size : new int[][] {{1180, 740}, {1600, 1000}}) {

@@ -29,7 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code kiln status URL} against real daemons on loopback: a {@code kiln serve} child process with TLS (a
  * self-signed keystore made with the JDK's keytool) and a pinned fingerprint, a daemon whose watch degraded, and
- * one that is gone; and {@code kiln serve --bind 0.0.0.0} without TLS, which must not start.
+ * one that is gone, one whose watch is over its inotify limit (in all five places the verdict shows); and
+ * {@code kiln serve --bind 0.0.0.0} without TLS, which must not start.
  */
 @ProcessTest @DaemonTest
 class StatusCommandTest {
@@ -138,6 +139,32 @@ class StatusCommandTest {
                 return last[0].exit() == 1;
             });
             assertThat(last[0].out()).contains("degraded").contains("watch_degraded: watch degraded");
+        }
+    }
+
+    /**
+     * A watch over its inotify limit (one watch short of the workspace's directories, injected: the machine's own limit
+     * is shared by every process): the daemon stat-walks what it cannot watch, and all five places say degraded with
+     * {@code watch_polling}.
+     */
+    @Test
+    @dev.kiln.testkit.KernelTest
+    void watchOverItsInotifyLimit_degradedWatchPolling_inAllFivePlaces() throws Exception {
+        Path ws = dir.resolve("ws");
+        assertThat(CliRun.kiln("demo", ws.toString(), "--contracts", "5").exit()).isZero();
+        HealthStatusTest.healthyDemo(ws);
+        WorkspaceLayout layout = WorkspaceLayout.of(ws);
+        long dirs;
+        try (Stream<Path> walk = Files.walk(ws)) {
+            dirs = walk.filter(Files::isDirectory).filter(f -> !f.startsWith(layout.observerDir())).count();
+        }
+        try (ProjectionDaemon d = ProjectionDaemon.builder(layout).port(0).watchLimit(dirs - 1).start();
+                HealthPlaces.Cards cards = HealthPlaces.Cards.attach(d.url(), d.tokenFile());
+                dev.kiln.ui.fleet.FleetViewModel page = HealthPlaces.fleet(new dev.kiln.core.fleet.DaemonEntry("polling", d.url(),
+                        java.util.Optional.of(d.tokenFile()), java.util.Optional.empty()))) {
+            d.awaitFirstProjection(Duration.ofSeconds(60));
+            HealthPlaces.seenEverywhere("polling", d.url(), () -> page.row("polling"), cards,
+                    dev.kiln.core.health.HealthState.DEGRADED, "watch_polling");
         }
     }
 

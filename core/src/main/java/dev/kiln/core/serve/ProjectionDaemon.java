@@ -660,8 +660,11 @@ public final class ProjectionDaemon implements AutoCloseable {
             return this;
         }
 
-        /** The inotify watch limit the watch plans within (tests: a partial watch without changing the system's). */
-        Builder watchLimit(long limit) {
+        /**
+         * The inotify watch limit the watch plans within (tests, here and in app: a partial watch without changing the
+         * system's, which every process shares).
+         */
+        public Builder watchLimit(long limit) {
             this.watchLimit = limit;
             return this;
         }

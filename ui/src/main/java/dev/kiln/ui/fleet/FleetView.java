@@ -79,14 +79,17 @@ public final class FleetView extends VBox {
         // as wide as the page, never wider: the columns' widths summed were past 1180 wide and the page scrolled sideways
         table.setMinWidth(0);
         table.setPrefWidth(100);
-        // the figures keep their widths; the window's width goes to the Health column (the verdict and its reasons)
-        table.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_ALL_COLUMNS);
+        // the figures keep their widths; what they leave goes to Health and Last probe (fitColumns), never more: a
+        // constrained policy let a column that grew to its text (FullTextCell, a header's width) push the last one
+        // past the table's edge, clipped without a scroll bar
+        table.setColumnResizePolicy(TableView.UNCONSTRAINED_RESIZE_POLICY);
         table.getColumns().add(chooseColumn());
         TableColumn<FleetRow, String> daemon = column("Daemon", 96, (r, now) -> r.name() + (r.saved() ? "" : " (session)"));
         daemon.setMaxWidth(170);
         table.getColumns().add(daemon);
         TableColumn<FleetRow, String> status = timed(column("Health", 280, FleetRow::healthText));
         status.setCellFactory(c -> new StatusCell());
+        status.setMinWidth(180); // the verdict's word and the head of its first reason, however narrow the window
         table.getColumns().add(status);
         table.getColumns().add(fixed(column("Rev.", 52, (r, now) -> r.revisionText())));
         table.getColumns().add(fixed(timed(column("Projected", 94, FleetRow::projectedText))));
@@ -97,6 +100,7 @@ public final class FleetView extends VBox {
         probe.setMaxWidth(260);
         probe.setCellFactory(c -> new ProbeCell());
         table.getColumns().add(probe);
+        fitColumns(table, status, probe);
         table.setPlaceholder(new Label("No daemons yet. Connect to one: its URL, token file and certificate pin"
                 + " are what kiln serve prints when it starts."));
         table.setRowFactory(t -> {
@@ -123,6 +127,9 @@ public final class FleetView extends VBox {
         });
         table.getColumns().forEach(c -> c.setSortable(false)); // the order is the sort choice's: failing first
         VBox.setVgrow(table, Priority.ALWAYS);
+        // a small fleet's rows all show, whatever the split leaves the table (a half row looked cut off at 1180x740)
+        table.minHeightProperty().bind(Bindings.createDoubleBinding(() -> 36 + Math.min(4, Math.max(1, vm.rows().size()))
+                * table.getFixedCellSize(), vm.rows()));
         // The selection follows the daemon, not the index: rows are replaced on every answer and move as their state does.
         vm.focusedProperty().addListener((o, a, name) -> select(name));
         table.getSelectionModel().selectedItemProperty().addListener((o, a, r) -> {
@@ -159,15 +166,16 @@ public final class FleetView extends VBox {
         for (Button b : new Button[] {editButton, remove, open}) {
             b.disableProperty().bind(table.getSelectionModel().selectedItemProperty().isNull());
         }
+        // the last edit's outcome, under the summary while there is one: at the end of the button bar it (and its
+        // spacing) made the bar wider than the page at 1180 wide, which then scrolled sideways
         Label message = new Label();
         message.setId("fleet-message");
         message.getStyleClass().add("text-muted");
         message.textProperty().bind(vm.messageProperty());
-        Region grow = new Region();
-        HBox.setHgrow(grow, Priority.ALWAYS);
+        message.managedProperty().bind(message.textProperty().isNotEmpty());
+        message.visibleProperty().bind(message.managedProperty());
         HBox bar = new HBox(10, connect, editButton, remove, open, new Separator(javafx.geometry.Orientation.VERTICAL));
         bar.getChildren().addAll(actionButtons());
-        bar.getChildren().addAll(grow, message);
         for (Button b : new Button[] {connect, editButton, remove, open}) {
             b.setMinWidth(Region.USE_PREF_SIZE);
         }
@@ -200,7 +208,7 @@ public final class FleetView extends VBox {
         split.setOrientation(javafx.geometry.Orientation.VERTICAL);
         split.setDividerPositions(0.46); // a small fleet's rows and a probe's heat map both whole at the default size
         VBox.setVgrow(split, Priority.ALWAYS);
-        getChildren().addAll(new VBox(2, title, sub), listError, cards, bar, tools(), split, detail);
+        getChildren().addAll(new VBox(2, title, sub, message), listError, cards, bar, tools(), split, detail);
 
         // Ages and "retrying in" tick every second; the daemons are asked only by their pollers.
         Timeline ticker = new Timeline(new KeyFrame(Duration.seconds(1), e -> vm.tick()));
@@ -243,6 +251,57 @@ public final class FleetView extends VBox {
                 return;
             }
         }
+    }
+
+    /**
+     * Gives {@code health} and {@code probe} what the other columns leave of the table's width (a third of it to the
+     * probe, within its minimum and maximum), again whenever the table, a column or the vertical scroll bar changes:
+     * the columns then always end at the table's edge, whatever grew.
+     */
+    private static void fitColumns(TableView<FleetRow> table, TableColumn<FleetRow, String> health, TableColumn<FleetRow, String> probe) {
+        javafx.beans.InvalidationListener fit = o -> {
+            double room = table.getWidth() - table.snappedLeftInset() - table.snappedRightInset();
+            for (javafx.scene.Node n : table.lookupAll(".scroll-bar")) {
+                if (n instanceof javafx.scene.control.ScrollBar b && b.getOrientation() == javafx.geometry.Orientation.VERTICAL
+                        && b.isVisible()) {
+                    room -= b.getWidth();
+                }
+            }
+            if (room <= 0) {
+                return;
+            }
+            double left = room - 1; // a pixel to spare: a rounding past the edge would show a sideways scroll bar
+            for (TableColumn<FleetRow, ?> c : table.getColumns()) {
+                if (c != health && c != probe && c.isVisible()) {
+                    left -= c.getWidth();
+                }
+            }
+            double p = Math.max(probe.getMinWidth(), Math.min(probe.getMaxWidth(), Math.floor(left / 3)));
+            double h = Math.max(health.getMinWidth(), Math.floor(left - p));
+            if (probe.getPrefWidth() != p) {
+                probe.setPrefWidth(p);
+            }
+            if (health.getPrefWidth() != h) {
+                health.setPrefWidth(h);
+            }
+        };
+        table.widthProperty().addListener(fit);
+        for (TableColumn<FleetRow, ?> c : table.getColumns()) {
+            if (c != health && c != probe) {
+                c.widthProperty().addListener(fit);
+            }
+        }
+        health.minWidthProperty().addListener(fit);
+        probe.minWidthProperty().addListener(fit);
+        table.skinProperty().addListener((o, a, skin) -> {
+            for (javafx.scene.Node n : table.lookupAll(".scroll-bar")) {
+                if (n instanceof javafx.scene.control.ScrollBar b && b.getOrientation() == javafx.geometry.Orientation.VERTICAL) {
+                    b.visibleProperty().addListener(fit);
+                    b.widthProperty().addListener(fit);
+                }
+            }
+            fit.invalidated(table.widthProperty());
+        });
     }
 
     private static final javafx.css.PseudoClass VERDICT_FAILING = javafx.css.PseudoClass.getPseudoClass("verdict-failing");
@@ -429,8 +488,10 @@ public final class FleetView extends VBox {
         FlowPane legend = new FlowPane(6, 4);
         legend.setId("fleet-heat-legend");
         legend.setAlignment(Pos.CENTER_LEFT);
-        Label lt = new Label("Slowest answer against its timeout:");
+        // short, so the legend is one line at 1180 wide (two lines took a heat map row's height)
+        Label lt = new Label("Slowest vs timeout:");
         lt.getStyleClass().add("text-muted");
+        lt.setTooltip(new Tooltip("Each cell: the server's slowest answer in the probe against its startup timeout"));
         legend.getChildren().add(lt);
         for (FleetViewModel.Heat h : FleetViewModel.Heat.values()) {
             Label l = new Label(h.glyph() + " " + h.legend());

@@ -160,10 +160,14 @@ class FleetPicturesTest {
                 robot.interact(() -> {
                     stage.getScene().getRoot().applyCss();
                     stage.getScene().getRoot().layout();
+                    String at = " at " + (int) size[0] + "x" + (int) size[1] + " " + t.key();
                     for (String id : List.of("#fleet-probe", "#fleet-warm", "#fleet-doctor", "#fleet-cancel", "#fleet-choose-shown",
                             "#fleet-choose-none", "#fleet-heat-eval-1-demo-import-graph", "#fleet-filter", "#fleet-progress")) {
-                        assertWithinWindow(robot.lookup(id).query(), id + " at " + (int) size[0] + "x" + (int) size[1]);
+                        assertWithinWindow(robot.lookup(id).query(), id + at);
                     }
+                    assertFitsTheWindow(table, at);
+                    assertColumnsWithinTheTable(table, at);
+                    assertRowsAligned(table, at);
                     try {
                         PngSnapshot.write(stage.getScene(), shots.resolve("fleet-page-" + t.key() + "-" + (int) size[0] + "x"
                                 + (int) size[1] + ".png"));
@@ -173,6 +177,76 @@ class FleetPicturesTest {
                 });
             }
         }
+    }
+
+    /** The page needs no sideways scroll: its frame's content is no wider than the frame's viewport. */
+    private static void assertFitsTheWindow(TableView<FleetRow> table, String at) {
+        javafx.scene.control.ScrollPane frame = null;
+        for (javafx.scene.Parent p = table.getParent(); p != null; p = p.getParent()) {
+            if (p instanceof javafx.scene.control.ScrollPane sp && sp.getStyleClass().contains("kiln-page-scroll")) {
+                frame = sp;
+            }
+        }
+        assertThat(frame).as("the page's frame" + at).isNotNull();
+        Node page = frame.getContent();
+        StringBuilder parts = new StringBuilder(); // what asks for the width, when it is too much
+        if (page instanceof javafx.scene.Parent p) {
+            for (Node c : p.getChildrenUnmodifiable()) {
+                parts.append(' ').append(c.getId() != null ? c.getId() : c.getClass().getSimpleName()).append('=').append(Math.round(c.minWidth(-1)));
+                if (c instanceof javafx.scene.Parent cp) {
+                    parts.append(" [");
+                    cp.getChildrenUnmodifiable().forEach(g -> parts.append(g.getId() != null ? g.getId() : g.getClass().getSimpleName())
+                            .append('=').append(Math.round(g.minWidth(-1))).append(' '));
+                    parts.append(']');
+                }
+            }
+        }
+        assertThat(page.minWidth(-1)).as("the Fleet page's minimum width against its frame's viewport" + at + " (a wider one scrolls"
+                + " sideways):" + parts)
+                .isLessThanOrEqualTo(frame.getViewportBounds().getWidth() + 0.5);
+        for (Node n : frame.lookupAll(".scroll-bar")) {
+            if (n instanceof javafx.scene.control.ScrollBar b && b.getParent() == frame
+                    && b.getOrientation() == javafx.geometry.Orientation.HORIZONTAL) {
+                assertThat(b.isVisible()).as("the page's sideways scroll bar" + at).isFalse();
+            }
+        }
+    }
+
+    /** Every column ends within the table (a constrained table clips what is past its edge, without a scroll bar). */
+    private static void assertColumnsWithinTheTable(TableView<FleetRow> table, String at) {
+        double right = table.localToScene(table.getLayoutBounds()).getMaxX() - table.snappedRightInset();
+        for (Node n : table.lookupAll(".column-header")) {
+            if (n instanceof javafx.scene.control.skin.TableColumnHeader h && h.getTableColumn() != null) {
+                Bounds b = h.localToScene(h.getLayoutBounds());
+                assertThat(b.getMaxX()).as("the header of " + h.getTableColumn().getText() + at + " ends within the table")
+                        .isLessThanOrEqualTo(right + 0.5);
+            }
+        }
+        javafx.scene.control.TableColumn<FleetRow, ?> last = table.getVisibleLeafColumns().get(table.getVisibleLeafColumns().size() - 1);
+        assertThat(last.getText()).isEqualTo("Last probe");
+        assertThat(last.getWidth()).as("Last probe" + at + " keeps a readable width").isGreaterThanOrEqualTo(100);
+        double sum = table.getVisibleLeafColumns().stream().mapToDouble(c -> c.getWidth()).sum();
+        assertThat(sum).as("the columns' widths summed" + at).isLessThanOrEqualTo(table.getWidth() - table.snappedLeftInset()
+                - table.snappedRightInset() + 0.5);
+    }
+
+    /** A tinted row's cells start where an untinted row's do (a border on the row had pushed them 4 px right). */
+    private static void assertRowsAligned(TableView<FleetRow> table, String at) {
+        java.util.Map<String, Double> daemonCellX = new java.util.TreeMap<>();
+        for (Node n : table.lookupAll(".table-row-cell")) {
+            if (n instanceof javafx.scene.control.TableRow<?> row && row.getItem() instanceof FleetRow r) {
+                for (Node c : row.lookupAll(".table-cell")) {
+                    if (c instanceof javafx.scene.control.TableCell<?, ?> cell && cell.getTableColumn() != null
+                            && "Daemon".equals(cell.getTableColumn().getText())) {
+                        daemonCellX.put(r.name() + " (" + (r.tint().isEmpty() ? "untinted" : r.tint()) + ")",
+                                cell.localToScene(cell.getLayoutBounds()).getMinX());
+                    }
+                }
+            }
+        }
+        assertThat(daemonCellX).as("rows shown" + at).hasSizeGreaterThanOrEqualTo(4);
+        assertThat(new java.util.HashSet<>(daemonCellX.values())).as("each row's Daemon cell's left edge" + at + ": " + daemonCellX)
+                .hasSize(1);
     }
 
     private void assertWithinWindow(Node n, String what) {

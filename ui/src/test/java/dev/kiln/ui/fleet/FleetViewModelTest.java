@@ -246,6 +246,65 @@ class FleetViewModelTest {
                 .filter(r -> r.name().equals("eval-1")).findFirst().orElseThrow());
     }
 
+    /**
+     * A table rebuilds every visible row on a replacement of its list, and refills only what changed on an update:
+     * a daemon whose answer shows something new reaches the list as an update of its own index, and one whose verdict
+     * moves it is removed and added alone; the unchanged rows keep their objects through both.
+     */
+    @Test
+    void aChangedDaemon_isUpdatedInPlace_orMovedAlone_theUnchangedRowsKeepTheirObjects_nothingIsReplaced() {
+        answers.put("eval-1", healthy(42, Duration.ofSeconds(3)));
+        answers.put("eval-2", healthy(7, Duration.ofSeconds(1)));
+        answers.put("tick-1", healthy(9, Duration.ofSeconds(1)));
+        FleetViewModel vm = model(file);
+        vm.load();
+        assertThat(vm.rows()).extracting(FleetRow::name).containsExactly("eval-1", "eval-2", "tick-1"); // all healthy: by name
+        List<FleetRow> before = List.copyOf(vm.rows());
+        List<String> changes = new ArrayList<>();
+        vm.rows().addListener((javafx.collections.ListChangeListener<FleetRow>) ch -> {
+            List<String> parts = new ArrayList<>();
+            while (ch.next()) {
+                parts.add((ch.wasReplaced() ? "replaced " : ch.wasUpdated() ? "updated " : ch.wasPermutated() ? "permuted "
+                        : ch.wasAdded() ? "added " : "removed ") + ch.getFrom() + ".." + ch.getTo()
+                        + (ch.wasRemoved() ? " -" + ch.getRemoved().stream().map(FleetRow::name).toList() : "")
+                        + (ch.wasAdded() && !ch.wasUpdated() ? " +" + ch.getAddedSubList().stream().map(FleetRow::name).toList() : ""));
+            }
+            changes.add(String.join(", ", parts));
+        });
+
+        // tick-1 has a new revision, the others only aged with the clock
+        answers.put("eval-1", healthy(42, Duration.ofSeconds(5)));
+        answers.put("eval-2", healthy(7, Duration.ofSeconds(3)));
+        answers.put("tick-1", healthy(10, Duration.ZERO));
+        advance(FleetViewModel.POLL);
+        assertThat(changes).containsExactly("updated 2..3");
+        assertThat(vm.rows().get(0)).isSameAs(before.get(0));
+        assertThat(vm.rows().get(1)).isSameAs(before.get(1));
+        assertThat(vm.rows().get(2)).isNotSameAs(before.get(2)).satisfies(r -> assertThat(r.revisionText()).isEqualTo("r10"));
+
+        // tick-1 fails: failing first, so it moves to the top alone; eval-1 and eval-2 keep their objects
+        changes.clear();
+        FleetRow movedFrom = vm.rows().get(2);
+        answers.put("eval-1", healthy(42, Duration.ofSeconds(7)));
+        answers.put("eval-2", healthy(7, Duration.ofSeconds(5)));
+        answers.put("tick-1", judged(healthy(11, Duration.ZERO), HealthState.FAILING, "contract_failures 1 contract failed"));
+        advance(FleetViewModel.POLL);
+        assertThat(vm.rows()).extracting(FleetRow::name).containsExactly("tick-1", "eval-1", "eval-2");
+        assertThat(changes).singleElement().asString().doesNotContain("replaced").doesNotContain("updated")
+                .containsPattern("removed \\d+\\.\\.\\d+ -\\[tick-1\\]").contains("added 0..1 +[tick-1]");
+        assertThat(vm.rows().get(1)).isSameAs(before.get(0));
+        assertThat(vm.rows().get(2)).isSameAs(before.get(1));
+        assertThat(vm.rows().get(0)).isNotSameAs(movedFrom).satisfies(r -> assertThat(r.verdictWord()).isEqualTo("failing"));
+
+        // nothing new: no change at all
+        changes.clear();
+        answers.put("eval-1", healthy(42, Duration.ofSeconds(9)));
+        answers.put("eval-2", healthy(7, Duration.ofSeconds(7)));
+        answers.put("tick-1", judged(healthy(11, Duration.ofSeconds(2)), HealthState.FAILING, "contract_failures 1 contract failed"));
+        advance(FleetViewModel.POLL);
+        assertThat(changes).isEmpty();
+    }
+
     @Test
     void theConsolesAlertRules_replaceTheDefaults_fromTheNextAnswer(@TempDir Path config) throws IOException {
         answers.put("eval-1", judged(healthy(1, Duration.ZERO), HealthState.HEALTHY));
@@ -597,30 +656,69 @@ class FleetViewModelTest {
                 })
                 .reachability(d -> Optional.empty()).build();
         FleetViewModel.HealthSource source = d -> () -> (DaemonHealth) answers.get(d.name());
-        FleetViewModel vm = new FleetViewModel(file, Background.inline(), timer, source, clock, opened::add, actions);
-        vm.load();
-        assertThat(vm.runAction(dev.kiln.core.fleet.FleetActions.Kind.PROBE)).hasValueSatisfying(m -> assertThat(m).contains("select"));
-        vm.chooseShown();
-        assertThat(vm.runAction(dev.kiln.core.fleet.FleetActions.Kind.PROBE)).isEmpty();
-        assertThat(vm.actionRunningProperty().get()).isTrue();
+        // the test's UI thread: the runs' threads hand their progress back under this lock, as the FX thread would take
+        // them one at a time, and the test reads and acts under it (inline, two threads' hops had raced on the list)
+        Object ui = new Object();
+        Background oneUiThread = new Background() {
+            @Override
+            public <T> Cancellable run(java.util.concurrent.Callable<T> work, java.util.function.Consumer<? super T> onResult,
+                    java.util.function.Consumer<? super Throwable> onError) {
+                T value;
+                try {
+                    value = work.call();
+                } catch (Exception e) {
+                    synchronized (ui) {
+                        onError.accept(e);
+                    }
+                    return () -> { };
+                }
+                synchronized (ui) {
+                    onResult.accept(value);
+                }
+                return () -> { };
+            }
+        };
+        FleetViewModel vm = new FleetViewModel(file, oneUiThread, timer, source, clock, opened::add, actions);
+        synchronized (ui) {
+            vm.load();
+            assertThat(vm.runAction(dev.kiln.core.fleet.FleetActions.Kind.PROBE)).hasValueSatisfying(m -> assertThat(m).contains("select"));
+            vm.chooseShown();
+            assertThat(vm.runAction(dev.kiln.core.fleet.FleetActions.Kind.PROBE)).isEmpty();
+            assertThat(vm.actionRunningProperty().get()).isTrue();
+        }
         dev.kiln.testkit.Await.await("eval-2 failed as unreachable, the others running", () -> {
-            Map<String, dev.kiln.core.fleet.FleetActions.State> st = states(vm);
+            Map<String, dev.kiln.core.fleet.FleetActions.State> st;
+            synchronized (ui) {
+                st = states(vm);
+            }
             return st.get("eval-2") == dev.kiln.core.fleet.FleetActions.State.FAILED
                     && st.get("eval-1") == dev.kiln.core.fleet.FleetActions.State.RUNNING
                     && st.get("tick-1") == dev.kiln.core.fleet.FleetActions.State.RUNNING;
         });
-        dev.kiln.core.fleet.FleetActions.Progress failed = vm.progress().stream().filter(p -> p.name().equals("eval-2")).findFirst().orElseThrow();
-        assertThat(failed.code()).isEqualTo("unreachable");
-        assertThat(failed.message()).startsWith("unreachable: ").contains("nothing listens");
-        assertThat(vm.runAction(dev.kiln.core.fleet.FleetActions.Kind.DOCTOR)).as("one at a time").isPresent();
+        Map<String, dev.kiln.core.fleet.FleetActions.State> ended;
+        synchronized (ui) {
+            dev.kiln.core.fleet.FleetActions.Progress failed = vm.progress().stream().filter(p -> p.name().equals("eval-2")).findFirst().orElseThrow();
+            assertThat(failed.code()).isEqualTo("unreachable");
+            assertThat(failed.message()).startsWith("unreachable: ").contains("nothing listens");
+            assertThat(vm.runAction(dev.kiln.core.fleet.FleetActions.Kind.DOCTOR)).as("one at a time").isPresent();
+        }
 
-        vm.cancelAll();
-        dev.kiln.testkit.Await.await("all ended", () -> !vm.actionRunningProperty().get());
+        vm.cancelAll(); // its work asks the hosts outside the lock; its result comes back under it
+        dev.kiln.testkit.Await.await("all ended", () -> {
+            synchronized (ui) {
+                return !vm.actionRunningProperty().get();
+            }
+        });
         assertThat(engines.values()).allMatch(e -> e.cancelled.get());
-        assertThat(states(vm)).containsEntry("eval-1", dev.kiln.core.fleet.FleetActions.State.CANCELLED)
+        String summary;
+        synchronized (ui) {
+            ended = states(vm);
+            summary = vm.actionSummaryProperty().get();
+        }
+        assertThat(ended).containsEntry("eval-1", dev.kiln.core.fleet.FleetActions.State.CANCELLED)
                 .containsEntry("tick-1", dev.kiln.core.fleet.FleetActions.State.CANCELLED)
                 .containsEntry("eval-2", dev.kiln.core.fleet.FleetActions.State.FAILED);
-        assertThat(vm.actionSummaryProperty().get()).isEqualTo("probe on 3 daemons: 1 failed, 2 cancelled");
+        assertThat(summary).isEqualTo("probe on 3 daemons: 1 failed, 2 cancelled");
     }
 
     @Test
