@@ -10,7 +10,8 @@ import dev.kiln.core.store.Transfer;
 /**
  * The object store's routes: {@code GET store} (where each target's seed is: here, there, both), {@code POST
  * store/push} and {@code store/pull} of {@code {"target": T}} (a target's seed) or {@code {"server": S}} (a server's
- * runtime seed), 202 with {@code Idempotency-Key}.
+ * runtime seed), 202 with {@code Idempotency-Key}, and {@code GET store/stats} (the client's counters alone: nothing is
+ * asked of the store, so a monitor may poll it).
  *
  * <p>Concurrency: stateless; the engine's actions are safe for concurrent use.
  */
@@ -25,7 +26,8 @@ final class StoreRoutes implements Rules.Routes {
     public void routing(Rules rules) {
         rules.get(Wire.STORE_STATUS, x -> x.json(200, StoreWire.status(backend.actions().storeStatus())))
                 .post(Wire.STORE_PUSH, x -> x.json(202, Wire.started(move(x.body(), x.key(), true))))
-                .post(Wire.STORE_PULL, x -> x.json(202, Wire.started(move(x.body(), x.key(), false))));
+                .post(Wire.STORE_PULL, x -> x.json(202, Wire.started(move(x.body(), x.key(), false))))
+                .get(Wire.STORE_STATS, x -> x.json(200, Wire.value(backend.actions().storeStats())));
     }
 
     private Action<Transfer> move(JsonNode body, String key, boolean push) throws Exchange.BadRequest {

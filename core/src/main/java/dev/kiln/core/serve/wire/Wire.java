@@ -129,6 +129,9 @@ public final class Wire {
     // Server seeds (WireServerSeeds): runtime seeds of npx/uvx-launched servers; a warm {@code POST {"servers": [..]}}: 202 {@code {"id"}}.
     public static final String SERVER_SEEDS = V1 + "seeds/servers";
     public static final String SERVER_SEEDS_WARM = V1 + "seeds/servers/warm";
+
+    // The store client's counters alone (StoreWire.Stats), without asking the store anything: issue #26's worked example.
+    public static final String STORE_STATS = V1 + "store/stats";
     /** {@code POST /api/heal?dry_run=true} previews. */
 
     public static final String DRY_RUN = "dry_run";
