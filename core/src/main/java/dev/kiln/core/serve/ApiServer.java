@@ -396,7 +396,7 @@ final class ApiServer implements AutoCloseable {
             if (byMethod == null) {
                 ex.error(404, "not_found", "no such endpoint: " + path + " (try /api/v1/state, /api/v1/events,"
                         + " /api/v1/metrics, /api/v1/health, /api/v1/version, /metrics, POST /api/v1/project, POST /api/v1/heal;"
-                        + " docs/ARCHITECTURE.md lists every route)");
+                        + " docs/API.md lists every route)");
                 return;
             }
             Rules.Handler h = byMethod.get(x.getRequestMethod());
