@@ -32,9 +32,10 @@ module dev.kiln.core {
     requires software.amazon.awssdk.http;
     requires software.amazon.awssdk.services.sts;
 
-    // Exports are qualified: to the console (ui), the CLI (app) and the JSON binder that reads and writes their
-    // public records; nothing else may reach in. A package nobody outside core uses (http) is not exported at all.
-    // Adding a package: docs/ARCHITECTURE.md "Checks" says how; ArchitectureTest holds ui and app to these lines.
+    // Exports are qualified: each names only the modules that import it (the console, ui; the CLI, app) and the JSON
+    // binder where it binds public records of the package by reflection; nothing else may reach in. A package nobody
+    // outside core uses (http) is not exported at all. Adding a package: docs/ARCHITECTURE.md "Checks" says how;
+    // ArchitectureTest holds ui and app to these lines.
     exports dev.kiln.core to dev.kiln.ui, dev.kiln.app, com.fasterxml.jackson.databind;
     exports dev.kiln.core.telemetry to dev.kiln.ui, dev.kiln.app, com.fasterxml.jackson.databind;
     exports dev.kiln.core.workspace to dev.kiln.ui, dev.kiln.app, com.fasterxml.jackson.databind;
@@ -45,8 +46,10 @@ module dev.kiln.core {
     exports dev.kiln.core.seed to dev.kiln.ui, dev.kiln.app, com.fasterxml.jackson.databind;
     exports dev.kiln.core.startup to dev.kiln.ui, dev.kiln.app, com.fasterxml.jackson.databind;
     exports dev.kiln.core.watch to dev.kiln.ui, dev.kiln.app, com.fasterxml.jackson.databind;
-    exports dev.kiln.core.serve to dev.kiln.ui, dev.kiln.app, com.fasterxml.jackson.databind;
-    exports dev.kiln.core.serve.client to dev.kiln.ui, dev.kiln.app, com.fasterxml.jackson.databind;
+    // The daemon is the CLI's (kiln serve); the console reaches a daemon through the client and the engine only.
+    // Neither package has records Jackson binds: the API's shapes are serve.wire's, opened below.
+    exports dev.kiln.core.serve to dev.kiln.app;
+    exports dev.kiln.core.serve.client to dev.kiln.ui, dev.kiln.app;
     exports dev.kiln.core.doctor to dev.kiln.ui, dev.kiln.app, com.fasterxml.jackson.databind;
     exports dev.kiln.core.engine to dev.kiln.ui, dev.kiln.app, com.fasterxml.jackson.databind;
     exports dev.kiln.core.fleet to dev.kiln.ui, dev.kiln.app, com.fasterxml.jackson.databind;

@@ -20,6 +20,7 @@ import dev.kiln.core.archfixture.Lonely;
 import dev.kiln.core.telemetry.KilnEvent;
 import dev.kiln.ui.archfixture.HoldsKilnViewModel;
 import dev.kiln.ui.archfixture.ReachesIn;
+import dev.kiln.ui.archfixture.ReachesTheDaemon;
 import java.io.InputStream;
 import java.lang.module.ModuleDescriptor;
 import java.net.URL;
@@ -110,6 +111,19 @@ class ArchitectureTest {
         JavaClasses fixture = new ClassFileImporter().importClasses(ReachesIn.class, Hidden.class);
         assertThatThrownBy(() -> usesOnlyCorePackagesExportedTo("dev.kiln.ui", toUi).check(fixture))
                 .isInstanceOf(AssertionError.class).hasMessageContaining(Hidden.class.getName());
+    }
+
+    @Test
+    void ui_usingAPackageExportedOnlyToApp_fails() throws Exception {
+        // The daemon package is the CLI's: a ui class that names it breaks the qualified export, not only an unexported one.
+        Set<String> toUi = exportedTo("dev.kiln.ui");
+        assertThat(exportedTo("dev.kiln.app")).contains("dev.kiln.core.serve");
+        assertThat(toUi).doesNotContain("dev.kiln.core.serve").contains("dev.kiln.core.serve.client");
+        JavaClasses fixture = new ClassFileImporter().importClasses(ReachesTheDaemon.class,
+                dev.kiln.core.serve.ProjectionDaemon.class);
+        assertThatThrownBy(() -> usesOnlyCorePackagesExportedTo("dev.kiln.ui", toUi).check(fixture))
+                .isInstanceOf(AssertionError.class).hasMessageContaining(ReachesTheDaemon.class.getName())
+                .hasMessageContaining("dev.kiln.core.serve.ProjectionDaemon");
     }
 
     @Test

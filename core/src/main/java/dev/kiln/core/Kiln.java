@@ -2,6 +2,7 @@ package dev.kiln.core;
 
 import dev.kiln.core.serve.ProjectionDaemon;
 import dev.kiln.core.serve.client.ServeLock;
+import dev.kiln.core.engine.OwnershipChanged;
 import dev.kiln.core.serve.WorkspaceOwnership;
 import dev.kiln.core.archive.ArchiveCache;
 import dev.kiln.core.watch.ChangePacer;
@@ -132,7 +133,7 @@ public final class Kiln implements AutoCloseable {
     /** The {@code kiln serve} of another process this one follows right now, if any (from memory: no file read). */
     public Optional<ServeLock.Holder> follows() {
         WorkspaceOwnership.State s = ownership.state();
-        return s.mode() == WorkspaceOwnership.Mode.FOLLOW ? s.holder() : Optional.empty();
+        return s.mode() == OwnershipChanged.Mode.FOLLOW ? s.holder() : Optional.empty();
     }
 
     /**
@@ -162,7 +163,7 @@ public final class Kiln implements AutoCloseable {
     /** Where the live projector's API listens, when it runs. */
     public Optional<String> apiUrl() {
         WorkspaceOwnership.State s = ownership.state();
-        return s.mode() == WorkspaceOwnership.Mode.OWN ? Optional.of(s.apiUrl()) : Optional.empty();
+        return s.mode() == OwnershipChanged.Mode.OWN ? Optional.of(s.apiUrl()) : Optional.empty();
     }
 
     /** The source archive cache (validated, bounded by {@code archive_cache_max_bytes}). */

@@ -16,6 +16,7 @@ import dev.kiln.core.seed.SeedInfo;
 import dev.kiln.core.seed.WarmPlan;
 import dev.kiln.core.seed.WarmResult;
 import dev.kiln.core.serve.client.ServeClient;
+import dev.kiln.core.engine.OwnershipChanged;
 import dev.kiln.core.serve.WorkspaceOwnership;
 import dev.kiln.core.snapshot.ContractSnapshot;
 import dev.kiln.core.startup.Bytecode;
@@ -84,8 +85,8 @@ final class LocalEngine implements Engine {
             ownership.onDemand();
             why = Optional.of("ticking on demand");
         }
-        WorkspaceOwnership.Mode mode = ownership.state().mode();
-        if (mode != WorkspaceOwnership.Mode.OWN && mode != WorkspaceOwnership.Mode.CLOSED) {
+        OwnershipChanged.Mode mode = ownership.state().mode();
+        if (mode != OwnershipChanged.Mode.OWN && mode != OwnershipChanged.Mode.CLOSED) {
             kiln.projector().tick(WakeReason.STARTUP); // one tick shows the current state
         }
         return why;
@@ -282,8 +283,8 @@ final class LocalEngine implements Engine {
     @Override
     public dev.kiln.core.health.HealthEvidence healthEvidence() {
         dev.kiln.core.projection.TickResult t = kiln.projector().lastTick();
-        WorkspaceOwnership.Mode mode = kiln.ownership().state().mode();
-        boolean heartbeats = mode == WorkspaceOwnership.Mode.OWN || mode == WorkspaceOwnership.Mode.FOLLOW;
+        OwnershipChanged.Mode mode = kiln.ownership().state().mode();
+        boolean heartbeats = mode == OwnershipChanged.Mode.OWN || mode == OwnershipChanged.Mode.FOLLOW;
         Duration heartbeat = kiln.settings().heartbeat();
         // a projection ticking on demand has no heartbeat to be late for: its age is not judged
         Optional<Duration> age = t == null ? Optional.empty()

@@ -10,12 +10,8 @@ import com.sun.net.httpserver.HttpsServer;
 import dev.kiln.core.engine.EngineException;
 import dev.kiln.core.engine.WorkspaceActions;
 import dev.kiln.core.serve.wire.ApiToken;
-import dev.kiln.core.serve.wire.StoreWire;
 import dev.kiln.core.serve.wire.Wire;
-import dev.kiln.core.serve.wire.WireServerSeeds;
-import dev.kiln.core.serve.wire.WireStoreServers;
 import dev.kiln.core.telemetry.Ticker;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.BindException;
@@ -29,7 +25,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -39,8 +34,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.zip.Deflater;
-import java.util.zip.GZIPOutputStream;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
 import org.slf4j.Logger;
@@ -50,21 +43,13 @@ import org.jspecify.annotations.Nullable;
 /**
  * The daemon's HTTP API on the JDK's {@code com.sun.net.httpserver} (no framework), loopback by default.
  *
- * <ul>
- *   <li>{@code GET /api/v1/state}: the projection, {@code ETag: W/"<revision>"}, {@code Cache-Control: no-cache};
- *       {@code If-None-Match} with the current revision gives 304; 503 with a JSON reason before the first tick.
- *   <li>{@code GET /api/v1/events}: Server-Sent Events — {@code snapshot}, then one {@code delta} per revision and a
- *       frame per core event ({@link Wire#eventName}), every frame with an increasing {@code id}; {@code Last-Event-ID}
- *       resumes ({@link SseHub}).
- *   <li>{@code GET /api/v1/metrics}: the projector's instrumentation; {@code GET /api/v1/health}: the summary of it.
- *   <li>{@code GET /api/v1/version}: {@code {"api_version": 1}}.
- *   <li>{@code POST /api/v1/project}, {@code POST /api/v1/heal[?dry_run=true]}.
- *   <li>The engine's routes ({@link Backend#actions()}): {@code workspace}, {@code seeds[/history|/plan|/warm]},
- *       {@code servers} (secrets redacted), {@code probe[/runs[/{id}]|/sweep]}, {@code bytecode[/precompile]},
- *       {@code archive/stats|entries|build|invalidate}, {@code doctor}, {@code actions/{id}[/cancel]}; long actions
- *       answer 202 {@code {"id": …}} at once, and heal, warm, probe and precompile honour {@code Idempotency-Key}.
- *   <li>{@code GET /metrics}: Prometheus text exposition, under the same token rule as every read.
- * </ul>
+ * <p>This class is the transport: the one gate, the pool, the event stream and the one mapping of failures to
+ * statuses. The routes belong to their capabilities, each a {@link Rules.Routes} that registers its paths (Helidon
+ * SE's {@code routing(rules)}): {@link ContractRoutes} (version, openapi.json, metrics, health, {@code /metrics}),
+ * {@link ProjectionRoutes} (state, project, heal, workspace), {@link DoctorRoutes}, {@link SeedRoutes},
+ * {@link ProbeRoutes}, {@link ArchiveRoutes}, {@link StoreRoutes} and {@link ActionRoutes}; {@code GET events} is
+ * the Server-Sent Events stream of {@link SseHub} ({@code snapshot}, then one {@code delta} per revision and a frame
+ * per core event, each with an increasing {@code id}; {@code Last-Event-ID} resumes). docs/API.md lists the routes.
  * The unversioned paths of the first API ({@code /api/state}…) answer as their v1 route does (aliases, not
  * redirects: a redirect would make old clients resend a POST). Errors are JSON ({@code {"error": …, "message": …}}):
  * 400 (a malformed or rejected request), 401, 403 (also a path outside the workspace: {@code outside_workspace}),
@@ -86,8 +71,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Concurrency: each SSE client holds one pool thread that only writes what the hub queued for it, so the
  * projector never waits on a client. One watchdog thread sweeps the request deadlines, the stalled SSE writes and the
- * clients that do not read. The doctor's cached verdict is guarded by {@code doctorLock}, held through a diagnosis so
- * that concurrent askers wait for one.
+ * clients that do not read. The route table is filled by the constructor and only read after.
  */
 final class ApiServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ApiServer.class);
@@ -133,11 +117,6 @@ final class ApiServer implements AutoCloseable {
     /** Bodies smaller than this go out plain: gzip would save little and cost a header. */
     static final int GZIP_MIN_BYTES = 1024;
 
-    @FunctionalInterface
-    private interface Handler {
-        void handle(HttpExchange x) throws Exception;
-    }
-
     private final Backend backend;
     private final ApiToken token;
     private final String bind;
@@ -154,23 +133,15 @@ final class ApiServer implements AutoCloseable {
     private volatile boolean tokenForReads = true;
     /** {@code host:port} (lower case) a request's Host may name; set by {@link #start()}. */
     private volatile Set<String> hosts = Set.of();
-    /** The last gzipped body, by identity of its bytes: each revision of a large state is compressed once. */
-    private volatile Gzipped lastGzip;
+    /** Large bodies compressed once: a state revision many clients ask for. */
+    private final Exchange.Gzip gzip = new Exchange.Gzip();
     private final Ticker ticker = Ticker.systemTicker();
-    private final Map<String, Map<String, Handler>> routes = new LinkedHashMap<>();
-    /** Routes with an {@code {id}} segment, by template. */
-    private final Map<String, Map<String, Handler>> templates = new LinkedHashMap<>();
-    /** The request attribute that holds a template route's id. */
-    private static final String ID = "kiln.id";
+    /** Every capability's routes: filled by the constructor, then only read. */
+    private final Rules rules = new Rules();
     private final AtomicInteger threads = new AtomicInteger();
     private HttpServer server;
     private RequestPool executor;
     private ScheduledExecutorService watchdog;
-    private final Duration doctorMaxAge;
-    private final Object doctorLock = new Object();
-    private @Nullable JsonNode doctorVerdict; // guarded by doctorLock
-    private long doctorRevision; // guarded by doctorLock
-    private long doctorAt; // guarded by doctorLock
     /** When the sweep last read the kernel's table of connections (ticker time); only the watchdog uses it. */
     private long lastBacklogScan = Long.MIN_VALUE / 2;
     private volatile boolean closed;
@@ -186,76 +157,13 @@ final class ApiServer implements AutoCloseable {
         this.requestTimeout = b.requestTimeout;
         this.writeTimeout = b.writeTimeout;
         this.maxSseClients = b.maxSseClients;
-        this.doctorMaxAge = b.doctorMaxAge;
         this.tls = b.tls;
         this.hostNames = List.copyOf(b.hostNames);
-        route(Wire.STATE, "GET", this::state);
-        route(Wire.EVENTS, "GET", this::events);
-        route(Wire.METRICS, "GET", this::metrics);
-        route(Wire.VERSION, "GET", x -> json(x, 200, Wire.version()));
-        route(Wire.HEALTH, "GET", x -> json(x, 200, backend.health()));
-        // POST routes need the token: dispatch checks it for every method but GET (see authorizes)
-        route(Wire.PROJECT, "POST", x -> json(x, 200, backend.project()));
-        route(Wire.HEAL, "POST", x -> json(x, 200, backend.heal(dryRun(x), key(x))));
-        route(Wire.WORKSPACE, "GET", x -> json(x, 200, workspace()));
-        route(Wire.DOCTOR, "GET", this::doctor);
-        route(Wire.SEEDS, "GET", x -> json(x, 200, Wire.value(backend.actions().seeds())));
-        route(Wire.WARM_HISTORY, "GET", x -> json(x, 200, Wire.value(backend.actions().warmHistory())));
-        route(Wire.WARM_PLAN, "GET", x -> json(x, 200, Wire.value(backend.actions().planWarm(query(x, "target")))));
-        route(Wire.WARM, "POST", x -> json(x, 202, Wire.started(backend.actions().warm(field(body(x), "target"), key(x)))));
-        route(Wire.SERVERS, "GET", x -> json(x, 200, Wire.value(backend.actions().servers().stream().map(Wire::redacted).toList())));
-        route(Wire.PROBE, "POST", x -> json(x, 202, Wire.started(backend.actions().probe(Wire.readProbeRequest(body(x)), key(x)))));
-        route(Wire.PROBE_RUNS, "GET", x -> json(x, 200, Wire.value(backend.actions().probeRuns())));
-        route(Wire.PROBE_RUN, "GET", x -> json(x, 200, backend.actions().probeRun(id(x))));
-        route(Wire.PROBE_SWEEP, "GET", x -> {
-            java.util.Optional<JsonNode> sweep = backend.actions().latestSweep();
-            if (sweep.isEmpty()) {
-                error(x, 404, "no_sweep", "no CPU sweep has been saved in this workspace (kiln probe --sweep saves one)");
-            } else {
-                json(x, 200, sweep.get());
-            }
-        });
-        route(Wire.BYTECODE, "GET", x -> json(x, 200, Wire.value(backend.actions().audit(query(x, "server")))));
-        route(Wire.PRECOMPILE, "POST", x -> json(x, 202, Wire.started(backend.actions().precompile(field(body(x), "server"), key(x)))));
-        route(Wire.ARCHIVE_STATS, "GET", x -> json(x, 200, Wire.value(backend.actions().archiveStats())));
-        route(Wire.ARCHIVE_ENTRIES, "GET", x -> json(x, 200, Wire.value(backend.actions().archiveEntries())));
-        route(Wire.ARCHIVE_BUILD, "POST", x -> {
-            JsonNode req = body(x);
-            java.util.List<String> members = new ArrayList<>();
-            req.path("members").forEach(m -> members.add(m.asText()));
-            json(x, 200, Wire.value(backend.actions().archive(field(req, "directory"), members)));
-        });
-        route(Wire.ARCHIVE_INVALIDATE, "POST", x -> {
-            backend.actions().invalidateArchives();
-            json(x, 200, Wire.value(backend.actions().archiveStats()));
-        });
-        route(Wire.STORE_STATUS, "GET", x -> json(x, 200, StoreWire.status(backend.actions().storeStatus())));
-        route(Wire.STORE_PUSH, "POST", x -> json(x, 202, Wire.started(storeMove(body(x), key(x), true))));
-        route(Wire.STORE_PULL, "POST", x -> json(x, 202, Wire.started(storeMove(body(x), key(x), false))));
-        route(Wire.SERVER_SEEDS, "GET", x -> json(x, 200, Wire.value(backend.actions().serverSeeds())));
-        route(Wire.STORE_SERVERS, "GET", x -> json(x, 200, WireStoreServers.status(backend.actions().serverStoreStatus())));
-        route(Wire.SERVER_SEEDS_WARM, "POST", x -> json(x, 202, Wire.started(backend.actions().warmServerSeeds(
-                WireServerSeeds.servers(body(x)), key(x)))));
-        route(Wire.ACTION, "GET", x -> {
-            java.util.Optional<dev.kiln.core.engine.Action<?>> a = backend.actions().action(id(x));
-            if (a.isEmpty()) {
-                error(x, 404, "no_action", "no action " + shown(id(x)) + " on this daemon (it restarted, or the action"
-                        + " ended more than 6 hours ago)");
-            } else {
-                json(x, 200, Wire.action(a.get()));
-            }
-        });
-        route(Wire.ACTION_CANCEL, "POST", x -> {
-            if (!backend.actions().cancel(id(x))) {
-                error(x, 404, "no_action", "no action " + shown(id(x)) + " on this daemon to cancel");
-            } else {
-                json(x, 202, Wire.action(backend.actions().action(id(x)).orElseThrow()));
-            }
-        });
-        route(Wire.OPENAPI, "GET", x -> send(x, 200, "application/json", Wire.openApiDocument()));
-        if (b.prometheus != null) {
-            route(Wire.PROMETHEUS, "GET", b.prometheus::handle); // token rule as for every read: see dispatch
-        }
+        // One gate in front of every capability's routes; each capability registers its own (Rules.Routes).
+        rules.register(List.of(new ContractRoutes(backend, b.prometheus), new ProjectionRoutes(backend, hub::lastId),
+                new DoctorRoutes(backend, ticker, b.doctorMaxAge), new SeedRoutes(backend), new ProbeRoutes(backend),
+                new ArchiveRoutes(backend), new StoreRoutes(backend), new ActionRoutes(backend)));
+        rules.get(Wire.EVENTS, this::events); // the event stream is transport: the hub and its pool threads are here
     }
 
     /**
@@ -433,6 +341,11 @@ final class ApiServer implements AutoCloseable {
         return Set.copyOf(out);
     }
 
+    /** Every path the route table answers (the first API's aliases and the templates included). */
+    Set<String> paths() {
+        return rules.paths();
+    }
+
     /** Connected SSE clients. */
     int sseClients() {
         return hub.clientCount();
@@ -467,44 +380,29 @@ final class ApiServer implements AutoCloseable {
         }
     }
 
-    // ---- routing ----------------------------------------------------------------------------------------------
-
-    /** Registers a route, and for a v1 route its unversioned alias of the first API ({@link Wire#legacyPath}). */
-    private void route(String route, String method, Handler h) {
-        if (route.contains("{id}")) { // one segment of the path is the id: matched in dispatch, no legacy alias
-            templates.computeIfAbsent(Wire.path(route), p -> new LinkedHashMap<>()).put(method, h);
-            return;
-        }
-        routes.computeIfAbsent(Wire.path(route), p -> new LinkedHashMap<>()).put(method, h);
-        String legacy = Wire.legacyPath(route);
-        if (legacy != null) {
-            routes.computeIfAbsent(legacy, p -> new LinkedHashMap<>()).put(method, h);
-        }
-    }
+    // ---- dispatch: the one gate and the one mapping of failures to statuses ----------------------------------
 
     private void dispatch(HttpExchange x) throws IOException {
+        Exchange ex = new Exchange(x, gzip);
         try (x) {
             if (!RequestPool.headRead()) {
                 return; // too late: the deadline closed the connection (closing x makes sure)
             }
             String path = x.getRequestURI().getPath();
-            if (!admissible(x)) {
+            if (!admissible(ex)) {
                 return;
             }
-            Map<String, Handler> byMethod = routes.get(path);
+            Map<String, Rules.Handler> byMethod = rules.find(ex);
             if (byMethod == null) {
-                byMethod = template(x, x.getRequestURI().getRawPath());
-            }
-            if (byMethod == null) {
-                error(x, 404, "not_found", "no such endpoint: " + path + " (try /api/v1/state, /api/v1/events,"
+                ex.error(404, "not_found", "no such endpoint: " + path + " (try /api/v1/state, /api/v1/events,"
                         + " /api/v1/metrics, /api/v1/health, /api/v1/version, /metrics, POST /api/v1/project, POST /api/v1/heal;"
-                        + " docs/ARCHITECTURE.md lists every route)");
+                        + " docs/API.md lists every route)");
                 return;
             }
-            Handler h = byMethod.get(x.getRequestMethod());
+            Rules.Handler h = byMethod.get(x.getRequestMethod());
             if (h == null) {
                 x.getResponseHeaders().set("Allow", String.join(", ", byMethod.keySet()));
-                error(x, 405, "method_not_allowed", x.getRequestMethod() + " is not allowed on " + path + "; use "
+                ex.error(405, "method_not_allowed", x.getRequestMethod() + " is not allowed on " + path + "; use "
                         + String.join(" or ", byMethod.keySet()));
                 return;
             }
@@ -512,40 +410,40 @@ final class ApiServer implements AutoCloseable {
                     && !token.authorizes(x.getRequestHeaders().getFirst(Wire.AUTHORIZATION))) {
                 x.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"kiln\"");
                 boolean given = x.getRequestHeaders().getFirst(Wire.AUTHORIZATION) != null;
-                error(x, 401, "unauthorized", x.getRequestMethod() + " " + path + (given
+                ex.error(401, "unauthorized", x.getRequestMethod() + " " + path + (given
                         ? ": the bearer token is not this daemon's (a new one is written at every start)"
                         : " needs 'Authorization: Bearer <token>'") + "; the token is in the workspace's observer/api-token"
                         + (tokenForReads ? " (beyond loopback every request needs it)" : ""));
                 return;
             }
             try {
-                h.handle(x);
+                h.handle(ex);
             } catch (IOException e) {
                 LOG.debug("client went away during {} {}: {}", x.getRequestMethod(), path, e.toString());
-            } catch (BadRequest e) {
-                error(x, 400, "bad_request", e.getMessage());
+            } catch (Exchange.BadRequest e) {
+                ex.error(400, "bad_request", e.getMessage());
             } catch (EngineException e) {
                 if (e.kind() == EngineException.Kind.REJECTED) {
                     switch (e.refusal()) {
-                        case OUTSIDE_WORKSPACE -> error(x, 403, "outside_workspace", e.getMessage());
-                        case TOO_LARGE -> error(x, 413, "too_large", e.getMessage());
-                        case KEY_REUSED -> error(x, 422, "idempotency_key_reused", e.getMessage());
-                        case INVALID -> error(x, 400, "rejected", e.getMessage());
+                        case OUTSIDE_WORKSPACE -> ex.error(403, "outside_workspace", e.getMessage());
+                        case TOO_LARGE -> ex.error(413, "too_large", e.getMessage());
+                        case KEY_REUSED -> ex.error(422, "idempotency_key_reused", e.getMessage());
+                        case INVALID -> ex.error(400, "rejected", e.getMessage());
                     }
                 } else {
                     LOG.warn("{} {} failed: {}", x.getRequestMethod(), path, e.getMessage());
-                    error(x, 500, "failed", e.getMessage());
+                    ex.error(500, "failed", e.getMessage());
                 }
             } catch (IllegalArgumentException e) {
-                error(x, 400, "bad_request", String.valueOf(e.getMessage()));
+                ex.error(400, "bad_request", String.valueOf(e.getMessage()));
             } catch (dev.kiln.core.workspace.WorkspaceException | dev.kiln.core.archive.ArchiveException e) { // ServerConfigException included
                 // A workspace file on this host is malformed or unreadable, or an archive cannot be made of what was named:
                 // the message says which; no stack trace.
                 LOG.warn("{} {}: {}", x.getRequestMethod(), path, e.getMessage());
-                error(x, 500, "failed", e.getMessage());
+                ex.error(500, "failed", e.getMessage());
             } catch (Exception e) {
                 LOG.error("{} {} failed", x.getRequestMethod(), path, e);
-                error(x, 500, "internal_error", e.toString());
+                ex.error(500, "internal_error", e.toString());
             }
         } catch (IOException e) {
             LOG.debug("client went away: {}", e.toString());
@@ -556,28 +454,29 @@ final class ApiServer implements AutoCloseable {
      * The checks of every request before its route: no token in the query, this daemon's Host, no foreign Origin.
      * Answers and returns false when one fails. Values a client sent are quoted back only when they are short.
      */
-    private boolean admissible(HttpExchange x) throws IOException {
+    private boolean admissible(Exchange e) throws IOException {
+        HttpExchange x = e.raw();
         if (Wire.tokenInQuery(x.getRequestURI().getRawQuery())) {
-            error(x, 400, "token_in_query", "a token is never accepted in the query string (URLs end up in logs,"
+            e.error(400, "token_in_query", "a token is never accepted in the query string (URLs end up in logs,"
                     + " shell histories and proxies); send it as 'Authorization: Bearer <token>' and leave it out of the URL");
             return false;
         }
         String host = x.getRequestHeaders().getFirst("Host");
         if (host == null || !hosts.contains(normalizeHost(host))) {
-            error(x, 403, "forbidden_host", "this daemon does not answer to Host " + shown(host) + "; reach it by its"
+            e.error(403, "forbidden_host", "this daemon does not answer to Host " + Exchange.shown(host) + "; reach it by its"
                     + " address (" + url() + ") or a name given with --host-name. A name that does not belong to it is"
                     + " refused so that a web page cannot rebind its DNS name to this address");
             return false;
         }
         String origin = x.getRequestHeaders().getFirst("Origin");
         if (origin != null && !ownOrigin(origin)) {
-            error(x, 403, "forbidden_origin", "requests from a web page of another origin (" + shown(origin) + ") are"
+            e.error(403, "forbidden_origin", "requests from a web page of another origin (" + Exchange.shown(origin) + ") are"
                     + " refused; the API has no CORS: use kiln, curl or the console");
             return false;
         }
         String site = x.getRequestHeaders().getFirst("Sec-Fetch-Site");
         if (site != null && site.equalsIgnoreCase("cross-site")) {
-            error(x, 403, "forbidden_origin", "requests a browser makes for another site are refused; the API has no"
+            e.error(403, "forbidden_origin", "requests a browser makes for another site are refused; the API has no"
                     + " CORS: use kiln, curl or the console");
             return false;
         }
@@ -610,66 +509,10 @@ final class ApiServer implements AutoCloseable {
         }
     }
 
-    private static String shown(@org.jspecify.annotations.Nullable String value) {
-        if (value == null) {
-            return "(none)";
-        }
-        return "'" + (value.length() <= 80 ? value : value.substring(0, 80) + "…") + "'";
-    }
+    // ---- the event stream --------------------------------------------------------------------------------------
 
-    // ---- endpoints --------------------------------------------------------------------------------------------
-
-    private void state(HttpExchange x) throws IOException {
-        // The event id first, then the revision: every frame up to that id is in this revision (or older), so a
-        // client that resumes the stream after it misses nothing; deltas it already holds it skips by revision.
-        long eventId = hub.lastId();
-        Published p = backend.current();
-        if (p == null) {
-            x.getResponseHeaders().set("Retry-After", "1");
-            error(x, 503, "not_ready", "the first projection has not finished yet; retry shortly");
-            return;
-        }
-        x.getResponseHeaders().set(Wire.EVENT_ID, Long.toString(eventId));
-        String etag = "W/\"" + p.revision() + "\"";
-        x.getResponseHeaders().set("ETag", etag);
-        x.getResponseHeaders().set("Cache-Control", "no-cache");
-        if (matches(x.getRequestHeaders().getFirst("If-None-Match"), p.revision())) {
-            x.sendResponseHeaders(304, -1);
-            return;
-        }
-        send(x, 200, "application/json", p.document());
-    }
-
-    /**
-     * The doctor's verdict, computed at most once per revision and per {@code doctorMaxAge}: each diagnosis runs a
-     * read-only projection of the workspace, and any local reader may ask (no token on loopback), so one that
-     * hammers the route must not make the daemon project for it. Concurrent askers wait for one diagnosis.
-     */
-    private void doctor(HttpExchange x) throws IOException {
-        JsonNode verdict;
-        long age;
-        synchronized (doctorLock) {
-            Published p = backend.current();
-            long revision = p == null ? -1 : p.revision();
-            long now = ticker.read();
-            if (doctorVerdict == null || revision != doctorRevision || now - doctorAt >= doctorMaxAge.toNanos()) {
-                doctorVerdict = backend.doctor();
-                doctorRevision = revision;
-                doctorAt = now;
-            }
-            verdict = doctorVerdict;
-            age = now - doctorAt;
-        }
-        x.getResponseHeaders().set("Age", Long.toString(TimeUnit.NANOSECONDS.toSeconds(age)));
-        json(x, 200, verdict);
-    }
-
-    private void metrics(HttpExchange x) throws IOException {
-        x.getResponseHeaders().set("Cache-Control", "no-cache");
-        json(x, 200, backend.metrics());
-    }
-
-    private void events(HttpExchange x) throws IOException {
+    private void events(Exchange e) throws IOException {
+        HttpExchange x = e.raw();
         String lastEventId = x.getRequestHeaders().getFirst("Last-Event-ID");
         boolean backfill = String.valueOf(x.getRequestURI().getRawQuery()).contains(Wire.BACKFILL + "=true");
         SseHub.Client client = backfill ? hub.connectWithHistory(lastEventId, x.getLocalAddress(), x.getRemoteAddress(),
@@ -680,7 +523,7 @@ final class ApiServer implements AutoCloseable {
                     : hub.connect(lastEventId, x.getLocalAddress(), x.getRemoteAddress(), ticker.read());
         }
         if (client == null) {
-            error(x, 503, "too_many_clients", "too many event-stream clients are connected; retry later");
+            e.error(503, "too_many_clients", "too many event-stream clients are connected; retry later");
             return;
         }
         client.attach(Thread.currentThread());
@@ -714,214 +557,13 @@ final class ApiServer implements AutoCloseable {
                 client.wrote(bytes.length);
                 idleSince = System.nanoTime();
             }
-        } catch (InterruptedException | IOException e) {
-            LOG.debug("SSE client ended: {}", e.toString());
+        } catch (InterruptedException | IOException ex) {
+            LOG.debug("SSE client ended: {}", ex.toString());
         } finally {
             hub.disconnect(client);
             client.detach();
             Thread.interrupted(); // a release() may have interrupted this pooled thread; the next request must not see it
         }
-    }
-
-    // ---- helpers ----------------------------------------------------------------------------------------------
-
-    private static boolean matches(String ifNoneMatch, long revision) {
-        if (ifNoneMatch == null) {
-            return false;
-        }
-        for (String tag : ifNoneMatch.split(",")) {
-            String t = tag.trim();
-            if (t.equals("*")) {
-                return true;
-            }
-            if (t.startsWith("W/")) {
-                t = t.substring(2);
-            }
-            if (t.equals("\"" + revision + "\"")) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** A template route matching {@code rawPath}, with its id put in the request's {@link #ID} attribute. */
-    private @Nullable Map<String, Handler> template(HttpExchange x, String rawPath) {
-        String[] got = rawPath.split("/", -1);
-        for (Map.Entry<String, Map<String, Handler>> t : templates.entrySet()) {
-            String[] want = t.getKey().split("/", -1);
-            if (want.length != got.length) {
-                continue;
-            }
-            String id = null;
-            boolean match = true;
-            for (int i = 0; i < want.length && match; i++) {
-                if (want[i].equals("{id}")) {
-                    id = java.net.URLDecoder.decode(got[i], StandardCharsets.UTF_8);
-                    match = !id.isEmpty();
-                } else {
-                    match = want[i].equals(got[i]);
-                }
-            }
-            if (match) {
-                x.setAttribute(ID, id);
-                return t.getValue();
-            }
-        }
-        return null;
-    }
-
-    private static String id(HttpExchange x) {
-        return (String) x.getAttribute(ID);
-    }
-
-    /** A request the API cannot take as sent (its body or query); answered 400 with the message. */
-    private static final class BadRequest extends Exception {
-        private static final long serialVersionUID = 1L;
-
-        BadRequest(String message) {
-            super(message);
-        }
-    }
-
-    /** The largest request body read: requests are small JSON objects. */
-    private static final int MAX_BODY = 64 * 1024;
-
-    /** The request's JSON object body; {@code {}} when empty. */
-    private static JsonNode body(HttpExchange x) throws IOException, BadRequest {
-        byte[] b = x.getRequestBody().readNBytes(MAX_BODY + 1);
-        if (b.length > MAX_BODY) {
-            throw new BadRequest("the request body is larger than " + MAX_BODY + " bytes; requests are small JSON objects");
-        }
-        if (b.length == 0) {
-            return Wire.JSON.createObjectNode();
-        }
-        try {
-            JsonNode n = Wire.JSON.readTree(b);
-            if (n == null || !n.isObject()) {
-                throw new BadRequest("the request body must be a JSON object");
-            }
-            return n;
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            throw new BadRequest("the request body is not JSON: " + e.getOriginalMessage());
-        }
-    }
-
-    /** A push or pull of {@code {"target": T}} (a target's seed) or {@code {"server": S}} (a server's runtime seed). */
-    private dev.kiln.core.engine.Action<dev.kiln.core.store.Transfer> storeMove(JsonNode body, String key, boolean push)
-            throws BadRequest {
-        if (body.has("server")) {
-            String server = field(body, "server");
-            return push ? backend.actions().pushServerSeed(server, key) : backend.actions().pullServerSeed(server, key);
-        }
-        String target = field(body, "target");
-        return push ? backend.actions().pushSeed(target, key) : backend.actions().pullSeed(target, key);
-    }
-
-    private static String field(JsonNode body, String name) throws BadRequest {
-        JsonNode v = body.get(name);
-        if (v == null || !v.isTextual() || v.asText().isBlank()) {
-            throw new BadRequest("the request body needs \"" + name + "\" (a non-empty string)");
-        }
-        return v.asText();
-    }
-
-    private static String query(HttpExchange x, String name) throws BadRequest {
-        String q = x.getRequestURI().getRawQuery();
-        if (q != null) {
-            for (String kv : q.split("&")) {
-                String[] p = kv.split("=", 2);
-                if (p[0].equals(name) && p.length == 2 && !p[1].isEmpty()) {
-                    return java.net.URLDecoder.decode(p[1], StandardCharsets.UTF_8);
-                }
-            }
-        }
-        throw new BadRequest("the query needs " + name + "=…");
-    }
-
-    /** The request's {@code Idempotency-Key}, empty when it sent none. */
-    private static String key(HttpExchange x) throws BadRequest {
-        String k = x.getRequestHeaders().getFirst(Wire.IDEMPOTENCY_KEY);
-        if (k == null) {
-            return "";
-        }
-        if (k.length() > 200) {
-            throw new BadRequest(Wire.IDEMPOTENCY_KEY + " is at most 200 characters");
-        }
-        return k.trim();
-    }
-
-    private JsonNode workspace() {
-        WorkspaceActions a = backend.actions();
-        return Wire.JSON.createObjectNode().put("root", a.layout().root().toString())
-                .put("default_startup_timeout_ms", a.defaultStartupTimeout().toMillis())
-                .put("archive_max_bytes", a.archiveMaximumBytes()).put("archive_policy", a.archivePolicy());
-    }
-
-    private static boolean dryRun(HttpExchange x) {
-        String q = x.getRequestURI().getRawQuery();
-        if (q == null) {
-            return false;
-        }
-        for (String kv : q.split("&")) {
-            String[] p = kv.split("=", 2);
-            if (p[0].equals(Wire.DRY_RUN)) {
-                return p.length == 1 || p[1].equalsIgnoreCase("true") || p[1].equals("1");
-            }
-        }
-        return false;
-    }
-
-    private void json(HttpExchange x, int status, JsonNode body) throws IOException {
-        send(x, status, "application/json", Wire.JSON.writeValueAsBytes(body));
-    }
-
-    private void error(HttpExchange x, int status, String code, String message) throws IOException {
-        json(x, status, Wire.error(code, message));
-    }
-
-    /** Writes a whole body; gzipped when it is large and the client accepts gzip. */
-    private void send(HttpExchange x, int status, String type, byte[] body) throws IOException {
-        x.getResponseHeaders().set("Content-Type", type + "; charset=utf-8");
-        if (body.length >= GZIP_MIN_BYTES) {
-            x.getResponseHeaders().set("Vary", "Accept-Encoding");
-            if (Wire.acceptsGzip(x.getRequestHeaders().get("Accept-Encoding"))) {
-                body = gzip(body);
-                x.getResponseHeaders().set("Content-Encoding", "gzip");
-            }
-        }
-        boolean head = x.getRequestMethod().equals("HEAD");
-        x.sendResponseHeaders(status, head ? -1 : (body.length == 0 ? -1 : body.length));
-        if (!head && body.length > 0) {
-            try (OutputStream out = x.getResponseBody()) {
-                out.write(body);
-            }
-        }
-    }
-
-    /** One body and its gzip. */
-    private record Gzipped(byte[] plain, byte[] gzip) {
-    }
-
-    /**
-     * The gzip of {@code body}; the same array as last time (a state revision asked for again) is not compressed
-     * again. Speed over ratio: JSON shrinks about tenfold at level 1 already.
-     */
-    private byte[] gzip(byte[] body) throws IOException {
-        Gzipped last = lastGzip;
-        if (last != null && last.plain() == body) {
-            return last.gzip();
-        }
-        ByteArrayOutputStream out = new ByteArrayOutputStream(Math.max(64, body.length / 8));
-        try (GZIPOutputStream gz = new GZIPOutputStream(out, 64 * 1024) {
-            {
-                def.setLevel(Deflater.BEST_SPEED);
-            }
-        }) {
-            gz.write(body);
-        }
-        byte[] z = out.toByteArray();
-        lastGzip = new Gzipped(body, z);
-        return z;
     }
 
     /** Configures an {@link ApiServer}; bad values are rejected when set. */

@@ -1,5 +1,7 @@
 package dev.kiln.core.serve;
 
+import dev.kiln.core.engine.OwnershipChanged;
+import dev.kiln.core.engine.OwnershipChanged.Mode;
 import dev.kiln.core.projection.Projector;
 import dev.kiln.core.projection.WakeReason;
 import dev.kiln.core.serve.client.DaemonFollower;
@@ -41,22 +43,6 @@ import org.slf4j.LoggerFactory;
  * outside the monitor, because a follower reports its end on its own thread through that monitor.
  */
 public final class WorkspaceOwnership implements AutoCloseable {
-    /** Who writes the workspace, from this process's point of view. */
-    public enum Mode {
-        /** Not started: nothing runs; the own projector answers reads. */
-        IDLE,
-        /** This process's daemon owns the workspace. */
-        OWN,
-        /** Another process's {@code kiln serve} owns it; this process follows its revisions read-only. */
-        FOLLOW,
-        /** The followed daemon stopped; nobody owns the workspace until {@link #start()} takes it over. */
-        VACANT,
-        /** No watch: ticks run when asked (read-only when another process owns the workspace). */
-        UNWATCHED,
-        /** Closed: nothing runs any more. */
-        CLOSED
-    }
-
     /**
      * One moment of the machine.
      *
@@ -317,6 +303,6 @@ public final class WorkspaceOwnership implements AutoCloseable {
         Mode from = state.mode();
         current = projector;
         state = next;
-        events.publish(new OwnershipChanged(clock.instant(), from, next));
+        events.publish(new OwnershipChanged(clock.instant(), from, next.mode(), next.text(), next.apiUrl()));
     }
 }

@@ -20,6 +20,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Watches the projection's input roots ({@code tasks/}, {@code observer/drift/}, {@code targets/}, and the workspace
@@ -74,9 +75,9 @@ public final class ChangeWatcher implements AutoCloseable {
     private final Duration pollEvery;
     /** Watches the kernel was seen to allow at most (halved on each refusal); 0 while none was refused. */
     private long refusedCap;
-    private volatile WatchPlan plan;
-    private StatPoller poller;
-    private ScheduledFuture<?> polling;
+    private volatile @Nullable WatchPlan plan;
+    private @Nullable StatPoller poller;
+    private @Nullable ScheduledFuture<?> polling;
     private final ScheduledExecutorService supervisor;
     private final AtomicInteger watched = new AtomicInteger();
 
@@ -84,11 +85,11 @@ public final class ChangeWatcher implements AutoCloseable {
     private volatile int generation;
     private volatile WatchStatus status;
     private volatile boolean closed;
-    private InotifyTree current;
+    private @Nullable InotifyTree current;
     private volatile List<Path> roots = List.of();
     private Duration backoff;
-    private ScheduledFuture<?> retry;
-    private ScheduledFuture<?> rederive;
+    private @Nullable ScheduledFuture<?> retry;
+    private @Nullable ScheduledFuture<?> rederive;
 
     private ChangeWatcher(Builder b) {
         this.layout = b.layout;
@@ -167,8 +168,8 @@ public final class ChangeWatcher implements AutoCloseable {
             boolean firstFailure = before.live() || before.reason().equals("not started");
             Duration wait = backoff;
             backoff = backoff.multipliedBy(2).compareTo(maxBackoff) > 0 ? maxBackoff : backoff.multipliedBy(2);
-            noteRefusal(f.getMessage());
-            status = WatchStatus.degraded(f.getMessage(), firstFailure ? clock.instant() : before.since(), watchLimit);
+            noteRefusal(f.reason());
+            status = WatchStatus.degraded(f.reason(), firstFailure ? clock.instant() : before.since(), watchLimit);
             if (firstFailure) {
                 LOG.error("Cannot watch {}: {}. Projecting on the fixed interval; retrying in {} ms.", layout.root(),
                         f.getMessage(), wait.toMillis(), f.getCause());
@@ -345,7 +346,7 @@ public final class ChangeWatcher implements AutoCloseable {
     // ---- any thread -------------------------------------------------------------------------------------------
 
     /** Reports a failure of generation {@code gen}; stale generations (already replaced) are ignored. */
-    private void fail(int gen, String reason, Throwable cause) {
+    private void fail(int gen, String reason, @Nullable Throwable cause) {
         if (closed) {
             return;
         }
@@ -553,15 +554,23 @@ public final class ChangeWatcher implements AutoCloseable {
     private static final class WatchFailure extends Exception {
         private static final long serialVersionUID = 1L;
 
-        WatchFailure(String message, Throwable cause) {
-            super(message, cause);
+        private final String reason;
+
+        WatchFailure(String reason, @Nullable Throwable cause) {
+            super(reason, cause);
+            this.reason = reason;
+        }
+
+        /** Why the watch failed (never null, unlike {@link #getMessage}'s contract). */
+        String reason() {
+            return reason;
         }
     }
 
     /** Configures a {@link ChangeWatcher}; bad values are rejected when set. */
     public static final class Builder {
         private final WorkspaceLayout layout;
-        private Listener listener;
+        private @Nullable Listener listener;
         private Clock clock = Clock.systemUTC();
         private EventSink events = EventSink.none();
         private Duration initialBackoff = Duration.ofSeconds(1);

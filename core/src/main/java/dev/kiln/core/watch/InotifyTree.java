@@ -141,7 +141,8 @@ final class InotifyTree implements AutoCloseable {
                 } catch (ClosedWatchServiceException e) {
                     return;
                 } catch (IOException | RuntimeException e) {
-                    sink.onError(e instanceof UncheckedIOException u ? u.getCause() : e);
+                    IOException io = e instanceof UncheckedIOException u ? u.getCause() : null;
+                    sink.onError(io != null ? io : e);
                 }
             }
             if (!key.reset()) {

@@ -71,6 +71,34 @@ final class OpenApi {
         return doc.path("components").path("schemas").has(name) ? ref(name) : null;
     }
 
+    /**
+     * The route (its path without the leading {@code /}) of every GET the document publishes that needs no parameter
+     * and answers JSON, but the document itself: what {@code ApiContractTest} asks of a daemon by its path alone.
+     */
+    List<String> plainReads() {
+        List<String> out = new ArrayList<>();
+        for (Iterator<Map.Entry<String, JsonNode>> it = doc.path("paths").fields(); it.hasNext();) {
+            Map.Entry<String, JsonNode> p = it.next();
+            JsonNode get = p.getValue().path("get");
+            if (get.isMissingNode() || p.getKey().contains("{") || p.getKey().equals("/" + Wire.OPENAPI)) {
+                continue;
+            }
+            boolean needsParameter = false;
+            for (JsonNode param : get.path("parameters")) {
+                needsParameter |= param.path("required").asBoolean();
+            }
+            boolean json = false;
+            for (Iterator<Map.Entry<String, JsonNode>> rs = get.path("responses").fields(); rs.hasNext();) {
+                Map.Entry<String, JsonNode> r = rs.next();
+                json |= r.getKey().startsWith("2") && r.getValue().path("content").has("application/json");
+            }
+            if (!needsParameter && json) {
+                out.add(p.getKey().substring(1));
+            }
+        }
+        return out;
+    }
+
     private JsonNode ref(String name) {
         return Wire.JSON.createObjectNode().put("$ref", "#/components/schemas/" + name);
     }

@@ -101,6 +101,58 @@ class WireGoldenTest {
         assertThat(routes()).as("the route list is read").containsKey("SEEDS").containsKey("ARCHIVE_STATS");
     }
 
+    /**
+     * The route table against the document, both ways, without a server running: every v1 path a capability's routes
+     * register is published, and every published path is registered (the first API's aliases are not published).
+     */
+    @Test
+    void everyRegisteredRoute_isInTheOpenApiDocument_andEveryDocumentedPathIsRegistered() {
+        ApiServer.Backend nothing = new ApiServer.Backend() {
+            @Override
+            public Published current() {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public JsonNode metrics() {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public JsonNode project() {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public JsonNode heal(boolean dryRun, String idempotencyKey) {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public JsonNode health() {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public dev.kiln.core.engine.WorkspaceActions actions() {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public JsonNode doctor() {
+                throw new UnsupportedOperationException();
+            }
+        };
+        ApiServer server = ApiServer.builder(nothing, dev.kiln.core.serve.wire.ApiToken.generate()).prometheus(x -> x.close()).build();
+        java.util.Set<String> registered = new java.util.TreeSet<>();
+        server.paths().stream().filter(p -> !p.startsWith("/api/") || p.startsWith("/api/v1/")).forEach(registered::add);
+        java.util.Set<String> documented = new java.util.TreeSet<>();
+        OpenApi.load().doc.path("paths").fieldNames().forEachRemaining(documented::add);
+        assertThat(registered).as("the paths the routes register (the document: core/src/main/resources" + OpenApi.RESOURCE
+                + ")").isEqualTo(documented);
+        assertThat(registered).contains("/" + Wire.SEEDS, "/" + Wire.PROBE_RUN, "/" + Wire.PROMETHEUS);
+    }
+
     @Test
     void everyFrameType_hasAGoldenAndASchema() {
         OpenApi doc = OpenApi.load();

@@ -4,7 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kiln.core.projection.Projector;
 import dev.kiln.core.projection.WakeReason;
-import dev.kiln.core.serve.WorkspaceOwnership.Mode;
+import dev.kiln.core.engine.OwnershipChanged;
+import dev.kiln.core.engine.OwnershipChanged.Mode;
 import dev.kiln.core.serve.client.ServeLock;
 import dev.kiln.core.snapshot.TestTrees;
 import dev.kiln.core.telemetry.EventSink;
@@ -104,8 +105,8 @@ class WorkspaceOwnershipTest {
         assertThat(c.from()).isEqualTo(Mode.IDLE);
         assertThat(c.mode()).isEqualTo(Mode.OWN);
         assertThat(c.at()).as("the injected clock").isEqualTo(NOW);
-        assertThat(c.state().apiUrl()).startsWith("http://127.0.0.1:");
-        assertThat(c.state().text()).startsWith("live on");
+        assertThat(c.apiUrl()).startsWith("http://127.0.0.1:");
+        assertThat(c.text()).startsWith("live on");
         assertThat(ServeLock.holder(layout)).get().extracting(ServeLock.Holder::pid).isEqualTo(ProcessHandle.current().pid());
         assertThat(o.watchStatus()).get().extracting(w -> w.live()).isEqualTo(true);
         assertThat(o.start()).as("already owns it").isEmpty();
@@ -120,8 +121,8 @@ class WorkspaceOwnershipTest {
         assertThat(o.start()).get().asString().contains("owns this workspace").contains(d.url().toString());
         OwnershipChanged follow = next();
         assertThat(follow.mode()).isEqualTo(Mode.FOLLOW);
-        assertThat(follow.state().holder()).get().extracting(ServeLock.Holder::url).isEqualTo(d.url());
-        assertThat(follow.state().apiUrl()).isEqualTo(d.url().toString());
+        assertThat(o.state().holder()).as("the owner, as the machine holds it").get().extracting(ServeLock.Holder::url).isEqualTo(d.url());
+        assertThat(follow.apiUrl()).isEqualTo(d.url().toString());
         assertThat(o.projector().readOnly()).as("two writers would interleave two revision sequences").isTrue();
         assertThat(o.watchStatus()).isEmpty();
 
@@ -130,7 +131,7 @@ class WorkspaceOwnershipTest {
         OwnershipChanged vacant = next();
         assertThat(vacant.from()).isEqualTo(Mode.FOLLOW);
         assertThat(vacant.mode()).isEqualTo(Mode.VACANT);
-        assertThat(vacant.state().text()).contains("nobody owns");
+        assertThat(vacant.text()).contains("nobody owns");
         assertThat(o.projector().readOnly()).as("read-only until it holds the lock: a new daemon may take it first").isTrue();
 
         assertThat(o.start()).as("nobody owns it: take it over").isEmpty();
@@ -149,7 +150,7 @@ class WorkspaceOwnershipTest {
 
         OwnershipChanged c = next();
         assertThat(c.mode()).isEqualTo(Mode.UNWATCHED);
-        assertThat(c.state().text()).startsWith("not watching (").endsWith("ticks run when you ask");
+        assertThat(c.text()).startsWith("not watching (").endsWith("ticks run when you ask");
         assertThat(o.projector().readOnly()).isFalse();
     }
 
@@ -160,7 +161,8 @@ class WorkspaceOwnershipTest {
         WorkspaceOwnership o = machine(layout);
 
         assertThat(o.onDemand().mode()).isEqualTo(Mode.UNWATCHED);
-        assertThat(next().state().holder()).isPresent();
+        next();
+        assertThat(o.state().holder()).isPresent();
         assertThat(o.projector().readOnly()).isTrue();
         o.projectNow();
 

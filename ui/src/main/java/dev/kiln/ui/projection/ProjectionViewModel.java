@@ -5,7 +5,7 @@ import dev.kiln.core.projection.TickFinished;
 import dev.kiln.core.projection.TickResult;
 import dev.kiln.core.projection.WakeReason;
 import dev.kiln.core.serve.client.FollowChanged;
-import dev.kiln.core.serve.OwnershipChanged;
+import dev.kiln.core.engine.OwnershipChanged;
 import dev.kiln.core.telemetry.KilnEvent;
 import dev.kiln.core.watch.WatchChanged;
 import dev.kiln.ui.util.Background;
@@ -96,9 +96,9 @@ public final class ProjectionViewModel {
             if (e instanceof TickFinished t) {
                 record(t.result());
             } else if (e instanceof OwnershipChanged o) {
-                watch.set(o.state().text());
-                apiUrl.set(o.state().apiUrl());
-                if (o.mode().name().equals("VACANT") && live) {
+                watch.set(o.text());
+                apiUrl.set(o.apiUrl());
+                if (o.mode() == OwnershipChanged.Mode.VACANT && live) {
                     start(true); // the owner stopped: this console takes the workspace over
                 }
             } else if (e instanceof WatchChanged w) {

@@ -136,7 +136,8 @@ public final class StoreWire {
         }
     }
 
-    /** The store's codecs in {@link WireTypes}: its event (the status and transfers are read as themselves). */
+    /** The store's codecs in {@link WireTypes}: its event and its counters (the status and transfers are read as themselves). */
     static final List<WireTypes.Codec<?, ?>> CODECS = List.of(
-            WireTypes.Codec.of(StoreEvent.class, Event.class, Event::of, Event::toCore));
+            WireTypes.Codec.of(StoreEvent.class, Event.class, Event::of, Event::toCore),
+            WireTypes.Codec.of(StoreStats.class, Stats.class, Stats::of, Stats::toCore));
 }

@@ -131,6 +131,9 @@ public final class Wire {
     public static final String SERVER_SEEDS_WARM = V1 + "seeds/servers/warm";
     // Server seeds against the store (WireStoreServers): per seedable server, here / in the store / both / differing.
     public static final String STORE_SERVERS = V1 + "store/servers";
+
+    // The store client's counters alone (StoreWire.Stats), without asking the store anything: issue #26's worked example.
+    public static final String STORE_STATS = V1 + "store/stats";
     /** {@code POST /api/heal?dry_run=true} previews. */
 
     public static final String DRY_RUN = "dry_run";

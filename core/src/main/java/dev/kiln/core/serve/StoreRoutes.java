@@ -1,0 +1,45 @@
+package dev.kiln.core.serve;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.kiln.core.engine.Action;
+import dev.kiln.core.engine.WorkspaceActions;
+import dev.kiln.core.serve.wire.StoreWire;
+import dev.kiln.core.serve.wire.Wire;
+import dev.kiln.core.serve.wire.WireStoreServers;
+import dev.kiln.core.store.Transfer;
+
+/**
+ * The object store's routes: {@code GET store} (where each target's seed is: here, there, both), {@code POST
+ * store/push} and {@code store/pull} of {@code {"target": T}} (a target's seed) or {@code {"server": S}} (a server's
+ * runtime seed), 202 with {@code Idempotency-Key}, and {@code GET store/stats} (the client's counters alone: nothing is
+ * asked of the store, so a monitor may poll it), and {@code GET store/servers} (each seedable server's runtime seed: here,
+ * there, both, differing).
+ *
+ * <p>Concurrency: stateless; the engine's actions are safe for concurrent use.
+ */
+final class StoreRoutes implements Rules.Routes {
+    private final ApiServer.Backend backend;
+
+    StoreRoutes(ApiServer.Backend backend) {
+        this.backend = backend;
+    }
+
+    @Override
+    public void routing(Rules rules) {
+        rules.get(Wire.STORE_STATUS, x -> x.json(200, StoreWire.status(backend.actions().storeStatus())))
+                .post(Wire.STORE_PUSH, x -> x.json(202, Wire.started(move(x.body(), x.key(), true))))
+                .post(Wire.STORE_PULL, x -> x.json(202, Wire.started(move(x.body(), x.key(), false))))
+                .get(Wire.STORE_STATS, x -> x.json(200, Wire.value(backend.actions().storeStats())))
+                .get(Wire.STORE_SERVERS, x -> x.json(200, WireStoreServers.status(backend.actions().serverStoreStatus())));
+    }
+
+    private Action<Transfer> move(JsonNode body, String key, boolean push) throws Exchange.BadRequest {
+        WorkspaceActions a = backend.actions();
+        if (body.has("server")) {
+            String server = Exchange.field(body, "server");
+            return push ? a.pushServerSeed(server, key) : a.pullServerSeed(server, key);
+        }
+        String target = Exchange.field(body, "target");
+        return push ? a.pushSeed(target, key) : a.pullSeed(target, key);
+    }
+}
