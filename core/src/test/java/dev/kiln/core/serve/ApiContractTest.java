@@ -179,6 +179,9 @@ class ApiContractTest {
             });
             Map<String, JsonNode> seen = new LinkedHashMap<>();
             for (SseClient.Event f : frames) {
+                if (f.event().equals(Wire.ACTION_FINISHED) && !f.data().contains("\"" + warm + "\"")) {
+                    continue; // the golden is the cancelled warm's end: which of the three actions ends first races
+                }
                 seen.putIfAbsent(f.event(), Wire.JSON.readTree(f.data()));
             }
             seen.forEach((event, data) -> {
