@@ -84,7 +84,7 @@ class FleetRealPicturesTest {
                         Files.delete(f);
                     }
                 }
-                HealthPlaces.closedIndexTarget(ws);
+                dev.kiln.testkit.ClosedIndexTarget.write(ws);
                 HealthPlaces.timeout(ws, "demo-light", 5);
             }
             ProjectionDaemon d = ProjectionDaemon.builder(WorkspaceLayout.of(ws)).port(0).start();

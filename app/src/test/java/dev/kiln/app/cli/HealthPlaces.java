@@ -167,52 +167,6 @@ final class HealthPlaces {
         }
     }
 
-    /**
-     * Gives the workspace {@code ws} a target {@code app} whose lockfile points at a loopback port nothing listens on
-     * (its index and its one wheel): a real uv warm of it fails, and its seed is failed.
-     */
-    static void closedIndexTarget(Path ws) throws java.io.IOException {
-        int port;
-        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
-            port = s.getLocalPort();
-        }
-        String base = "http://127.0.0.1:" + port;
-        Path t = ws.resolve("targets/app");
-        java.nio.file.Files.createDirectories(t);
-        java.nio.file.Files.writeString(t.resolve("target.json"), "{\"source\": {\"dir\": \".\"}, \"extras\": \"all\"}\n");
-        java.nio.file.Files.writeString(t.resolve("pyproject.toml"), """
-                [project]
-                name = "kiln-health-app"
-                version = "0.1.0"
-                requires-python = ">=3.9"
-                dependencies = ["kiln-gone==1.0"]
-                """);
-        java.nio.file.Files.writeString(t.resolve("uv.lock"), """
-                version = 1
-                revision = 3
-                requires-python = ">=3.9"
-
-                [[package]]
-                name = "kiln-health-app"
-                version = "0.1.0"
-                source = { virtual = "." }
-                dependencies = [
-                    { name = "kiln-gone" },
-                ]
-
-                [package.metadata]
-                requires-dist = [{ name = "kiln-gone", specifier = "==1.0" }]
-
-                [[package]]
-                name = "kiln-gone"
-                version = "1.0"
-                source = { registry = "%1$s/simple" }
-                wheels = [
-                    { url = "%1$s/files/kiln_gone-1.0-py3-none-any.whl", hash = "sha256:%2$s", size = 100 },
-                ]
-                """.formatted(base, "0".repeat(64)));
-    }
-
     /** Holds the workspace's server {@code name} (one of the demo's real MCP servers) to a startup timeout of {@code ms}. */
     static void timeout(Path ws, String name, int ms) throws java.io.IOException {
         Path f = ws.resolve("servers.json");

@@ -265,34 +265,24 @@ public final class WorkspaceActions implements AutoCloseable {
 
     /** See {@link Engine#storeStatus}. */
     public Optional<dev.kiln.core.store.StoreStatus> storeStatus() {
-        Optional<dev.kiln.core.store.ObjectStore> s;
-        try {
-            s = store();
-        } catch (dev.kiln.core.store.StoreException | dev.kiln.core.workspace.WorkspaceException e) {
-            return Optional.of(new dev.kiln.core.store.StoreStatus("(not usable)", List.of(),
-                    dev.kiln.core.store.StoreStats.EMPTY, Optional.of(java.util.Objects.requireNonNullElse(e.getMessage(), e.toString()))));
-        }
-        if (s.isEmpty()) {
-            return Optional.empty();
-        }
-        List<dev.kiln.core.store.SeedPresence> rows = new java.util.ArrayList<>();
-        List<String> problems = new java.util.ArrayList<>();
-        for (String t : seeds.targets()) {
-            try {
-                rows.add(s.get().presence(seeds, t));
-                noteStore(null);
-            } catch (RuntimeException e) {
-                noteStore(e);
-                problems.add(t + ": " + e.getMessage());
-                if (e instanceof dev.kiln.core.store.StoreException && e.getMessage() != null
-                        && e.getMessage().contains("failed")) {
-                    break; // the store is down: one message, not one per target
+        return askStore(s -> {
+            List<dev.kiln.core.store.SeedPresence> rows = new java.util.ArrayList<>();
+            List<String> problems = new java.util.ArrayList<>();
+            for (String t : seeds.targets()) {
+                try {
+                    rows.add(s.presence(seeds, t));
+                    noteStore(null);
+                } catch (RuntimeException e) {
+                    noteStore(e);
+                    problems.add(t + ": " + e.getMessage());
+                    if (e instanceof dev.kiln.core.store.StoreException && e.getMessage() != null
+                            && e.getMessage().contains("failed")) {
+                        break; // the store is down: one message, not one per target
+                    }
                 }
             }
-        }
-        return Optional.of(new dev.kiln.core.store.StoreStatus(s.get().config().url()
-                + s.get().config().endpoint().map(e -> " at " + e).orElse(""), rows, s.get().stats(),
-                problems.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", problems))));
+            return new dev.kiln.core.store.StoreStatus(describe(s), rows, s.stats(), problem(problems));
+        });
     }
 
     /**
@@ -300,6 +290,34 @@ public final class WorkspaceActions implements AutoCloseable {
      * {@link #serverSeeds} does) against the store, one request per server; stale seeds no config uses are left out.
      */
     public Optional<dev.kiln.core.store.StoreStatus> serverStoreStatus() {
+        return askStore(s -> {
+            List<dev.kiln.core.store.ServerSeedPresence> rows = new java.util.ArrayList<>();
+            List<String> problems = new java.util.ArrayList<>();
+            for (dev.kiln.core.seed.ServerSeedInfo seed : serverSeeds()) {
+                if (seed.state() == dev.kiln.core.seed.ServerSeedInfo.State.STALE) {
+                    continue; // no server's config uses it: there is nothing to push or pull by that server's name
+                }
+                try {
+                    rows.add(s.serverPresence(seed));
+                    noteStore(null);
+                } catch (RuntimeException e) {
+                    noteStore(e);
+                    problems.add(seed.server() + ": " + e.getMessage());
+                    if (e instanceof dev.kiln.core.store.StoreException x && x.unreachable()) {
+                        break; // the store is down: one message, not one per server
+                    }
+                }
+            }
+            return new dev.kiln.core.store.StoreStatus(describe(s), List.of(), s.stats(), problem(problems), rows);
+        });
+    }
+
+    /**
+     * {@code ask} of the workspace's store: empty when kiln.json names none, a "(not usable)" status naming why when
+     * it names one that cannot be opened.
+     */
+    private Optional<dev.kiln.core.store.StoreStatus> askStore(
+            java.util.function.Function<dev.kiln.core.store.ObjectStore, dev.kiln.core.store.StoreStatus> ask) {
         Optional<dev.kiln.core.store.ObjectStore> s;
         try {
             s = store();
@@ -307,29 +325,16 @@ public final class WorkspaceActions implements AutoCloseable {
             return Optional.of(new dev.kiln.core.store.StoreStatus("(not usable)", List.of(),
                     dev.kiln.core.store.StoreStats.EMPTY, Optional.of(java.util.Objects.requireNonNullElse(e.getMessage(), e.toString()))));
         }
-        if (s.isEmpty()) {
-            return Optional.empty();
-        }
-        List<dev.kiln.core.store.ServerSeedPresence> rows = new java.util.ArrayList<>();
-        List<String> problems = new java.util.ArrayList<>();
-        for (dev.kiln.core.seed.ServerSeedInfo seed : serverSeeds()) {
-            if (seed.state() == dev.kiln.core.seed.ServerSeedInfo.State.STALE) {
-                continue; // no server's config uses it: there is nothing to push or pull by that server's name
-            }
-            try {
-                rows.add(s.get().serverPresence(seed));
-                noteStore(null);
-            } catch (RuntimeException e) {
-                noteStore(e);
-                problems.add(seed.server() + ": " + e.getMessage());
-                if (e instanceof dev.kiln.core.store.StoreException x && x.unreachable()) {
-                    break; // the store is down: one message, not one per server
-                }
-            }
-        }
-        return Optional.of(new dev.kiln.core.store.StoreStatus(s.get().config().url()
-                + s.get().config().endpoint().map(e -> " at " + e).orElse(""), List.of(), s.get().stats(),
-                problems.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", problems)), rows));
+        return s.map(ask);
+    }
+
+    /** The store as a status names it: its URL, and its endpoint when one is set. */
+    private static String describe(dev.kiln.core.store.ObjectStore s) {
+        return s.config().url() + s.config().endpoint().map(e -> " at " + e).orElse("");
+    }
+
+    private static Optional<String> problem(List<String> problems) {
+        return problems.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", problems));
     }
 
     /** The store client's counters, when one was opened (for /metrics). */

@@ -31,7 +31,6 @@ import dev.kiln.testkit.DaemonTest;
 import dev.kiln.testkit.ProcessTest;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -164,45 +163,7 @@ class HealthEverywhereTest {
 
     /** Target {@code app} whose lock points at a loopback port nothing listens on; a real uv warm of it fails. */
     private void warmAgainstAClosedIndex() throws IOException {
-        int port;
-        try (ServerSocket s = new ServerSocket(0)) {
-            port = s.getLocalPort();
-        }
-        String base = "http://127.0.0.1:" + port;
-        Path t = dir.resolve("targets/app");
-        Files.createDirectories(t);
-        Files.writeString(t.resolve("target.json"), "{\"source\": {\"dir\": \".\"}, \"extras\": \"all\"}\n");
-        Files.writeString(t.resolve("pyproject.toml"), """
-                [project]
-                name = "kiln-health-app"
-                version = "0.1.0"
-                requires-python = ">=3.9"
-                dependencies = ["kiln-gone==1.0"]
-                """);
-        Files.writeString(t.resolve("uv.lock"), """
-                version = 1
-                revision = 3
-                requires-python = ">=3.9"
-
-                [[package]]
-                name = "kiln-health-app"
-                version = "0.1.0"
-                source = { virtual = "." }
-                dependencies = [
-                    { name = "kiln-gone" },
-                ]
-
-                [package.metadata]
-                requires-dist = [{ name = "kiln-gone", specifier = "==1.0" }]
-
-                [[package]]
-                name = "kiln-gone"
-                version = "1.0"
-                source = { registry = "%1$s/simple" }
-                wheels = [
-                    { url = "%1$s/files/kiln_gone-1.0-py3-none-any.whl", hash = "sha256:%2$s", size = 100 },
-                ]
-                """.formatted(base, "0".repeat(64)));
+        String base = dev.kiln.testkit.ClosedIndexTarget.write(dir);
         Map<String, String> env = new HashMap<>(System.getenv());
         env.put("UV_INDEX_URL", base + "/simple");
         env.put("UV_HTTP_RETRIES", "0");

@@ -81,7 +81,7 @@ public final class SeedsView extends VBox {
         store.setPrefWidth(135);
         store.setMinWidth(132); // "▲ store unreachable" reads whole
         store.setCellValueFactory(f -> new javafx.beans.property.ReadOnlyObjectWrapper<>(f.getValue()));
-        store.setCellFactory(c -> new StoreCell());
+        store.setCellFactory(c -> new StoreCell<>(TargetRow::store, r -> r.store().label(), TargetRow::storeReason));
         seeds.getColumns().add(store);
         seeds.getColumns().add(column("Last warm", 190, TargetRow::lastWarm));
         seeds.getColumns().get(seeds.getColumns().size() - 1).setMinWidth(100);
@@ -374,22 +374,4 @@ public final class SeedsView extends VBox {
         }
     }
 
-    /** A target's store state: glyph and word, coloured by the theme's variables; the store's object or the reason as tooltip. */
-    private static final class StoreCell extends TableCell<TargetRow, TargetRow> {
-        @Override
-        protected void updateItem(TargetRow item, boolean empty) {
-            super.updateItem(item, empty);
-            for (StoreState s : StoreState.values()) {
-                getStyleClass().remove(s.styleClass());
-            }
-            if (empty || item == null) {
-                setText(null);
-                setTooltip(null);
-                return;
-            }
-            setText(item.store().label());
-            getStyleClass().add(item.store().styleClass());
-            setTooltip(item.storeReason().isEmpty() ? null : new Tooltip(item.store().word() + ": " + item.storeReason()));
-        }
-    }
 }

@@ -76,7 +76,7 @@ public final class ServerSeedsPane extends VBox {
         store.setPrefWidth(135); // "✕ store unreachable" reads whole; narrower, the tooltip holds the whole text
         store.setMinWidth(128); // "≠ differing", "▼ in the store", "? not compared" read whole
         store.setCellValueFactory(f -> new javafx.beans.property.ReadOnlyObjectWrapper<>(f.getValue()));
-        store.setCellFactory(c -> new StoreCell());
+        store.setCellFactory(c -> new StoreCell<>(ServerSeedsViewModel.Row::store, ServerSeedsViewModel.Row::storeText, ServerSeedsViewModel.Row::storeReason));
         table.getColumns().add(store);
         table.getColumns().add(column("Package", 190, r -> r.spec() + (r.runtime().equals("-") ? "" : " · " + r.runtime())));
         table.getColumns().add(column("Forms", 118, ServerSeedsViewModel.Row::forms));
@@ -227,38 +227,6 @@ public final class ServerSeedsPane extends VBox {
         VBox.setVgrow(body, Priority.ALWAYS);
         getChildren().addAll(new VBox(1, title, sub), body);
         vm.refresh();
-    }
-
-    /** A seed's store state: glyph and word (and a transfer's progress), coloured by theme variables; the reason as tooltip. */
-    private static final class StoreCell extends TableCell<ServerSeedsViewModel.Row, ServerSeedsViewModel.Row> {
-        @Override
-        protected void updateItem(ServerSeedsViewModel.Row item, boolean empty) {
-            super.updateItem(item, empty);
-            for (StoreState s : StoreState.values()) {
-                getStyleClass().remove(s.styleClass());
-            }
-            if (empty || item == null) {
-                setText(null);
-                setTooltip(null);
-                return;
-            }
-            setText(item.storeText());
-            getStyleClass().add(item.store().styleClass());
-            // The tooltip holds the cell's whole text and the reason, so a narrow column cuts nothing for good.
-            setTooltip(item.storeReason().isEmpty() ? null : new Tooltip(item.storeText() + "\n" + item.storeReason()));
-            if (getTooltip() != null) {
-                getTooltip().setWrapText(true);
-                getTooltip().setMaxWidth(520);
-            }
-        }
-
-        @Override
-        protected void layoutChildren() {
-            super.layoutChildren();
-            if (getTooltip() == null) {
-                dev.kiln.ui.util.FullTextCell.tooltipWhenCut(this); // "▼ in the store · pulled · 1.2 MiB" reads whole
-            }
-        }
     }
 
     private static TableColumn<ServerSeedsViewModel.Row, String> column(String name, double width,
