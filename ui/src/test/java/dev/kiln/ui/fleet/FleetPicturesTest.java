@@ -162,9 +162,13 @@ class FleetPicturesTest {
                     stage.getScene().getRoot().layout();
                     String at = " at " + (int) size[0] + "x" + (int) size[1] + " " + t.key();
                     for (String id : List.of("#fleet-probe", "#fleet-warm", "#fleet-doctor", "#fleet-cancel", "#fleet-choose-shown",
-                            "#fleet-choose-none", "#fleet-heat-eval-1-demo-import-graph", "#fleet-filter", "#fleet-progress")) {
+                            "#fleet-choose-none", "#fleet-heat-scroll", "#fleet-filter", "#fleet-progress")) {
                         assertWithinWindow(robot.lookup(id).query(), id + at);
                     }
+                    // the map scrolls inside its frame (5 daemons at 1180x740 show about 2.5 rows): a cell may be below
+                    // the frame's viewport, but never cut short in width
+                    Label cell = robot.lookup("#fleet-heat-eval-1-demo-import-graph").queryAs(Label.class);
+                    assertThat(cell.getWidth()).as("heat cell shows its whole text" + at).isGreaterThanOrEqualTo(cell.prefWidth(-1) - 0.5);
                     assertFitsTheWindow(table, at);
                     assertColumnsWithinTheTable(table, at);
                     assertRowsAligned(table, at);
