@@ -261,6 +261,9 @@ class FleetRealPicturesTest {
         for (int[] size : new int[][] {{1180, 740}, {1600, 1000}}) {
             for (Theme t : Theme.values()) {
                 onFx(() -> {
+                    // at the screen's corner: a 1600x1000 window placed lower overflowed Monocle's 1600x1000 framebuffer
+                    stage.setX(0);
+                    stage.setY(0);
                     model[0] = KilnConsole.show(ConsoleSession.of(stage, BACKGROUND, null, listFile), local, false, t, size[0], size[1]);
                     model[0].navigate(Page.FLEET);
                     return null;
