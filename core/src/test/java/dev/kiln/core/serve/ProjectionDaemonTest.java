@@ -272,6 +272,8 @@ class ProjectionDaemonTest {
         await("state.json follows behind the tick", () -> {
             try {
                 return M.readTree(layout.stateFile().toFile()).path("revision").asLong() >= servedRev;
+            } catch (java.io.FileNotFoundException e) {
+                return false; // the first document of a large workspace is written behind: not there yet
             } catch (java.io.IOException e) {
                 throw new java.io.UncheckedIOException(e);
             }
