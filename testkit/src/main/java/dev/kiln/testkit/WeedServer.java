@@ -22,6 +22,7 @@ import java.util.concurrent.TimeUnit;
 public final class WeedServer implements AutoCloseable {
     private static final Duration BUILD_BOUND = Duration.ofMinutes(20);
     private static final Duration START_BOUND = Duration.ofSeconds(90);
+    private static final int PORT_ATTEMPTS = 3;
 
     /** Whether the store serves yet: throws while it does not (the last failure is reported if it never does). */
     @FunctionalInterface
@@ -80,23 +81,41 @@ public final class WeedServer implements AutoCloseable {
         Files.writeString(config, "{\"identities\": [{\"name\": \"kiln\", \"credentials\": [{\"accessKey\": \""
                 + accessKey + "\", \"secretKey\": \"" + secretKey + "\"}], \"actions\": [\"Admin\", \"Read\","
                 + " \"Write\", \"List\", \"Tagging\"]}]}\n");
-        int[] ports = freePorts(8);
-        Path log = dir.resolve("weed.log");
-        Process p = new ProcessBuilder(weed.toString(), "server", "-dir=" + data, "-ip=127.0.0.1", "-ip.bind=127.0.0.1",
-                "-master.port=" + ports[0], "-master.port.grpc=" + ports[1], "-volume.port=" + ports[2],
-                "-volume.port.grpc=" + ports[3], "-filer", "-filer.port=" + ports[4], "-filer.port.grpc=" + ports[5],
-                "-s3", "-s3.port=" + ports[6], "-s3.port.grpc=" + ports[7], "-s3.port.iceberg=0", "-s3.port.lance=0",
-                "-s3.config=" + config, "-master.telemetry=false", "-master.telemetry.url=http://127.0.0.1:1/",
-                "-master.volumeSizeLimitMB=" + volumeSizeLimitMb, "-volume.max=0")
-                .directory(dir.toFile()).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        WeedServer s = new WeedServer(p, data, ports[6], log);
-        try {
-            s.await(ready);
-        } catch (Exception | Error e) {
-            s.close();
-            throw e;
+        // The ports are free when chosen but released before weed binds them, so another process on this machine
+        // (a parallel test fork) can take one in between: weed then exits on "address already in use", and the store
+        // is started again on fresh ports, in a fresh data directory, a bounded number of times.
+        for (int attempt = 1; ; attempt++) {
+            int[] ports = freePorts(8);
+            Path log = dir.resolve("weed.log");
+            Process p = new ProcessBuilder(weed.toString(), "server", "-dir=" + data, "-ip=127.0.0.1",
+                    "-ip.bind=127.0.0.1", "-master.port=" + ports[0], "-master.port.grpc=" + ports[1],
+                    "-volume.port=" + ports[2], "-volume.port.grpc=" + ports[3], "-filer", "-filer.port=" + ports[4],
+                    "-filer.port.grpc=" + ports[5], "-s3", "-s3.port=" + ports[6], "-s3.port.grpc=" + ports[7],
+                    "-s3.port.iceberg=0", "-s3.port.lance=0", "-s3.config=" + config, "-master.telemetry=false",
+                    "-master.telemetry.url=http://127.0.0.1:1/", "-master.volumeSizeLimitMB=" + volumeSizeLimitMb,
+                    "-volume.max=0")
+                    .directory(dir.toFile()).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            WeedServer s = new WeedServer(p, data, ports[6], log);
+            try {
+                s.await(ready);
+                return s;
+            } catch (Exception | Error e) {
+                s.close();
+                if (attempt >= PORT_ATTEMPTS || !s.tail().contains("address already in use")) {
+                    throw e;
+                }
+                deleteTree(data);
+                Files.createDirectories(data);
+            }
         }
-        return s;
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        try (var walk = Files.walk(root)) {
+            for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
     }
 
     private void await(ReadyCheck ready) throws Exception {

@@ -345,6 +345,8 @@ class ChartQuestionsTest {
         for (int[] size : new int[][] {{1180, 740}, {1600, 1000}}) {
             for (Theme t : Theme.values()) {
                 robot.interact(() -> {
+                    stage.setX(0); // at the screen's corner: placed lower, 1600x1000 overflows Monocle's framebuffer
+                    stage.setY(0);
                     stage.setWidth(size[0]);
                     stage.setHeight(size[1]);
                     model.setTheme(t);
@@ -360,6 +362,8 @@ class ChartQuestionsTest {
             }
         }
         robot.interact(() -> {
+            stage.setX(0); // at the screen's corner: placed lower, 1600x1000 overflows Monocle's framebuffer
+            stage.setY(0);
             stage.setWidth(1600);
             stage.setHeight(1000);
             model.setTheme(was);

@@ -151,6 +151,8 @@ class FleetPicturesTest {
         Path shots = Files.createDirectories(Path.of(System.getProperty("kiln.shots", "target/shots")));
         for (double[] size : new double[][] {{1180, 740}, {1600, 1000}}) {
             robot.interact(() -> {
+                stage.setX(0); // at the screen's corner: placed lower, 1600x1000 overflows Monocle's framebuffer
+                stage.setY(0);
                 stage.setWidth(size[0]);
                 stage.setHeight(size[1]);
             });
