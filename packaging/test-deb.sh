@@ -140,6 +140,7 @@ check "postinst reused the existing kiln account (uid $kiln_uid)" test "$(id -u 
 nojdk sh -c 'command -v java >/dev/null || [ -n "$(ls /usr/lib/jvm)" ]' && fail "a java is still visible in the no-JDK namespace" || ok "the no-JDK namespace hides every java"
 version="$(nojdk kiln --version 2>&1)"
 check "kiln --version with no JDK: '$version'" grep -q "^kiln " <<<"$version"
+check "kiln --version names the installed package's version" grep -qF "package $(dpkg-query -W -f='${Version}' kiln | sed 's/-[^-]*$//')," <<<"$version"
 nojdk kiln demo "$work/ws" >"$work/demo.log" 2>&1; check "kiln demo $work/ws" test -f "$work/ws/kiln.json" -o -d "$work/ws/contracts"
 nojdk kiln project "$work/ws" --json >"$work/project.json" 2>&1; check "kiln project --json writes observer/state.json" test -s "$work/ws/observer/state.json"
 check "kiln --help lists the headless commands" sh -c "$(printf '%q ' "${user_env[@]}") kiln --help | grep -q serve"
@@ -311,7 +312,7 @@ rm -f /etc/kiln/serve.d/citest.conf
 say "upgrade: dpkg -i $(basename "$deb2")"
 dpkg -i "$deb2" >"$work/install2.log" 2>&1 || { cat "$work/install2.log"; die "dpkg -i (upgrade) failed"; }
 check "upgraded to $(dpkg-query -W -f='${Version}' kiln)" test "$(dpkg-query -W -f='${Version}' kiln)" = "$(dpkg-deb -f "$deb2" Version)"
-check "kiln runs after the upgrade" sh -c "$(printf '%q ' "${user_env[@]}") kiln --version | grep -q '^kiln '"
+check "kiln runs after the upgrade, and says it is $v2_app" sh -c "$(printf '%q ' "${user_env[@]}") kiln --version | grep -qF 'package $v2_app,'"
 check "the launcher carries the new version" grep -q "jpackage.app-version=$v2_app" /opt/kiln/lib/app/kiln.cfg
 check "/usr/bin/kiln and the unit survive the upgrade" test -L /usr/bin/kiln -a -f /lib/systemd/system/kiln-serve@.service
 check "user data untouched by the upgrade" test -s "$work/ws/observer/state.json"

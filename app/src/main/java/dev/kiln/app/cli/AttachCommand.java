@@ -21,7 +21,8 @@ import picocli.CommandLine.Parameters;
             "on it."})
 final class AttachCommand implements Callable<Integer> {
 
-    @Parameters(index = "0", paramLabel = "URL|NAME", description = "The daemon's URL (e.g. https://eval-3:7117/) or its name in the daemon list.")
+    @Parameters(index = "0", paramLabel = "URL|NAME|DIR", description = "The daemon's URL (e.g. https://eval-3:7117/), its name in the daemon"
+            + " list, or the directory of the workspace it serves on this host.")
     String daemon;
 
     @picocli.CommandLine.Mixin

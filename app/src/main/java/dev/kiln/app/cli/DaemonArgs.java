@@ -4,11 +4,17 @@ import dev.kiln.app.UserDirs;
 import dev.kiln.app.common.CliException;
 import dev.kiln.core.fleet.DaemonEntry;
 import dev.kiln.core.fleet.DaemonList;
+import dev.kiln.core.serve.client.ServeLock;
+import dev.kiln.core.workspace.WorkspaceLayout;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
 
-/** A daemon named on the command line: a URL, or a NAME from the operator's daemon list ({@code daemons.json}). */
+/**
+ * A daemon named on the command line: a URL, a NAME from the operator's daemon list ({@code daemons.json}), or the
+ * directory of a workspace a daemon on this host holds.
+ */
 final class DaemonArgs {
     private DaemonArgs() {
     }
@@ -47,7 +53,11 @@ final class DaemonArgs {
                         pin == null ? "" : pin);
             }
             DaemonList l = list();
-            DaemonEntry d = l.find(arg).orElseThrow(() -> new CliException("no daemon called " + arg + " in " + listFile()
+            Optional<DaemonEntry> listed = l.find(arg);
+            if (listed.isEmpty() && Files.isDirectory(Path.of(arg))) {
+                return override(ofWorkspace(Path.of(arg)), tokenFile, pin);
+            }
+            DaemonEntry d = listed.orElseThrow(() -> new CliException("no daemon called " + arg + " in " + listFile()
                     + (l.daemons().isEmpty() ? " (it lists none)" : " (it lists " + String.join(", ",
                             l.daemons().stream().map(DaemonEntry::name).toList()) + ")")
                     + "; give its URL (http://HOST:PORT/, as kiln serve prints it), or add it on the console's Fleet page"));
@@ -55,6 +65,26 @@ final class DaemonArgs {
         } catch (IllegalArgumentException e) {
             throw new CliException(e.getMessage(), e);
         }
+    }
+
+    /**
+     * The daemon that holds {@code dir}'s workspace on this host, found by its lock (the URL it announced, the
+     * certificate pin, the workspace's token file), so an operator can name the workspace they started it on.
+     */
+    private static DaemonEntry ofWorkspace(Path dir) {
+        WorkspaceLayout layout = WorkspaceLayout.of(dir.toAbsolutePath().normalize());
+        ServeLock.Holder h = ServeLock.holder(layout).orElseThrow(() -> new CliException("no kiln serve holds "
+                + layout.root() + " (nothing has its lock " + layout.observerDir().resolve("serve.lock")
+                + "); start one: kiln serve " + layout.root() + ", or read the workspace without one: kiln project "
+                + layout.root()));
+        if (h.url() == null) {
+            throw new CliException(layout.root() + " is held by " + h.name() + ", which has not announced an API URL"
+                    + " yet; try again in a moment, or give the URL it printed");
+        }
+        Path token = layout.apiTokenFile();
+        return DaemonEntry.of(layout.root().getFileName() == null ? "daemon" : layout.root().getFileName().toString(),
+                h.url().toString(), Files.isRegularFile(token) ? token.toString() : "",
+                h.tlsSha256() == null ? "" : h.tlsSha256());
     }
 
     /** For a URL the list only adds its token file and pin: a list that does not read is no reason to fail. */

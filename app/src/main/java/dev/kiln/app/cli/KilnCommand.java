@@ -72,8 +72,36 @@ public final class KilnCommand implements Callable<Integer> {
     /** What {@code kiln --version} prints, one element a line (Main answers it without picocli). */
     public static String[] versionLines() {
         String v = KilnCommand.class.getPackage().getImplementationVersion();
-        return new String[] {"kiln " + (v == null ? "0.1.0" : v) + " (Java " + Runtime.version() + ")"};
+        String pkg = packageVersion();
+        return new String[] {"kiln " + (v == null ? "0.1.0" : v) + " (" + (pkg == null ? "" : "package " + pkg + ", ")
+                + "Java " + Runtime.version() + ")"};
     }
+
+    /**
+     * The installed package's version (the installers number 0.x releases from 1, so it differs from the jar's), or
+     * null when this is not an installed image. The console's launcher passes it as a property; the command-line
+     * launcher runs java directly, so it is read from the image's own launcher config, which upgrades rewrite.
+     */
+    static String packageVersion() {
+        String v = System.getProperty("jpackage.app-version");
+        if (v != null) {
+            return v;
+        }
+        Path cfg = Path.of(System.getProperty("java.home")).resolveSibling("app")
+                .resolve("kiln.cfg");
+        try {
+            for (String line : java.nio.file.Files.readAllLines(cfg)) {
+                if (line.startsWith(PACKAGE_VERSION_OPTION)) {
+                    return line.substring(PACKAGE_VERSION_OPTION.length()).strip();
+                }
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            return null; // not an installed image (a JDK's java.home has no app/kiln.cfg)
+        }
+        return null;
+    }
+
+    private static final String PACKAGE_VERSION_OPTION = "java-options=-Djpackage.app-version=";
 
     /** The top of a lean command line: only its name shows (in the sub-command's usage and errors). */
     @Command(name = "kiln", mixinStandardHelpOptions = true, versionProvider = KilnCommand.Version.class)

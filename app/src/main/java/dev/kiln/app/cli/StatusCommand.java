@@ -30,11 +30,13 @@ import picocli.CommandLine.Parameters;
             "not projected yet); 2 when failing (contract failures, a failed warm, a server over its timeout, a",
             "stuck projection) or when it cannot be asked within --timeout (down, stopped, not a kiln serve, another",
             "API version, token refused, certificate not the pinned one): a daemon that cannot be asked is failing.",
-            "NAME is a daemon of your daemon list (daemons.json in the config directory); --all asks every one of them."})
+            "NAME is a daemon of your daemon list (daemons.json in the config directory); --all asks every one of them.",
+            "DIR is a workspace a daemon on this host holds: its lock gives the URL, the pin and the token file."})
 final class StatusCommand implements Callable<Integer> {
 
-    @Parameters(index = "0", arity = "0..1", paramLabel = "URL|NAME",
-            description = "The daemon's URL, e.g. https://eval-3:7117/, or its name in the daemon list (daemons.json).")
+    @Parameters(index = "0", arity = "0..1", paramLabel = "URL|NAME|DIR",
+            description = "The daemon's URL, e.g. https://eval-3:7117/, its name in the daemon list (daemons.json), or"
+                    + " the directory of the workspace it serves on this host.")
     String url;
 
     @Option(names = "--all", description = "Every daemon of the daemon list, as a table (or a JSON array): exit 0 when"

@@ -93,6 +93,11 @@ class StatusCommandTest {
             assertThat(human.exit()).isZero();
             assertThat(human.out()).contains("healthy").contains("contracts:  " + j.path("contracts").asLong()).contains("watch:      live");
 
+            // the workspace's directory names its daemon: the lock gives the URL and the pin, no flag needed
+            CliRun byDir = CliRun.kiln("status", ws.toString(), "--json");
+            assertThat(byDir.exit()).as(byDir.err()).isZero();
+            assertThat(M.readTree(byDir.out()).path("tls_sha256").asText()).isEqualTo(pin);
+
             CliRun wrongPin = CliRun.kiln("status", url, "--pin", otherPin);
             assertThat(wrongPin.exit()).isEqualTo(2);
             assertThat(wrongPin.err()).contains("certificate fingerprint mismatch").contains(pin).contains(otherPin);
@@ -114,6 +119,10 @@ class StatusCommandTest {
             CliRun gone = CliRun.kiln("status", url, "--pin", pin);
             assertThat(gone.exit()).isEqualTo(2);
             assertThat(gone.err()).contains("nothing listens");
+            CliRun goneByDir = CliRun.kiln("status", ws.toString());
+            assertThat(goneByDir.exit()).isEqualTo(2);
+            assertThat(goneByDir.err()).contains("no kiln serve holds " + ws.toAbsolutePath().normalize())
+                    .contains("kiln serve " + ws.toAbsolutePath().normalize());
         } finally {
             p.destroyForcibly();
         }

@@ -20,4 +20,15 @@ class VersionLineTest {
         assertThat(longForm.out()).isEqualTo(fast).startsWith("kiln ");
         assertThat(shortForm.out()).isEqualTo(fast);
     }
+
+    @Test
+    void anInstalledImage_namesItsPackageVersion() {
+        assertThat(KilnCommand.versionLines()[0]).doesNotContain("package"); // a JDK's java.home has no app/kiln.cfg
+        System.setProperty("jpackage.app-version", "1.4.2");
+        try {
+            assertThat(KilnCommand.versionLines()[0]).startsWith("kiln ").contains("(package 1.4.2, Java ");
+        } finally {
+            System.clearProperty("jpackage.app-version");
+        }
+    }
 }
