@@ -32,11 +32,14 @@ import java.util.concurrent.TimeUnit;
  * loopback. {@code cold_warm_ms} is the warm itself (uv with an empty cache against the index); {@code push_ms} packs
  * and uploads it; {@code pull_ms} is a second host's pull (download, SHA-256 check, unpack, checks, swap) into a fresh
  * workspace; {@code local_copy_ms} is {@code kiln seed copy} of the same seed on one host. Pulls and copies alternate,
- * medians of the rounds. Targets: pull ≤ 0.2 × cold warm, pull ≤ 2 × local copy.
+ * medians of the rounds; beside the shipped pull (16 writer threads), the one-thread pull and the CPUs' writers (the
+ * default before) in the same rounds. Targets: pull ≤ 0.2 × cold warm, pull ≤ 2 × local copy.
  */
 final class StoreBenchmark {
     static final double TARGET_OVER_COLD_WARM = 0.2;
     static final double TARGET_OVER_LOCAL_COPY = 2.0;
+    /** The unpack writers the store's default was before it was a fixed 16: the CPUs, at most 4. */
+    private static final int CPU_WRITERS = Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()));
 
     private final int rounds;
     private final Path weed;
@@ -61,17 +64,21 @@ final class StoreBenchmark {
                 throw new CliException("cannot bench: the warm of 'bench' " + warm.outcome().label() + ": " + warm.message());
             }
             try (ObjectStore store = ObjectStore.builder(config).environment(fs.env()).build();
-                 ObjectStore serial = ObjectStore.builder(config).environment(fs.env()).unpackWriters(0).build()) {
+                 ObjectStore serial = ObjectStore.builder(config).environment(fs.env()).unpackWriters(0).build();
+                 ObjectStore cpuWriters = ObjectStore.builder(config).environment(fs.env())
+                         .unpackWriters(CPU_WRITERS).build()) {
                 store.ensureBucket();
                 Transfer push = store.pushSeed(a, "bench");
                 long[] pull = new long[rounds];
                 long[] pullSerial = new long[rounds];
+                long[] pullCpu = new long[rounds];
                 long[] copy = new long[rounds];
                 CopyReport lastCopy = null;
                 String breakdown = "";
                 // one untimed pull of each kind and a copy first (JIT, page cache)
                 pullInto(store, scratch.resolve("host-warmup"));
                 pullInto(serial, scratch.resolve("host-warmup-serial"));
+                pullInto(cpuWriters, scratch.resolve("host-warmup-cpu"));
                 SeedCaches.copyInto(a.seedDir("bench"), scratch.resolve("copy-warmup"), Clock.systemUTC());
                 for (int i = 0; i < rounds; i++) {
                     boolean copyFirst = i % 2 == 1;
@@ -82,13 +89,16 @@ final class StoreBenchmark {
                     }
                     // the pull as shipped (files made by writer threads while the object arrives) beside the one-thread
                     // pull it replaced, in the same round: the before/after under the same load
+                    // and the writers the CPUs gave before (at most 4: 2 here), the before of the 16 writers
                     if (copyFirst) {
                         pullSerial[i] = pullInto(serial, scratch.resolve("host-s" + i));
+                        pullCpu[i] = pullInto(cpuWriters, scratch.resolve("host-c" + i));
                         pull[i] = pullInto(store, scratch.resolve("host-b" + i));
                         breakdown = lastPull;
                     } else {
                         pull[i] = pullInto(store, scratch.resolve("host-b" + i));
                         breakdown = lastPull;
+                        pullCpu[i] = pullInto(cpuWriters, scratch.resolve("host-c" + i));
                         pullSerial[i] = pullInto(serial, scratch.resolve("host-s" + i));
                     }
                     if (!copyFirst) {
@@ -118,6 +128,10 @@ final class StoreBenchmark {
                 o.put("pull_over_local_copy", Figures.round(pullMs / copyMs, 3));
                 o.put("pull_one_thread_ms", pullSerialMs);
                 o.put("pull_one_thread_over_local_copy", Figures.round(pullSerialMs / copyMs, 3));
+                double pullCpuMs = Figures.round(Figures.medianMillis(pullCpu), 1);
+                o.put("pull_cpu_writers", CPU_WRITERS);
+                o.put("pull_cpu_writers_ms", pullCpuMs);
+                o.put("pull_over_pull_cpu_writers", Figures.round(pullMs / pullCpuMs, 3));
                 o.put("pull_breakdown", breakdown);
                 o.put("load_average", loadAverage());
                 o.put("within_target", pullMs / coldMs <= TARGET_OVER_COLD_WARM && pullMs / copyMs <= TARGET_OVER_LOCAL_COPY);

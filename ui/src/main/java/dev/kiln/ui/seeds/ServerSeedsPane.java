@@ -51,7 +51,9 @@ public final class ServerSeedsPane extends VBox {
         TableView<ServerSeedsViewModel.Row> table = new TableView<>(vm.rows());
         table.setId("server-seeds-table");
         table.getStyleClass().addAll("dense", "striped");
-        table.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_FLEX_LAST_COLUMN);
+        // Columns keep their widths and the table scrolls sideways: squeezed into the narrow default window, the
+        // constrained policy cut the package (the column a person reads) to "@modelc…"
+        table.setColumnResizePolicy(TableView.UNCONSTRAINED_RESIZE_POLICY);
         table.getColumns().add(column("Server", 80, ServerSeedsViewModel.Row::server));
         TableColumn<ServerSeedsViewModel.Row, String> state = column("State", 84, ServerSeedsViewModel.Row::stateText);
         state.setMinWidth(84); // "missing", "corrupt" in bold read whole
@@ -78,7 +80,11 @@ public final class ServerSeedsPane extends VBox {
         store.setCellValueFactory(f -> new javafx.beans.property.ReadOnlyObjectWrapper<>(f.getValue()));
         store.setCellFactory(c -> new StoreCell<>(ServerSeedsViewModel.Row::store, ServerSeedsViewModel.Row::storeText, ServerSeedsViewModel.Row::storeReason));
         table.getColumns().add(store);
-        table.getColumns().add(column("Package", 190, r -> r.spec() + (r.runtime().equals("-") ? "" : " · " + r.runtime())));
+        // "@modelcontextprotocol/server-filesystem@2026.8.31 · node v20.20.2" whole; a longer spec reads in its tooltip
+        TableColumn<ServerSeedsViewModel.Row, String> pkg = column("Package", 340,
+                r -> r.spec() + (r.runtime().equals("-") ? "" : " · " + r.runtime()));
+        dev.kiln.ui.util.FullTextCell.install(pkg);
+        table.getColumns().add(pkg);
         table.getColumns().add(column("Forms", 118, ServerSeedsViewModel.Row::forms));
         table.getColumns().add(column("Size", 70, ServerSeedsViewModel.Row::size));
         table.getColumns().add(column("Warmed", 110, ServerSeedsViewModel.Row::warmed));
@@ -99,8 +105,8 @@ public final class ServerSeedsPane extends VBox {
         empty.setPadding(new javafx.geometry.Insets(0, 12, 0, 12));
         table.setPlaceholder(empty);
         table.setFixedCellSize(26);
-        table.setMinHeight(26 * 3 + 30);
-        table.setPrefHeight(26 * 4 + 30);
+        table.setMinHeight(26 * 3 + 30 + 14); // header, rows and the sideways scroll bar
+        table.setPrefHeight(26 * 4 + 30 + 14);
         table.getSelectionModel().selectedItemProperty().addListener((o, a, b) -> {
             if (b != null) {
                 vm.selectedProperty().set(b);
@@ -226,6 +232,9 @@ public final class ServerSeedsPane extends VBox {
         HBox.setHgrow(left, Priority.ALWAYS);
         VBox.setVgrow(body, Priority.ALWAYS);
         getChildren().addAll(new VBox(1, title, sub), body);
+        // Never shorter than its content: the Seeds page's split pane gave it less in the default window, and the
+        // transfer message under the buttons sat half under the divider; the page scrolls instead
+        setMinHeight(Region.USE_PREF_SIZE);
         vm.refresh();
     }
 
