@@ -11,6 +11,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /** The published leaves and failures against a fresh projection's, field by field; no causes yet. */
 final class Comparison {
@@ -26,8 +27,11 @@ final class Comparison {
      *
      * @param key leaf id, or failure path
      * @param file contract file under tasks/
+     * @param then the published leaf or failure; null for an added one
+     * @param now the fresh one; null for a removed one
      */
-    record Raw(String key, String file, Difference.Kind kind, List<Difference.FieldChange> fields, JsonNode then, JsonNode now) {
+    record Raw(String key, String file, Difference.Kind kind, List<Difference.FieldChange> fields, @Nullable JsonNode then,
+            @Nullable JsonNode now) {
     }
 
     private Comparison() {

@@ -15,6 +15,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What can be learnt about the workspace's daemon without asking it to do anything: its lock file (pid and URL, read
@@ -40,7 +41,7 @@ final class DaemonEvidence {
     State state = State.NEVER;
     /** The pid and URL the lock file names (-1 / null when it does not, or it was not read). */
     long filePid = -1;
-    URI fileUrl;
+    @Nullable URI fileUrl;
     /** What the lock file says holds it: "kiln serve" or "a Kiln console" (its {@code kind} line). */
     String fileKind = "kiln serve";
     /** The pid holding the lock, -1 if nobody; whether that is known (from /proc/locks). */
@@ -50,21 +51,22 @@ final class DaemonEvidence {
     boolean holdsAnotherFile;
     boolean pidAlive;
     String command = "";
-    /** The daemon's pacing, and where it came from. */
-    Duration heartbeat;
-    Duration interval;
+    /** The daemon's pacing, and where it came from (the defaults until {@link #gather} reads them). */
+    Duration heartbeat = WorkspaceSettings.defaults().heartbeat();
+    Duration interval = WorkspaceSettings.defaults().interval();
     String pacingSource = "";
     /** The daemon's watched directory inodes, or null when unknown. */
-    Set<Long> watchedInodes;
-    URI url;
-    JsonNode metrics;
+    @Nullable Set<Long> watchedInodes;
+    /** The API that answered, and its {@code /api/metrics} (null unless {@link State#RUNNING}). */
+    @Nullable URI url;
+    @Nullable JsonNode metrics;
     String problem = "";
 
     /**
      * Gathers what the lock, the process table and {@code /api/metrics} say; {@code hint} is an API URL to try first.
      * The daemon's answer spends {@code patience}.
      */
-    static DaemonEvidence gather(WorkspaceLayout layout, URI hint, Patience patience, DaemonAccess access) {
+    static DaemonEvidence gather(WorkspaceLayout layout, @Nullable URI hint, Patience patience, DaemonAccess access) {
         DaemonEvidence d = new DaemonEvidence();
         Path lock = layout.observerDir().resolve("serve.lock");
         long self = ProcessHandle.current().pid();
@@ -196,11 +198,13 @@ final class DaemonEvidence {
             String a = args[i];
             String v = i + 1 < args.length ? args[i + 1] : null;
             try {
-                if (a.equals("--heartbeat") && v != null || a.startsWith("--heartbeat=")) {
-                    d.heartbeat = Durations.parse(a.startsWith("--heartbeat=") ? a.substring(12) : v);
+                String heartbeat = option(a, v, "--heartbeat");
+                String interval = heartbeat == null ? option(a, v, "--interval") : null;
+                if (heartbeat != null) {
+                    d.heartbeat = Durations.parse(heartbeat);
                     d.pacingSource = "the daemon's command line";
-                } else if (a.equals("--interval") && v != null || a.startsWith("--interval=")) {
-                    d.interval = Durations.parse(a.startsWith("--interval=") ? a.substring(11) : v);
+                } else if (interval != null) {
+                    d.interval = Durations.parse(interval);
                 }
             } catch (RuntimeException e) {
                 // the daemon refused it at start then; keep what kiln.json says
@@ -208,7 +212,16 @@ final class DaemonEvidence {
         }
     }
 
-    static Long inode(Path p) {
+    /** The value of option {@code name} when {@code arg} is it ({@code --name=value}, or {@code --name} then {@code next}). */
+    private static @Nullable String option(String arg, @Nullable String next, String name) {
+        if (arg.startsWith(name + "=")) {
+            return arg.substring(name.length() + 1);
+        }
+        return arg.equals(name) ? next : null;
+    }
+
+    /** The inode of {@code p}: null when it does not exist, -1 when it exists but its inode cannot be read. */
+    static @Nullable Long inode(Path p) {
         try {
             Object ino = Files.getAttribute(p, "unix:ino");
             return ino instanceof Long l ? l : null;
@@ -232,7 +245,7 @@ final class DaemonEvidence {
         private ProcLocks() {
         }
 
-        static List<long[]> read() {
+        static @Nullable List<long[]> read() {
             List<String> lines;
             try {
                 lines = Files.readAllLines(Path.of("/proc/locks"));
@@ -262,7 +275,7 @@ final class DaemonEvidence {
         private InotifyWatches() {
         }
 
-        static Set<Long> of(long pid) {
+        static @Nullable Set<Long> of(long pid) {
             Path fds = Path.of("/proc", Long.toString(pid), "fd");
             Set<Long> inodes = new HashSet<>();
             boolean found = false;

@@ -56,7 +56,7 @@ public record Diagnosis(Verdict verdict, String headline, @Nullable String works
     }
 
     /** A diagnosis that could not be made, and why. */
-    static Diagnosis cannotTell(String why, String workspace, String source, Instant at, List<String> evidence,
+    static Diagnosis cannotTell(String why, @Nullable String workspace, @Nullable String source, Instant at, List<String> evidence,
             List<String> remedies, double elapsedMillis) {
         return new Diagnosis(Verdict.CANNOT_TELL, "cannot tell: " + why, workspace, source, -1, null, at, -1, List.of(),
                 evidence, remedies, elapsedMillis);
@@ -102,7 +102,8 @@ public record Diagnosis(Verdict verdict, String headline, @Nullable String works
             n.put("file", d.file());
             n.put("kind", d.kind().jsonName());
             n.put("cause", d.cause().jsonName());
-            n.put("changed_at", d.changedAt() == null ? null : d.changedAt().toString());
+            Instant changedAt = d.changedAt();
+            n.put("changed_at", changedAt == null ? null : changedAt.toString());
             ArrayNode fs = n.putArray("fields");
             d.fields().forEach(f -> fs.addObject().put("field", f.field()).put("published", f.published()).put("now", f.now()));
             ArrayNode es = n.putArray("explanations");

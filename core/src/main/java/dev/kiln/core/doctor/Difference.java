@@ -3,6 +3,7 @@ package dev.kiln.core.doctor;
 import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One contract (or failing file) whose published projection differs from a fresh one, and why.
@@ -14,7 +15,7 @@ import java.util.Locale;
  * @param changedAt when the difference began, as far as the evidence says (a file's ctime, a passed deadline), or null
  * @param explanations the likely cause first, then further evidence; never empty
  */
-public record Difference(String key, String file, Kind kind, List<FieldChange> fields, Instant changedAt,
+public record Difference(String key, String file, Kind kind, List<FieldChange> fields, @Nullable Instant changedAt,
         List<Explanation> explanations) {
 
     public Difference {
@@ -49,8 +50,9 @@ public record Difference(String key, String file, Kind kind, List<FieldChange> f
      * @param field the state document's field name ({@code engine.liveness} for a nested one)
      * @param published its published value, as JSON text ({@code (absent)} when missing)
      * @param now its value in a fresh projection
+     *     (either is null only where a daemon's answer had none: the doctor itself always writes both)
      */
-    public record FieldChange(String field, String published, String now) {
+    public record FieldChange(String field, @Nullable String published, @Nullable String now) {
     }
 
     /**

@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The staleness doctor: compares what a workspace publishes — its {@code observer/state.json}, or a daemon's
@@ -38,9 +39,10 @@ import java.util.concurrent.FutureTask;
  * reads the published document on a thread of its own while its projector ticks.
  */
 public final class Doctor {
-    private final WorkspaceLayout layout;
-    private final URI api;
-    private final URI ownApi;
+    /** The workspace, or null when the doctor starts from a daemon's URL ({@code api}); exactly one is set. */
+    private final @Nullable WorkspaceLayout layout;
+    private final @Nullable URI api;
+    private final @Nullable URI ownApi;
     private final Clock clock;
     private final Duration timeout;
     private final boolean waitInFlight;
@@ -91,9 +93,11 @@ public final class Doctor {
     }
 
     private Diagnosis run(long t0) {
-        WorkspaceLayout ws = layout;
+        WorkspaceLayout ws;
         Patience patience = new Patience(timeout);
-        if (api != null) {
+        if (api == null) {
+            ws = Objects.requireNonNull(layout, "a doctor without a daemon URL has a workspace (see the builders)");
+        } else {
             JsonNode m;
             try {
                 m = patience.ask(api, within -> access.metrics(api, null, within));
@@ -127,18 +131,18 @@ public final class Doctor {
             reader.setDaemon(true);
             reader.start();
             TickResult tick = fresh.tick(WakeReason.MANUAL);
-            ObjectNode projection = fresh.projection();
+            ObjectNode projection = Objects.requireNonNull(fresh.projection(), "the projector has just ticked");
             PublishedState published;
             try {
                 published = reading.get();
             } catch (ExecutionException e) {
                 Throwable c = e.getCause();
                 if (c instanceof IOException && api != null) {
-                    return cannot(ws, c.getMessage(), t0, "check that " + api + " is a kiln serve of this release (it prints"
-                            + " its URL at start), or give the workspace directory instead: kiln doctor " + ws.root());
+                    return cannot(ws, String.valueOf(c.getMessage()), t0, "check that " + api + " is a kiln serve of this"
+                            + " release (it prints its URL at start), or give the workspace directory instead: kiln doctor " + ws.root());
                 }
                 if (c instanceof IOException) {
-                    return cannot(ws, c.getMessage(), t0, "Project now to rewrite it: kiln project " + ws.root());
+                    return cannot(ws, String.valueOf(c.getMessage()), t0, "Project now to rewrite it: kiln project " + ws.root());
                 }
                 throw c instanceof RuntimeException r ? r : new IllegalStateException(c);
             } catch (InterruptedException e) {
@@ -194,7 +198,7 @@ public final class Doctor {
         }
     }
 
-    private Diagnosis cannot(WorkspaceLayout ws, String why, long t0, String... remedies) {
+    private Diagnosis cannot(@Nullable WorkspaceLayout ws, String why, long t0, String... remedies) {
         return Diagnosis.cannotTell(why, ws == null ? null : ws.root().toString(), api == null ? null : api.toString(),
                 clock.instant(), List.of(), List.of(remedies), millis(t0));
     }
@@ -205,15 +209,15 @@ public final class Doctor {
 
     /** Configures a {@link Doctor}; rejects bad options when they are set. */
     public static final class Builder {
-        private final WorkspaceLayout layout;
-        private final URI api;
-        private URI ownApi;
+        private final @Nullable WorkspaceLayout layout;
+        private final @Nullable URI api;
+        private @Nullable URI ownApi;
         private Clock clock = Clock.systemDefaultZone();
         private Duration timeout = Duration.ofSeconds(10);
         private boolean waitInFlight = true;
         private final DaemonAccess access;
 
-        private Builder(WorkspaceLayout layout, URI api, DaemonAccess access) {
+        private Builder(@Nullable WorkspaceLayout layout, @Nullable URI api, DaemonAccess access) {
             this.layout = layout;
             this.api = api;
             this.access = Objects.requireNonNull(access, "daemons");

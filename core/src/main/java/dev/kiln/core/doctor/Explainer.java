@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
@@ -38,12 +39,12 @@ final class Explainer {
     private final PublishedState published;
     private final DaemonEvidence daemon;
     private final List<String> evidence = new ArrayList<>();
-    private Difference.Explanation blocker;
-    private Difference.Explanation clockBack;
+    private Difference.@Nullable Explanation blocker;
+    private Difference.@Nullable Explanation clockBack;
     /** A running writer of state.json that does not hold the lock, or null. */
-    private Difference.Explanation secondWriter;
+    private Difference.@Nullable Explanation secondWriter;
     private long secondWriterPid;
-    private Instant lastTickAt;
+    private @Nullable Instant lastTickAt;
     private String lastTickText = "";
     private String sysctl = "";
 
@@ -117,7 +118,7 @@ final class Explainer {
     }
 
     private void surveyDaemon() {
-        JsonNode m = daemon.metrics;
+        JsonNode m = Objects.requireNonNull(daemon.metrics, "a running daemon's evidence holds its metrics");
         JsonNode last = m.path("last_tick");
         lastTickAt = instant(last.path("at").asText(null));
         if (lastTickAt != null) {
@@ -195,8 +196,10 @@ final class Explainer {
                 && r.fields().stream().allMatch(f -> Comparison.TIME_DERIVED.contains(f.field()));
         Instant changedAt;
         if (timeOnly) {
-            String fact = timeFact(r);
-            changedAt = flippedAt(r);
+            // a CHANGED difference compares a published leaf with a fresh one
+            JsonNode fresh = Objects.requireNonNull(r.now(), "a changed leaf is in the fresh projection");
+            String fact = timeFact(r, fresh);
+            changedAt = flippedAt(r, fresh);
             // a document from the future explains a time-derived flip, unless another writer (with its own clock) wrote it
             if (blocker != null && blocker.cause() == Cause.SECOND_WRITER) {
                 why.add(blocker);
@@ -240,7 +243,8 @@ final class Explainer {
                 if (changedAt != null && changedAt.isAfter(now.minus(grace()))) {
                     why.add(new Difference.Explanation(Cause.IN_FLIGHT, "it changed " + Duration.between(changedAt, now).toMillis()
                             + " ms ago; the daemon projects a change within " + Durations.format(daemon.interval.plus(SETTLE))));
-                } else if (daemon.watchedInodes != null && dirInode != null && !daemon.watchedInodes.contains(dirInode)) {
+                } else if (daemon.watchedInodes != null && dir != null && dirInode != null
+                        && !daemon.watchedInodes.contains(dirInode)) {
                     why.add(new Difference.Explanation(Cause.UNWATCHED_DIRECTORY, when + "; " + relative(dir) + " (inode "
                             + dirInode + ") is not among the " + daemon.watchedInodes.size() + " directories " + daemon.name()
                             + " watches: it was created or replaced after the watch registered it, so nothing written into it"
@@ -271,15 +275,15 @@ final class Explainer {
         return new Difference(r.key(), r.file(), kind, r.fields(), changedAt, why);
     }
 
-    private String timeFact(Comparison.Raw r) {
+    private String timeFact(Comparison.Raw r, JsonNode fresh) {
         List<String> facts = new ArrayList<>();
         for (Difference.FieldChange f : r.fields()) {
             if (f.field().equals("overdue")) {
-                Instant d = instant(r.now().path("deadline").asText(null));
+                Instant d = instant(fresh.path("deadline").asText(null));
                 facts.add("overdue is " + f.now() + " now" + (d == null ? "" : ": its deadline "
                         + (now.isAfter(d) ? "passed at " + time(d) : "is still ahead (" + time(d) + ")")));
             } else {
-                facts.add("its engine (pid " + r.now().path("engine").path("pid").asText() + ") was " + f.published()
+                facts.add("its engine (pid " + fresh.path("engine").path("pid").asText() + ") was " + f.published()
                         + " and is " + f.now() + " now");
             }
         }
@@ -287,8 +291,8 @@ final class Explainer {
     }
 
     /** When a time-derived field flipped: a passed deadline; unknown for an engine. */
-    private Instant flippedAt(Comparison.Raw r) {
-        Instant d = instant(r.now().path("deadline").asText(null));
+    private @Nullable Instant flippedAt(Comparison.Raw r, JsonNode fresh) {
+        Instant d = instant(fresh.path("deadline").asText(null));
         boolean overdue = r.fields().stream().anyMatch(f -> f.field().equals("overdue"));
         return overdue && d != null && now.isAfter(d) ? d : null;
     }
@@ -374,7 +378,7 @@ final class Explainer {
         return rel.toString().isEmpty() ? "the workspace directory" : rel + "/";
     }
 
-    private String time(Instant t) {
+    private String time(@Nullable Instant t) {
         return t == null ? "?" : hms.format(t);
     }
 
@@ -387,11 +391,14 @@ final class Explainer {
     }
 
     /** A file's times: mtime and (where the platform gives it) ctime. */
-    record Stat(Instant mtime, Instant ctime) {
-        static Stat of(Path p) {
+    record Stat(Instant mtime, @Nullable Instant ctime) {
+        /** The times of {@code p}, or null when it cannot be read (it is gone). */
+        static @Nullable Stat of(Path p) {
             try {
                 Map<String, Object> a = Files.readAttributes(p, "unix:lastModifiedTime,ctime");
-                return new Stat(((FileTime) a.get("lastModifiedTime")).toInstant(), ((FileTime) a.get("ctime")).toInstant());
+                // the unix view answers every attribute it is asked for, or throws
+                return new Stat(((FileTime) Objects.requireNonNull(a.get("lastModifiedTime"), "unix:lastModifiedTime")).toInstant(),
+                        ((FileTime) Objects.requireNonNull(a.get("ctime"), "unix:ctime")).toInstant());
             } catch (UnsupportedOperationException | IllegalArgumentException e) {
                 try {
                     return new Stat(Files.getLastModifiedTime(p).toInstant(), null);
@@ -409,7 +416,7 @@ final class Explainer {
         }
 
         /** Whether the mtime is before {@code tick} while the ctime is after it. */
-        boolean pinned(Instant tick) {
+        boolean pinned(@Nullable Instant tick) {
             return tick != null && ctime != null && !mtime.isAfter(tick) && ctime.isAfter(tick);
         }
     }

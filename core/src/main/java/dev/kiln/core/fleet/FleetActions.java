@@ -144,8 +144,9 @@ public final class FleetActions {
      */
     public record Heat(String server, double slowestMs, long timeoutMs, String outcome) {
         static Heat of(ProbeReport.ServerSummary s) {
-            boolean ok = s.okRuns() == s.runs() && s.initializeMsMax() != null;
-            return new Heat(s.name(), ok ? s.initializeMsMax() : -1, s.representative().timeoutMs(),
+            Double slowest = s.initializeMsMax();
+            boolean ok = s.okRuns() == s.runs() && slowest != null;
+            return new Heat(s.name(), ok && slowest != null ? slowest : -1, s.representative().timeoutMs(),
                     ok ? "ok" : s.representative().outcomeText());
         }
 

@@ -62,10 +62,13 @@ record DriftPruning(List<String> removed, List<String> problems) {
                         return FileVisitResult.CONTINUE;
                     }
                     String leaf = rel.substring(0, rel.length() - ".json".length());
-                    if (live.get() == null) {
-                        live.set(snapshot.existingLeafIds());
+                    Set<String> ids = live.get();
+                    if (ids == null) {
+                        ids = snapshot.existingLeafIds();
+                        live.set(ids);
                     }
-                    if (live.get().contains(leaf) || unknownBelow.stream().anyMatch(leaf::startsWith)) {
+                    if (ids.contains(leaf) || unknownBelow.stream().anyMatch(leaf::startsWith)) {
+
                         return FileVisitResult.CONTINUE;
                     }
                     try {

@@ -1,6 +1,7 @@
 package dev.kiln.core.projection;
 
 import java.time.Instant;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the host says about a leaf's declared engine process.
@@ -13,8 +14,8 @@ import java.time.Instant;
  * @param observedCommand the command the host reports for the pid, or {@code null} when gone or hidden
  * @param observedStart when the host says the pid's process started, or {@code null}
  */
-record EngineFact(String leafId, long pid, Liveness liveness, String command, Instant startedAt,
-        String observedCommand, Instant observedStart) {
+record EngineFact(String leafId, long pid, Liveness liveness, @Nullable String command, @Nullable Instant startedAt,
+        @Nullable String observedCommand, @Nullable Instant observedStart) {
 
     /** Whether a declared process runs. */
     public enum Liveness {

@@ -61,25 +61,25 @@ public final class Projector {
     private final EventSink events;
     private final boolean parseCache;
     private final SnapshotBuilder snapshots;
-    private final Supplier<? extends JsonNode> runtimeMeta;
+    private final @Nullable Supplier<? extends JsonNode> runtimeMeta;
     private final StateFile stateFile;
     private final boolean readOnly;
 
     // Written only inside tick (synchronized); the volatile ones are also read without the lock by the accessors.
     private volatile long revision;
     // guarded by this (the rest of this block)
-    private StateDocument.Stable lastStable;
+    private StateDocument.@Nullable Stable lastStable;
     private boolean loadedPrevious;
     private JsonNode meta = StateDocument.MAPPER.createObjectNode();
-    private volatile TickResult lastTick;
-    private volatile DocumentParts parts;
+    private volatile @Nullable TickResult lastTick;
+    private volatile @Nullable DocumentParts parts;
     private final StateDocument.LeafJsonCache leafJson = new StateDocument.LeafJsonCache();
     /** The last tick's contracts and their projections, position for position: what an unchanged file reuses. */
     private List<ContractFile> lastFiles = List.of();
     private List<LeafState> lastLeaves = List.of();
     /** The latest deadline among the last projection's overdue leaves, the earliest among its pending ones. */
-    private Instant maxOverdueDeadline;
-    private Instant minPendingDeadline;
+    private @Nullable Instant maxOverdueDeadline;
+    private @Nullable Instant minPendingDeadline;
     /** The snapshot {@link #lastFiles} came from: consecutive snapshots say which positions they replaced. */
     private @Nullable ContractSnapshot lastSnapshot;
     /**
@@ -223,7 +223,7 @@ public final class Projector {
      * read-only projector, which writes no document: it is how a reader (the staleness doctor) compares a fresh
      * projection with a published one. Null before the first tick.
      */
-    public synchronized ObjectNode projection() {
+    public synchronized @Nullable ObjectNode projection() {
         if (lastTick == null) {
             return null;
         }
@@ -266,7 +266,7 @@ public final class Projector {
         private final List<String> leafJson;
         private final String failures;
         private final String meta;
-        private volatile Map<String, String> leaves;
+        private volatile @Nullable Map<String, String> leaves; // built on first use
 
         DocumentParts(long revision, StateDocument.Segments segments, List<String> leafIds, List<String> leafJson,
                 String failures, String meta) {
@@ -567,7 +567,7 @@ public final class Projector {
     }
 
     private TickResult result(WakeReason reason, Instant now, long revision, boolean changed, ContractSnapshot s,
-            long t0, DriftPruning drift, String writeError) {
+            long t0, DriftPruning drift, @Nullable String writeError) {
         return new TickResult(reason, now, revision, changed, s.contracts().size(), s.failures().size(), s.stats(),
                 ticker.read() - t0, drift.removed(), writeError);
     }
@@ -580,7 +580,7 @@ public final class Projector {
         private EventSink events = EventSink.none();
         private long maxContractBytes = ContractStore.DEFAULT_MAX_BYTES;
         private boolean parseCache = true;
-        private Supplier<? extends JsonNode> runtimeMeta;
+        private @Nullable Supplier<? extends JsonNode> runtimeMeta;
         private boolean readOnly;
         private long writeBehindAbove = -1;
         private java.time.Duration writeSpacing = java.time.Duration.ZERO;

@@ -111,10 +111,10 @@ final class StateFile {
     private long behindNanos;
 
     // guarded by this
-    private FileChannel unsynced;
+    private @Nullable FileChannel unsynced;
     private final List<Path> oldVersions = new ArrayList<>();
     private boolean syncScheduled;
-    private IOException syncFailure;
+    private @Nullable IOException syncFailure;
     private long syncs;
     private long syncNanos;
 
@@ -125,7 +125,11 @@ final class StateFile {
 
     private StateFile(Path target, long behindAbove, Duration spacing) {
         this.target = target.toAbsolutePath();
-        this.dir = this.target.getParent();
+        Path parent = this.target.getParent();
+        if (parent == null) {
+            throw new IllegalArgumentException("a state file lives in a directory, not at the root: " + this.target);
+        }
+        this.dir = parent;
         this.name = this.target.getFileName().toString();
         this.behindAbove = behindAbove;
         this.spacingNanos = spacing.toNanos();
@@ -431,7 +435,7 @@ final class StateFile {
         return syncNanos;
     }
 
-    private synchronized void schedule(FileChannel written, Path old) {
+    private synchronized void schedule(FileChannel written, @Nullable Path old) {
         if (unsynced != null) {
             closeQuietly(unsynced); // superseded before it was synced: only the newest document needs to be durable
         }

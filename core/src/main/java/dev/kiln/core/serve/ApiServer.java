@@ -90,7 +90,7 @@ final class ApiServer implements AutoCloseable {
     /** What the API serves and does; implemented by the daemon. */
     interface Backend {
         /** The current projection, or null before the first tick. */
-        Published current();
+        @Nullable Published current();
 
         /** The instrumentation document. */
         JsonNode metrics();
@@ -139,9 +139,10 @@ final class ApiServer implements AutoCloseable {
     /** Every capability's routes: filled by the constructor, then only read. */
     private final Rules rules = new Rules();
     private final AtomicInteger threads = new AtomicInteger();
-    private HttpServer server;
-    private RequestPool executor;
-    private ScheduledExecutorService watchdog;
+    // set by start(), which the builder's caller runs at once; null before (and when it failed)
+    private @Nullable HttpServer server;
+    private @Nullable RequestPool executor;
+    private @Nullable ScheduledExecutorService watchdog;
     /** When the sweep last read the kernel's table of connections (ticker time); only the watchdog uses it. */
     private long lastBacklogScan = Long.MIN_VALUE / 2;
     private volatile boolean closed;
@@ -197,6 +198,7 @@ final class ApiServer implements AutoCloseable {
         checkExposure(bind, tls != null);
         InetAddress ip = InetAddress.getByName(bind);
         InetSocketAddress address = new InetSocketAddress(ip, requestedPort);
+        HttpServer server;
         try {
             if (tls != null) {
                 HttpsServer https = HttpsServer.create(address, 64);
@@ -218,17 +220,20 @@ final class ApiServer implements AutoCloseable {
             throw new IOException("cannot listen on " + bind + ":" + requestedPort + " (" + e.getMessage()
                     + "); choose another port with --port (0 picks a free one)", e);
         }
+        this.server = server;
         // SSE clients hold a thread each (at most maxSseClients: the hub refuses more), the rest serve requests
-        executor = new RequestPool(maxSseClients + workers, 4 * workers, requestTimeout, SHED_AFTER, ticker, r -> {
+        RequestPool executor = new RequestPool(maxSseClients + workers, 4 * workers, requestTimeout, SHED_AFTER, ticker, r -> {
             Thread t = new Thread(r, "kiln-api-" + threads.incrementAndGet());
             t.setDaemon(true);
             return t;
         });
-        watchdog = Executors.newSingleThreadScheduledExecutor(r -> {
+        this.executor = executor;
+        ScheduledExecutorService watchdog = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "kiln-api-watchdog");
             t.setDaemon(true);
             return t;
         });
+        this.watchdog = watchdog;
         long period = Math.min(executor.sweepPeriod().toNanos(), Math.max(writeTimeout.toNanos() / 4, 1_000_000));
         watchdog.scheduleWithFixedDelay(this::sweep, period, period, TimeUnit.NANOSECONDS);
         tokenForReads = !ip.isLoopbackAddress();
@@ -245,7 +250,7 @@ final class ApiServer implements AutoCloseable {
      */
     private void sweep() {
         try {
-            executor.sweep();
+            pool().sweep();
             long now = ticker.read();
             hub.dropStalled(now, writeTimeout.toNanos());
             // The kernel's table is read only while clients are connected, and a few times per limit at most.
@@ -279,12 +284,28 @@ final class ApiServer implements AutoCloseable {
     }
 
     int port() {
-        return server.getAddress().getPort();
+        return started().getAddress().getPort();
+    }
+
+    private HttpServer started() {
+        HttpServer s = server;
+        if (s == null) {
+            throw new IllegalStateException("the API server is not started (start() failed or was not called)");
+        }
+        return s;
+    }
+
+    private RequestPool pool() {
+        RequestPool p = executor;
+        if (p == null) {
+            throw new IllegalStateException("the API server is not started (start() failed or was not called)");
+        }
+        return p;
     }
 
     /** The base URL, e.g. {@code http://127.0.0.1:7117/} ({@code https} with TLS). */
     URI url() {
-        return URI.create(scheme() + "://" + literal(server.getAddress().getAddress()) + ":" + port() + "/");
+        return URI.create(scheme() + "://" + literal(started().getAddress().getAddress()) + ":" + port() + "/");
     }
 
     private String scheme() {
@@ -353,12 +374,12 @@ final class ApiServer implements AutoCloseable {
 
     /** Requests closed because their head did not arrive in time. */
     long timedOutRequests() {
-        return executor.timedOut();
+        return pool().timedOut();
     }
 
     /** Connections closed at once because every thread was busy and the queue full. */
     long refusedConnections() {
-        return executor.refused();
+        return pool().refused();
     }
 
     /** SSE clients dropped because they could not keep up. */
@@ -421,18 +442,18 @@ final class ApiServer implements AutoCloseable {
             } catch (IOException e) {
                 LOG.debug("client went away during {} {}: {}", x.getRequestMethod(), path, e.toString());
             } catch (Exchange.BadRequest e) {
-                ex.error(400, "bad_request", e.getMessage());
+                ex.error(400, "bad_request", String.valueOf(e.getMessage()));
             } catch (EngineException e) {
                 if (e.kind() == EngineException.Kind.REJECTED) {
                     switch (e.refusal()) {
-                        case OUTSIDE_WORKSPACE -> ex.error(403, "outside_workspace", e.getMessage());
-                        case TOO_LARGE -> ex.error(413, "too_large", e.getMessage());
-                        case KEY_REUSED -> ex.error(422, "idempotency_key_reused", e.getMessage());
-                        case INVALID -> ex.error(400, "rejected", e.getMessage());
+                        case OUTSIDE_WORKSPACE -> ex.error(403, "outside_workspace", String.valueOf(e.getMessage()));
+                        case TOO_LARGE -> ex.error(413, "too_large", String.valueOf(e.getMessage()));
+                        case KEY_REUSED -> ex.error(422, "idempotency_key_reused", String.valueOf(e.getMessage()));
+                        case INVALID -> ex.error(400, "rejected", String.valueOf(e.getMessage()));
                     }
                 } else {
                     LOG.warn("{} {} failed: {}", x.getRequestMethod(), path, e.getMessage());
-                    ex.error(500, "failed", e.getMessage());
+                    ex.error(500, "failed", String.valueOf(e.getMessage()));
                 }
             } catch (IllegalArgumentException e) {
                 ex.error(400, "bad_request", String.valueOf(e.getMessage()));
@@ -440,7 +461,7 @@ final class ApiServer implements AutoCloseable {
                 // A workspace file on this host is malformed or unreadable, or an archive cannot be made of what was named:
                 // the message says which; no stack trace.
                 LOG.warn("{} {}: {}", x.getRequestMethod(), path, e.getMessage());
-                ex.error(500, "failed", e.getMessage());
+                ex.error(500, "failed", String.valueOf(e.getMessage()));
             } catch (Exception e) {
                 LOG.error("{} {} failed", x.getRequestMethod(), path, e);
                 ex.error(500, "internal_error", e.toString());

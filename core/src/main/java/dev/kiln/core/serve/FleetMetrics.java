@@ -41,6 +41,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -81,7 +82,7 @@ final class FleetMetrics {
         long revision();
 
         /** The watch now; null while the daemon is still starting. */
-        WatchStatus watch();
+        @Nullable WatchStatus watch();
 
         int sseClients();
 
@@ -128,8 +129,8 @@ final class FleetMetrics {
 
     // refresh state, guarded by this
     private final Supplier<SeedCaches> seeds;
-    private SeedCaches seedCaches;
-    private Object journalStamp;
+    private @Nullable SeedCaches seedCaches; // read on the first refresh
+    private @Nullable Object journalStamp;
     private int journalSeen;
     private final Set<String> probeRunsSeen = new HashSet<>();
     private volatile List<SeedInfo> seedInfos = List.of();
@@ -397,8 +398,10 @@ final class FleetMetrics {
     }
 
     private void refreshSeeds() {
+        SeedCaches seedCaches = this.seedCaches;
         if (seedCaches == null) {
             seedCaches = seeds.get(); // reads kiln.json once: where the seeds live
+            this.seedCaches = seedCaches;
         }
         Path journal = seedCaches.journalFile();
         Object stamp = stamp(journal);
@@ -457,7 +460,7 @@ final class FleetMetrics {
     }
 
     /** Size and modification time, or null when absent: a changed stamp means new journal lines. */
-    private static Object stamp(Path f) {
+    private static @Nullable Object stamp(Path f) {
         try {
             BasicFileAttributes a = Files.readAttributes(f, BasicFileAttributes.class);
             return List.of(a.size(), a.lastModifiedTime());

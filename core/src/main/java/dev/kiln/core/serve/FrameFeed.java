@@ -54,7 +54,7 @@ public final class FrameFeed implements AutoCloseable {
         if (first != null) {
             hub.publish(new Published(first));
         }
-        SseHub.Client[] client = {hub.connect(null)};
+        SseHub.Client[] client = {connect(hub)};
         FrameFeed[] self = new FrameFeed[1];
         AutoCloseable sub = bus.subscribe(e -> toHub(hub, projector, e));
         self[0] = new FrameFeed(sub, () -> {
@@ -70,12 +70,21 @@ public final class FrameFeed implements AutoCloseable {
                     deliver(frame, sink);
                 } else if (c.dropped) { // the sink fell 8,192 frames behind: start again from a snapshot
                     LOG.warn("A frame feed fell behind; it starts again from the whole state");
-                    client[0] = hub.connect(null);
+                    client[0] = connect(hub);
                 }
             }
         });
         self[0].thread.start();
         return self[0];
+    }
+
+    /** The feed's one client of its own hub, which has room for one: the one before it was dropped, or none. */
+    private static SseHub.Client connect(SseHub hub) {
+        SseHub.Client c = hub.connect(null);
+        if (c == null) {
+            throw new IllegalStateException("a frame feed's hub refused its only client");
+        }
+        return c;
     }
 
     private static void toHub(SseHub hub, Projector projector, KilnEvent e) {

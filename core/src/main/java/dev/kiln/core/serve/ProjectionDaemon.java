@@ -46,6 +46,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -92,12 +93,12 @@ public final class ProjectionDaemon implements AutoCloseable {
     private final ApiServer api;
     private final ApiToken token;
     private final FleetMetrics fleet;
-    private volatile Published published;
+    private volatile @Nullable Published published; // null before the first tick
     /** Notified when the first revision is published. */
     private final Object firstPublished = new Object();
-    private volatile WatchStatus metaWatch;
+    private volatile @Nullable WatchStatus metaWatch;
     /** The reason of the tick in progress, for {@code meta.daemon} (written by that very tick). */
-    private volatile WakeReason ticking;
+    private volatile @Nullable WakeReason ticking;
     private final Duration heartbeat;
     private final WorkspaceActions actions;
     /** Whether {@link #actions} is this daemon's own (closed with it) rather than its starter's. */
@@ -253,7 +254,7 @@ public final class ProjectionDaemon implements AutoCloseable {
     }
 
     /** The current published projection, or null before the first tick. */
-    Published current() {
+    @Nullable Published current() {
         return published;
     }
 
@@ -452,7 +453,7 @@ public final class ProjectionDaemon implements AutoCloseable {
         }
 
         @Override
-        public WatchStatus watch() {
+        public @Nullable WatchStatus watch() {
             ChangeWatcher w = watcher;
             return w == null ? null : w.status();
         }
@@ -480,7 +481,7 @@ public final class ProjectionDaemon implements AutoCloseable {
         }
 
         @Override
-        public DaemonHealth health() {
+        public @Nullable DaemonHealth health() {
             if (watcher == null) {
                 return null; // still starting: no gauge of the verdict yet
             }
@@ -502,7 +503,7 @@ public final class ProjectionDaemon implements AutoCloseable {
 
     private final class Backend implements ApiServer.Backend {
         @Override
-        public Published current() {
+        public @Nullable Published current() {
             return published;
         }
 

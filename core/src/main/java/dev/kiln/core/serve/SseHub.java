@@ -78,7 +78,7 @@ final class SseHub {
         int history;
         /** The id it resumed after, or -1 when it got (or will get) a snapshot. */
         long resumedAfter = -1;
-        private Thread writer;
+        private @Nullable Thread writer;
         private boolean finished;
 
         /** The thread that writes this client's frames. */
@@ -158,8 +158,9 @@ final class SseHub {
     private final Set<Client> clients = ConcurrentHashMap.newKeySet();
     private final ArrayDeque<Map.Entry<Long, String>> history = new ArrayDeque<>();
     private final AtomicLong droppedClients = new AtomicLong();
-    private Published current;
-    private Revision currentTree;
+    // the newest revision and its parsed form; null before the first
+    private @Nullable Published current;
+    private @Nullable Revision currentTree;
     /** The id of the last frame; the next gets one more. */
     private long seq;
 
@@ -241,7 +242,7 @@ final class SseHub {
      * @param lastEventId the {@code Last-Event-ID} header, or null
      * @return the client, or null when the hub is full
      */
-    synchronized Client connect(String lastEventId) {
+    synchronized @Nullable Client connect(@Nullable String lastEventId) {
         return connect(lastEventId, null, null, 0);
     }
 
@@ -251,7 +252,7 @@ final class SseHub {
      *
      * @return the client, or null when the hub is full
      */
-    synchronized @Nullable Client connect(String lastEventId, @Nullable InetSocketAddress local,
+    synchronized @Nullable Client connect(@Nullable String lastEventId, @Nullable InetSocketAddress local,
             @Nullable InetSocketAddress remote, long now) {
         if (clients.size() >= maxClients) {
             return null;
@@ -259,7 +260,7 @@ final class SseHub {
         Client c = new Client(queueCapacity, local, remote, now);
         if (current == null) {
             c.needsSnapshot = true;
-        } else if (!replay(c, lastEventId)) {
+        } else if (lastEventId == null || !replay(c, lastEventId)) {
             c.queue.add(snapshotFrame(current, seq));
         } else {
             c.resumedAfter = Long.parseLong(lastEventId.trim()); // replay parsed it
@@ -425,7 +426,7 @@ final class SseHub {
     }
 
     private static Revision parse(Published p) throws IOException {
-        if (p.leafIds() != null && p.failures() != null && p.meta() != null) {
+        if (p.leafIds() != null && p.leafJson() != null && p.failures() != null && p.meta() != null) {
             return new Revision(p.revision(), p.leafIds(), p.leafJson(), p.failures(), p.meta());
         }
         JsonNode doc = Wire.JSON.readTree(p.document());

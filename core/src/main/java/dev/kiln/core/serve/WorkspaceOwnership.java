@@ -17,6 +17,7 @@ import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -74,10 +75,10 @@ public final class WorkspaceOwnership implements AutoCloseable {
     /** The projector reads and ticks go to; replaced with {@link #state}. */
     private volatile Projector current;
     /** This process's daemon, in {@link Mode#OWN}. */
-    private volatile ProjectionDaemon daemon;
+    private volatile @Nullable ProjectionDaemon daemon;
     /** The follower, in {@link Mode#FOLLOW}. */
-    private volatile DaemonFollower follower;
-    private Projector readOnly; // @GuardedBy("this"); made on first need, kept for every later follow
+    private volatile @Nullable DaemonFollower follower;
+    private @Nullable Projector readOnly; // @GuardedBy("this"); made on first need, kept for every later follow
     /** Tries to own before settling without a watch: an owner that refused us may stop at that very moment. */
     private static final int START_ATTEMPTS = 3;
 

@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A fractional CPU share for every server of a probe run, the way a container's {@code cpus: 0.5} limits all the
@@ -86,15 +87,15 @@ public final class CpuQuota implements AutoCloseable {
     /** Directories Kiln created and removes, deepest last. */
     private final List<Path> ownedDirs;
     /** Where the CPU time used is read: a v1 cpuacct dir or a v2 dir. */
-    private final Path usageDir;
+    private final @Nullable Path usageDir;
     private final boolean usageV2;
     /** The systemd scope's holder process, or null. */
-    private final Process holder;
+    private final @Nullable Process holder;
     private final Thread shutdownHook;
     private volatile boolean closed;
 
     private CpuQuota(double share, Mechanism mechanism, String name, List<Path> joinDirs, List<Path> ownedDirs,
-            Path usageDir, boolean usageV2, Process holder) {
+            @Nullable Path usageDir, boolean usageV2, @Nullable Process holder) {
         this.share = share;
         this.mechanism = mechanism;
         this.name = name;
@@ -212,7 +213,7 @@ public final class CpuQuota implements AutoCloseable {
         return new CpuQuota(share, Mechanism.CGROUP_V2, name, List.of(dir), List.of(dir), dir, true, null);
     }
 
-    private static CpuQuota openV1(double share, String name, Path cpuMount, Path acctMount) throws IOException {
+    private static CpuQuota openV1(double share, String name, Path cpuMount, @Nullable Path acctMount) throws IOException {
         Path cpu = cpuMount.resolve(name);
         Files.createDirectory(cpu);
         List<Path> join = new ArrayList<>(List.of(cpu));
@@ -526,7 +527,7 @@ public final class CpuQuota implements AutoCloseable {
         return b.toString();
     }
 
-    static Path cgroupV1Mount(String controller) {
+    static @Nullable Path cgroupV1Mount(String controller) {
         for (Mount m : mounts()) {
             if (m.type().equals("cgroup") && m.options().contains(controller)) {
                 return Path.of(m.point());
@@ -535,7 +536,7 @@ public final class CpuQuota implements AutoCloseable {
         return null;
     }
 
-    private static Path cgroupV2Mount() {
+    private static @Nullable Path cgroupV2Mount() {
         for (Mount m : mounts()) {
             if (m.type().equals("cgroup2")) {
                 return Path.of(m.point());
@@ -545,7 +546,7 @@ public final class CpuQuota implements AutoCloseable {
     }
 
     /** The v2 directory Kiln creates groups in: the mount's root (only root may create there). */
-    private static Path cgroupV2Root() {
+    private static @Nullable Path cgroupV2Root() {
         return cgroupV2Mount();
     }
 
@@ -557,7 +558,7 @@ public final class CpuQuota implements AutoCloseable {
         }
     }
 
-    private static String ownCgroupV2(Path procCgroup) {
+    private static @Nullable String ownCgroupV2(Path procCgroup) {
         try {
             for (String line : Files.readAllLines(procCgroup)) {
                 if (line.startsWith("0::")) {

@@ -26,7 +26,8 @@ final class FetchWatch {
     private static final long UNSET = Recorder.UNSET;
 
     private final Launcher launcher;
-    private volatile Recorder recorder;
+    /** The run's recorder, from {@link #spawned}; null while nothing was spawned. */
+    private volatile @Nullable Recorder recorder;
     private final @Nullable Path growing;
     private final int entriesBefore;
     private volatile long handOff = UNSET;
@@ -47,7 +48,7 @@ final class FetchWatch {
     /** Starts polling the launcher's process {@code pid} for its hand-off. */
     void spawned(long pid, Recorder recorder) {
         this.recorder = recorder;
-        Thread t = new Thread(() -> poll(pid), "kiln-probe-" + recorder.server + "-fetch");
+        Thread t = new Thread(() -> poll(pid, recorder), "kiln-probe-" + recorder.server + "-fetch");
         t.setDaemon(true);
         poller = t;
         t.start();
@@ -80,12 +81,13 @@ final class FetchWatch {
                 && (launcher == Launcher.UVX || launcher == Launcher.UV_TOOL_RUN)) {
             end = lastOwnLine; // uv prints "Installed N packages" as its last step before running the tool
         }
-        if (end != UNSET) {
-            recorder.fetchEnded(end);
+        Recorder r = recorder;
+        if (end != UNSET && r != null) { // it spoke, so it was spawned
+            r.fetchEnded(end);
         }
     }
 
-    private void poll(long pid) {
+    private void poll(long pid, Recorder recorder) {
         Path proc = Path.of("/proc", Long.toString(pid));
         Set<Long> seen = new HashSet<>();
         String firstCmd = null;
@@ -190,8 +192,8 @@ final class FetchWatch {
         }
     }
 
-    /** What was seen, once the run ended. */
-    FetchPhase finish() {
+    /** What was seen, once the run ended; {@code recorder} is the run's (also when its spawn failed). */
+    FetchPhase finish(Recorder recorder) {
         Thread t = poller;
         if (t != null) {
             t.interrupt();

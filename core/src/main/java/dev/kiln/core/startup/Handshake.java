@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The client side of MCP's startup, over any {@link Channel}: by default {@code server/discover} of the stateless
@@ -41,16 +43,20 @@ final class Handshake {
     private int nextId = 1;
     private boolean modern;
     /** Why the modern request did not start the server, once it did not; null before. */
-    private String discoverRejected;
+    private @Nullable String discoverRejected;
 
     /** Thrown to end the handshake with an outcome other than ok. */
     static final class Failure extends Exception {
         private static final long serialVersionUID = 1L;
         final Outcome outcome;
 
+        /** Why, for the report (the message too; this field is never null). */
+        final String reason;
+
         Failure(Outcome outcome, String reason) {
             super(reason, null, false, false);
             this.outcome = outcome;
+            this.reason = reason;
         }
     }
 
@@ -106,7 +112,7 @@ final class Handshake {
                 discoverRejected = "HTTP " + e.status;
                 return initialize();
             }
-            throw new Failure(e.outcome, e.getMessage());
+            throw new Failure(e.outcome, e.reason);
         }
         long window = channel.fallsBackOnSilence() ? recorder.now() + fallbackWindowNanos() : deadline;
         Integer initializeId = null;
@@ -158,7 +164,7 @@ final class Handshake {
     }
 
     /** The version a {@code server/discover} answer offers that Kiln speaks, or null. */
-    private static String modernAnswer(JsonNode answer) {
+    private static @Nullable String modernAnswer(JsonNode answer) {
         for (JsonNode v : answer.path("result").path("supportedVersions")) {
             if (MODERN.equals(v.asText())) {
                 return MODERN;
@@ -277,7 +283,7 @@ final class Handshake {
                 return count;
             }
             if (next.asText().equals(cursor)) {
-                throw new Failure(Outcome.PROTOCOL_ERROR, "tools/list returned the same nextCursor twice (" + clip(cursor) + ")");
+                throw new Failure(Outcome.PROTOCOL_ERROR, "tools/list returned the same nextCursor twice (" + clip(next.asText()) + ")");
             }
             cursor = next.asText();
         }
@@ -313,16 +319,16 @@ final class Handshake {
         try {
             id = send(method, params);
         } catch (HttpFailure e) {
-            throw new Failure(e.outcome, e.getMessage());
+            throw new Failure(e.outcome, e.reason);
         }
-        return await(List.of(id), method, deadline);
+        return Objects.requireNonNull(await(List.of(id), method, deadline), "until the deadline, await answers or fails");
     }
 
     private int sendOrFail(String method, ObjectNode params) throws Failure, Closed, InterruptedException {
         try {
             return send(method, params);
         } catch (HttpFailure e) {
-            throw new Failure(e.outcome, e.getMessage());
+            throw new Failure(e.outcome, e.reason);
         }
     }
 
@@ -352,7 +358,7 @@ final class Handshake {
      * The answer to one of {@code ids}, serving the server's own requests meanwhile; null when {@code until} (ticker
      * nanos) passed first and it is earlier than the deadline, a timeout failure at the deadline.
      */
-    private Incoming.Message await(List<Integer> ids, String method, long until)
+    private Incoming.@Nullable Message await(List<Integer> ids, String method, long until)
             throws Failure, Closed, InterruptedException {
         while (true) {
             long left = until - recorder.now();
@@ -422,7 +428,7 @@ final class Handshake {
             // A stdio server that has exited breaks the pipe: that is its exit, reported as such by the caller.
             throw new Closed(what, "sending " + what + " failed: " + e.getMessage());
         } catch (HttpFailure e) {
-            throw new Failure(e.outcome, e.getMessage());
+            throw new Failure(e.outcome, e.reason);
         }
     }
 
@@ -433,6 +439,8 @@ final class Handshake {
 
         /** The HTTP status when the server answered with one, else 0. */
         final int status;
+        /** Why, for the report (the message too; this field is never null). */
+        final String reason;
 
         HttpFailure(Outcome outcome, String message) {
             this(outcome, message, 0);
@@ -442,6 +450,7 @@ final class Handshake {
             super(message, null, false, false);
             this.outcome = outcome;
             this.status = status;
+            this.reason = message;
         }
     }
 

@@ -21,6 +21,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * MCP Streamable HTTP: each message is a POST accepting JSON or an SSE stream; the answer's body is parsed on a daemon
@@ -42,8 +43,9 @@ final class HttpChannel implements Channel {
     private final BlockingQueue<Incoming> inbox = new LinkedBlockingQueue<>();
     /** Answer bodies still being read; closed with the channel so a server holding a stream open leaks nothing. */
     private final java.util.Queue<InputStream> openBodies = new java.util.concurrent.ConcurrentLinkedQueue<>();
-    private volatile String sessionId;
-    private volatile String protocolVersion;
+    /** What the server's answers set (its session, the version agreed on), sent back with every later request; null before. */
+    private volatile @Nullable String sessionId;
+    private volatile @Nullable String protocolVersion;
 
     HttpChannel(URI url, Map<String, String> headers, Recorder recorder) {
         this.client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).version(HttpClient.Version.HTTP_1_1).build();
@@ -156,11 +158,13 @@ final class HttpChannel implements Channel {
     private HttpRequest.Builder request() {
         HttpRequest.Builder b = HttpRequest.newBuilder(url);
         headers.forEach(b::header);
-        if (sessionId != null) {
-            b.header("Mcp-Session-Id", sessionId);
+        String session = sessionId; // volatile: read once
+        String version = protocolVersion;
+        if (session != null) {
+            b.header("Mcp-Session-Id", session);
         }
-        if (protocolVersion != null) {
-            b.header("MCP-Protocol-Version", protocolVersion);
+        if (version != null) {
+            b.header("MCP-Protocol-Version", version);
         }
         return b;
     }

@@ -40,7 +40,7 @@ final class InterpreterLocator {
             throw new BytecodeException("server '" + server.name() + "' is reached over HTTP at " + server.url()
                     + ": Kiln does not run it, so it cannot audit its environment; audit its venv by path instead");
         }
-        String command = server.command();
+        String command = server.program();
         String base = Path.of(command).getFileName().toString();
         Path cwd = server.cwd() == null ? Path.of("").toAbsolutePath() : server.cwd();
         Map<String, String> env = new java.util.HashMap<>(environment);
@@ -113,6 +113,11 @@ final class InterpreterLocator {
             Path p = cwd.resolve(command).normalize();
             return Files.isRegularFile(p) ? p : null;
         }
+        return onPath(command, env);
+    }
+
+    /** The first executable {@code command} (a bare name) on {@code env}'s PATH, or null. */
+    private static @Nullable Path onPath(String command, Map<String, String> env) {
         for (String dir : env.getOrDefault("PATH", "").split(File.pathSeparator)) {
             if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, command)) && !Files.isDirectory(Path.of(dir, command))) {
                 return Path.of(dir, command);
@@ -154,7 +159,7 @@ final class InterpreterLocator {
         if (!PYTHON.matcher(base).matches()) {
             return null;
         }
-        return exe.contains("/") ? Path.of(exe) : find(exe, script.getParent(), env);
+        return exe.contains("/") ? Path.of(exe) : onPath(exe, env);
     }
 
     PythonEnvironment introspect(Path interpreter, String resolvedFrom) {
@@ -190,7 +195,7 @@ final class InterpreterLocator {
         return run(command, null, timeoutSeconds);
     }
 
-    String run(List<String> command, String stdin, long timeoutSeconds) throws IOException {
+    String run(List<String> command, @Nullable String stdin, long timeoutSeconds) throws IOException {
         ProcessBuilder pb = new ProcessBuilder(command);
         pb.environment().clear();
         pb.environment().putAll(environment);

@@ -76,7 +76,7 @@ public enum Launcher {
 
     /** The launcher of {@code server} (HTTP servers: {@link #OTHER}). */
     public static Launcher of(ServerConfig server) {
-        return server.transport() == ServerConfig.Transport.STDIO ? of(server.command(), server.args()) : OTHER;
+        return server.transport() == ServerConfig.Transport.STDIO ? of(server.program(), server.args()) : OTHER;
     }
 
     /** The launcher of a command line. */

@@ -43,7 +43,7 @@ public final class NodeCompileCache {
     /** The compile cache of a Node server (launched as {@code node …}). */
     public static Report audit(ServerConfig server) {
         requireNode(server);
-        String version = version(server.command());
+        String version = version(server.program());
         boolean ok = supported(version);
         String d = server.env().get("NODE_COMPILE_CACHE");
         Path dir = d == null ? null : Path.of(d);
@@ -96,7 +96,7 @@ public final class NodeCompileCache {
     /** Runs the server through its handshake and a tools/list, then lets it exit; null when it exited with 0. */
     private static @Nullable String runToNormalExit(ServerConfig s) throws InterruptedException {
         List<String> cmd = new java.util.ArrayList<>();
-        cmd.add(s.command());
+        cmd.add(s.program());
         cmd.addAll(s.args());
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD);
         pb.environment().putAll(s.env());

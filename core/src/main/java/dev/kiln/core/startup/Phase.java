@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The phases of one server's startup, between the steps its {@link Timeline} records. The first two are where a
@@ -27,10 +28,10 @@ public enum Phase {
     static final double IMPORT_BOUND_SHARE = 0.5;
 
     private final String label;
-    private final Function<Timeline, Double> from;
-    private final Function<Timeline, Double> to;
+    private final Function<Timeline, @Nullable Double> from;
+    private final Function<Timeline, @Nullable Double> to;
 
-    Phase(String label, Function<Timeline, Double> from, Function<Timeline, Double> to) {
+    Phase(String label, Function<Timeline, @Nullable Double> from, Function<Timeline, @Nullable Double> to) {
         this.label = label;
         this.from = from;
         this.to = to;
@@ -42,7 +43,7 @@ public enum Phase {
     }
 
     /** The phase as an interval of {@code t} (ms after the probe's release), or null when a bound step is missing. */
-    public Segment in(Timeline t) {
+    public @Nullable Segment in(Timeline t) {
         Double a = from.apply(t);
         Double b = to.apply(t);
         return a == null || b == null || b < a ? null : new Segment(this, a, b);
@@ -67,7 +68,7 @@ public enum Phase {
         return out;
     }
 
-    private static Double firstOutput(Timeline t) {
+    private static @Nullable Double firstOutput(Timeline t) {
         Double o = t.firstStdoutMs();
         Double e = t.firstStderrMs();
         Double first = o == null ? e : e == null ? o : Double.valueOf(Math.min(o, e)); // boxed: no unboxing of a null
@@ -103,9 +104,9 @@ public enum Phase {
      * @param fetchMs spawn → a fetching launcher's hand-off, or null (none, or not seen)
      * @param launcher what started the server: its runtime decides the advice
      */
-    public record Attribution(Double startMs, Double workMs, Bound bound, Double fetchMs, Launcher launcher,
-            FetchPhase.Downloaded downloaded) {
-        public Attribution(Double startMs, Double workMs, Bound bound) {
+    public record Attribution(@Nullable Double startMs, @Nullable Double workMs, Bound bound, @Nullable Double fetchMs,
+            Launcher launcher, FetchPhase.Downloaded downloaded) {
+        public Attribution(@Nullable Double startMs, @Nullable Double workMs, Bound bound) {
             this(startMs, workMs, bound, null, Launcher.OTHER, FetchPhase.Downloaded.UNKNOWN);
         }
 
@@ -126,25 +127,29 @@ public enum Phase {
         }
 
         private String explainPhases() {
+            Double start = startMs;
+            Double work = workMs;
+            // attribute() gives a bound other than UNKNOWN only with both phases (and FETCH only with a fetch)
+            if (bound == Bound.UNKNOWN || start == null || work == null) {
+                return start == null ? "no output and no answer: nothing to attribute"
+                        : String.format(Locale.ROOT, "%.0f ms before its first output; no answer to attribute the rest",
+                                start);
+            }
+            double fetch = fetchMs == null ? 0 : fetchMs;
+            double total = fetch + start + work; // the whole time to the answer
             if (bound == Bound.FETCH) {
                 return String.format(Locale.ROOT, "%.0f of %.0f ms in %s before the server ran (the package manager:"
-                        + " resolving, fetching, installing): %s", fetchMs, fetchMs + startMs + workMs, launcher.label(),
+                        + " resolving, fetching, installing): %s", fetch, total, launcher.label(),
                         fetchAdvice());
             }
-            if (bound == Bound.UNKNOWN) {
-                return startMs == null ? "no output and no answer: nothing to attribute"
-                        : String.format(Locale.ROOT, "%.0f ms before its first output; no answer to attribute the rest",
-                                startMs);
-            }
-            double total = (fetchMs == null ? 0 : fetchMs) + startMs + workMs; // the whole time to the answer
             if (bound == Bound.IMPORTS) {
                 String advice = launcher.importAdvice();
                 return String.format(Locale.ROOT, "%.0f of %.0f ms before its first output (interpreter start and imports)%s",
-                        startMs, total, advice.isEmpty() ? "" : ": " + advice);
+                        start, total, advice.isEmpty() ? "" : ": " + advice);
             }
             return String.format(Locale.ROOT, "%.0f of %.0f ms after its first output, before answering (network calls,"
                     + " credential checks, schema building): precompiling cannot help, its time is spent after its imports",
-                    workMs, total);
+                    work, total);
         }
     }
 

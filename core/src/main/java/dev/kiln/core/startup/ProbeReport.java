@@ -26,7 +26,7 @@ import org.jspecify.annotations.Nullable;
  * @param handshake which revision was asked first
  */
 public record ProbeReport(Instant startedAt, String cpus, int repeat, BytecodeMode bytecode, List<ServerResult> results,
-        CpuLimit cpuLimit, HandshakeOrder handshake) {
+        @Nullable CpuLimit cpuLimit, HandshakeOrder handshake) {
     /** Head-room over the slowest observed start: ×1.5 plus one second, rounded up to whole seconds. */
     static final double HEADROOM_FACTOR = 1.5;
     static final double HEADROOM_SECONDS = 1.0;
@@ -52,7 +52,7 @@ public record ProbeReport(Instant startedAt, String cpus, int repeat, BytecodeMo
      * @param cpuPerWall that CPU time per wall second the servers ran (at most the share when the quota holds), or null
      * @param description one line for people
      */
-    public record CpuLimit(double share, String mechanism, String group, Double cpuMs, Double cpuPerWall,
+    public record CpuLimit(double share, String mechanism, String group, @Nullable Double cpuMs, @Nullable Double cpuPerWall,
             String description) {
     }
 
@@ -67,8 +67,8 @@ public record ProbeReport(Instant startedAt, String cpus, int repeat, BytecodeMo
      * @param initializeMsMax slowest spawn → initialize over ok runs, or null
      * @param recommendedTimeoutSec the startup timeout to configure, or null when a run failed (nothing to base it on)
      */
-    public record ServerSummary(String name, ServerResult representative, int runs, int okRuns, Double initializeMsMedian,
-            Double initializeMsMax, Integer recommendedTimeoutSec) {
+    public record ServerSummary(String name, ServerResult representative, int runs, int okRuns, @Nullable Double initializeMsMedian,
+            @Nullable Double initializeMsMax, @Nullable Integer recommendedTimeoutSec) {
     }
 
     /** Per-server summaries, in config order. */
@@ -90,7 +90,9 @@ public record ProbeReport(Instant startedAt, String cpus, int repeat, BytecodeMo
         Double medianMs = ok.isEmpty() ? null : Figures.median(ok.stream().map(ServerResult::initializeMs).toList());
         Double maxMs = ok.isEmpty() ? null : ok.get(ok.size() - 1).initializeMs();
         Integer recommended = failed != null || maxMs == null ? null : recommend(maxMs);
-        return new ServerSummary(name, failed != null ? failed : median, rs.size(), ok.size(), medianMs, maxMs, recommended);
+        // no failed run and none ok with a time: an ok run whose answer time is unknown stands for them
+        ServerResult representative = failed != null ? failed : median != null ? median : rs.get(0);
+        return new ServerSummary(name, representative, rs.size(), ok.size(), medianMs, maxMs, recommended);
     }
 
     /** The startup timeout, in whole seconds, to configure for a server whose slowest observed start took {@code ms}. */
@@ -197,12 +199,13 @@ public record ProbeReport(Instant startedAt, String cpus, int repeat, BytecodeMo
         summary.put("cpus", cpus);
         summary.put("bytecode", bytecode.label());
         ServerSummary slowest = slowest();
-        if (slowest == null) {
+        Double slowestMs = slowest == null ? null : slowest.initializeMsMax(); // slowest() picks one that has it
+        if (slowest == null || slowestMs == null) {
             summary.putNull("slowest");
             summary.putNull("margin");
         } else {
-            summary.putObject("slowest").put("name", slowest.name()).put("initialize_ms", round(slowest.initializeMsMax()));
-            summary.put("margin", round(slowest.representative().timeoutMs() / slowest.initializeMsMax()));
+            summary.putObject("slowest").put("name", slowest.name()).put("initialize_ms", round(slowestMs));
+            summary.put("margin", round(slowest.representative().timeoutMs() / slowestMs));
         }
         summary.put("over_timeout", overTimeout());
         summary.put("failed", failed());
@@ -329,7 +332,7 @@ public record ProbeReport(Instant startedAt, String cpus, int repeat, BytecodeMo
                 : Phase.attribute(r.timeline(), r.fetch().launcher(), r.fetch().downloaded());
     }
 
-    private static void putMs(ObjectNode n, String field, Double ms) {
+    private static void putMs(ObjectNode n, String field, @Nullable Double ms) {
         if (ms == null) {
             n.putNull(field);
         } else {
@@ -386,7 +389,7 @@ public record ProbeReport(Instant startedAt, String cpus, int repeat, BytecodeMo
         return b.toString();
     }
 
-    private static String ms(Double v) {
+    private static String ms(@Nullable Double v) {
         return v == null ? "-" : String.format(Locale.ROOT, "%.1f", v);
     }
 

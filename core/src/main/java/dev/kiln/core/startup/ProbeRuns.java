@@ -102,7 +102,7 @@ public final class ProbeRuns {
         try {
             return SavedProbeRun.fromJson(load(run), run.toString());
         } catch (IllegalArgumentException e) {
-            throw new WorkspaceException(e.getMessage(), e);
+            throw new WorkspaceException(String.valueOf(e.getMessage()), e); // fromJson names the file in its message
         }
     }
 
@@ -111,7 +111,7 @@ public final class ProbeRuns {
         try {
             return SavedSweep.fromJson(load(sweep), sweep.toString());
         } catch (IllegalArgumentException e) {
-            throw new WorkspaceException(e.getMessage(), e);
+            throw new WorkspaceException(String.valueOf(e.getMessage()), e); // fromJson names the file in its message
         }
     }
 
@@ -122,7 +122,7 @@ public final class ProbeRuns {
      * @param beforeMs its median spawn → initialize in the earlier run, or null (absent or not started)
      * @param afterMs the same now, or null
      */
-    public record Change(String server, Double beforeMs, Double afterMs) {
+    public record Change(String server, @Nullable Double beforeMs, @Nullable Double afterMs) {
         /** after / before, or null when either is missing. */
         public @Nullable Double ratio() {
             return beforeMs == null || afterMs == null || beforeMs == 0 ? null : afterMs / beforeMs;
@@ -131,7 +131,7 @@ public final class ProbeRuns {
 
     /** Compares {@code now} with a saved {@code earlier} run, server by server (the servers of {@code now}). */
     public static List<Change> compare(SavedProbeRun earlier, ProbeReport now) {
-        java.util.Map<String, Double> before = new java.util.HashMap<>();
+        java.util.Map<String, @Nullable Double> before = new java.util.HashMap<>();
         for (SavedProbeRun.Server s : earlier.servers()) {
             before.put(s.name(), s.initializeMsMedian());
         }

@@ -3,7 +3,9 @@ package dev.kiln.core.startup;
 import dev.kiln.core.telemetry.Ticker;
 import dev.kiln.core.telemetry.EventSink;
 import java.time.Clock;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Collects one server's timeline as its threads observe steps, and publishes each step once.
@@ -49,7 +51,7 @@ final class Recorder {
     /** The spawn happened at {@code at}: taken before the OS call, as a client's timeout window starts there. */
     void spawned(long pid, long at) {
         if (spawn.compareAndSet(UNSET, at)) {
-            publish(new ProbeEvent.Spawned(clock.instant(), server, run, offset(spawn), pid));
+            publish(new ProbeEvent.Spawned(clock.instant(), server, run, offsetOfSet(spawn), pid));
         }
     }
 
@@ -60,7 +62,7 @@ final class Recorder {
     void firstOutput(boolean stderr, long at) {
         AtomicLong step = stderr ? firstStderr : firstStdout;
         if (step.get() == UNSET && step.compareAndSet(UNSET, at)) {
-            publish(new ProbeEvent.FirstOutput(clock.instant(), server, run, offset(step), stderr));
+            publish(new ProbeEvent.FirstOutput(clock.instant(), server, run, offsetOfSet(step), stderr));
         }
     }
 
@@ -70,21 +72,22 @@ final class Recorder {
 
     void initialized(String protocolVersion, long at) {
         if (initialized.compareAndSet(UNSET, at)) {
-            publish(new ProbeEvent.Initialized(clock.instant(), server, run, offset(initialized),
-                    sinceSpawn(initialized), protocolVersion));
+            publish(new ProbeEvent.Initialized(clock.instant(), server, run, offsetOfSet(initialized),
+                    Objects.requireNonNull(sinceSpawn(initialized), "an answer comes after the spawn (stdio) or the first request (HTTP)"),
+                    protocolVersion));
         }
     }
 
     void toolsListed(int tools, long at) {
         if (toolsListed.compareAndSet(UNSET, at)) {
-            publish(new ProbeEvent.ToolsListed(clock.instant(), server, run, offset(toolsListed), tools));
+            publish(new ProbeEvent.ToolsListed(clock.instant(), server, run, offsetOfSet(toolsListed), tools));
         }
     }
 
     /** Synchronized with {@link #finished}: the exit seen by the process callback is published before the outcome. */
     synchronized void exited(int code) {
         if (exit.compareAndSet(UNSET, now())) {
-            publish(new ProbeEvent.Exited(clock.instant(), server, run, offset(exit), code));
+            publish(new ProbeEvent.Exited(clock.instant(), server, run, offsetOfSet(exit), code));
         }
     }
 
@@ -92,12 +95,17 @@ final class Recorder {
         publish(new ProbeEvent.Finished(clock.instant(), server, run, result));
     }
 
-    Double offset(AtomicLong step) {
+    /** {@link #offset} of a step this thread has just set. */
+    private double offsetOfSet(AtomicLong step) {
+        return (step.get() - origin) / 1e6;
+    }
+
+    @Nullable Double offset(AtomicLong step) {
         long v = step.get();
         return v == UNSET ? null : (v - origin) / 1e6;
     }
 
-    Double sinceSpawn(AtomicLong step) {
+    @Nullable Double sinceSpawn(AtomicLong step) {
         long v = step.get();
         long s = spawn.get();
         return v == UNSET || s == UNSET ? null : (v - s) / 1e6;

@@ -24,8 +24,8 @@ import org.jspecify.annotations.Nullable;
  * @param enabled false when the config disables it ({@code enabled = false} or {@code "disabled": true})
  * @param source the file it was read from (for messages), or null when built in code
  */
-public record ServerConfig(String name, Transport transport, String command, List<String> args, Map<String, String> env,
-        Path cwd, URI url, Map<String, String> headers, Optional<Duration> startupTimeout, boolean enabled, @Nullable Path source) {
+public record ServerConfig(String name, Transport transport, @Nullable String command, List<String> args, Map<String, String> env,
+        @Nullable Path cwd, @Nullable URI url, Map<String, String> headers, Optional<Duration> startupTimeout, boolean enabled, @Nullable Path source) {
 
     /** How a server is reached. */
     public enum Transport {
@@ -70,12 +70,20 @@ public record ServerConfig(String name, Transport transport, String command, Lis
         return new ServerConfig(name, transport, command, args, env, cwd, url, headers, Optional.of(timeout), enabled, source);
     }
 
+    /** The program of a stdio server (its {@code command}); an HTTP server has none to run. */
+    public String program() {
+        if (command == null) {
+            throw new IllegalStateException("server '" + name + "' is reached over HTTP at " + url + ": it has no command to run");
+        }
+        return command;
+    }
+
     /** The command line as one string, for people. */
     public String commandLine() {
         if (transport == Transport.HTTP) {
-            return url.toString();
+            return String.valueOf(url); // the constructor made sure an HTTP server has one
         }
-        StringBuilder b = new StringBuilder(command);
+        StringBuilder b = new StringBuilder(program());
         for (String a : args) {
             b.append(' ').append(a.isEmpty() || a.contains(" ") ? "'" + a + "'" : a);
         }

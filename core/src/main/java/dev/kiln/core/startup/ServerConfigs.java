@@ -15,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
@@ -70,7 +71,7 @@ public final class ServerConfigs {
         if (!table.isObject()) {
             throw new ServerConfigException(abs + ": '" + tableName + "' must be an object of servers by name");
         }
-        Path dir = abs.getParent();
+        Path dir = Objects.requireNonNull(abs.getParent(), "a file that was read has a directory");
         List<ServerConfig> servers = new ArrayList<>();
         for (Map.Entry<String, JsonNode> e : table.properties()) {
             servers.add(server(new Where(abs, e.getKey()), e.getValue(), dir, toml));

@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
@@ -29,15 +30,16 @@ final class ServerRun {
     private final BytecodeMode bytecode;
     private final int maxLineBytes;
     private final Map<String, String> baseEnv;
-    private final CpuQuota quota;
+    private final @Nullable CpuQuota quota;
     private final HandshakeOrder order;
-    private ProcessBuilder prepared;
+    // set by prepare: the process to start, or why there is none (null before it ran, and for HTTP)
+    private @Nullable ProcessBuilder prepared;
     /** The program the server runs (after any taskset or quota prefix), for messages. */
-    private String executable;
-    private String prepareFailure;
-    private Path pycache;
+    private @Nullable String executable;
+    private @Nullable String prepareFailure;
+    private @Nullable Path pycache;
     /** The fetching launcher's watch (see {@link Launcher#fetches}), or null. */
-    private FetchWatch fetch;
+    private @Nullable FetchWatch fetch;
     /** Tags this server's processes (see {@link ProcessTree#endTagged}). */
     private final String token = java.util.UUID.randomUUID().toString();
 
@@ -48,7 +50,7 @@ final class ServerRun {
 
     /** With {@code quota} (or null) every spawned server joins that CPU-quota group before its program runs. */
     ServerRun(ServerConfig config, Duration timeout, List<String> pinCpus, BytecodeMode bytecode, int maxLineBytes,
-            Map<String, String> baseEnv, CpuQuota quota, HandshakeOrder order) {
+            Map<String, String> baseEnv, @Nullable CpuQuota quota, HandshakeOrder order) {
         this.quota = quota;
         this.order = order;
         this.config = config;
@@ -61,15 +63,16 @@ final class ServerRun {
 
     /** Runs the startup; never throws for anything the server does. */
     ServerResult run(Recorder recorder) throws InterruptedException {
-        transcript = new Transcript(recorder);
-        return config.transport() == ServerConfig.Transport.HTTP ? runHttp(recorder) : runStdio(recorder);
+        Transcript t = new Transcript(recorder);
+        transcript = t;
+        return config.transport() == ServerConfig.Transport.HTTP ? runHttp(recorder, t) : runStdio(recorder, t);
     }
 
     /** The messages of this run's handshake; set by {@link #run}. */
-    private Transcript transcript;
+    private @Nullable Transcript transcript;
 
-    private ServerResult runHttp(Recorder recorder) throws InterruptedException {
-        HttpChannel channel = new HttpChannel(config.url(), config.headers(), recorder);
+    private ServerResult runHttp(Recorder recorder, Transcript transcript) throws InterruptedException {
+        HttpChannel channel = new HttpChannel(Objects.requireNonNull(config.url(), "ServerConfig gives an HTTP server a URL"), config.headers(), recorder);
         long deadline = recorder.now() + timeout.toNanos();
         Outcome outcome = Outcome.OK;
         String reason = "";
@@ -78,7 +81,7 @@ final class ServerRun {
             r = new Handshake(transcript.wrap(channel), recorder, deadline, timeout, order).run();
         } catch (Handshake.Failure f) {
             outcome = f.outcome;
-            reason = f.getMessage();
+            reason = f.reason;
         } catch (Handshake.Closed c) {
             outcome = Outcome.PROTOCOL_ERROR;
             reason = "the answer to " + c.step + " ended early: " + c.getMessage();
@@ -104,9 +107,10 @@ final class ServerRun {
             command.add("-c");
             command.add(String.join(",", pinCpus));
         }
-        String exe = resolve(config.command());
+        String program = config.program();
+        String exe = resolve(program);
         if (exe == null) {
-            prepareFailure = "command '" + config.command() + "' not found on PATH" + hint(config.command());
+            prepareFailure = "command '" + program + "' not found on PATH" + hint(program);
             return;
         }
         if (config.cwd() != null && !Files.isDirectory(config.cwd())) {
@@ -151,7 +155,7 @@ final class ServerRun {
         }
     }
 
-    private ServerResult runStdio(Recorder recorder) throws InterruptedException {
+    private ServerResult runStdio(Recorder recorder, Transcript transcript) throws InterruptedException {
         Process process = null;
         java.util.Set<String> pipes = java.util.Set.of();
         StdioChannel channel;
@@ -162,7 +166,7 @@ final class ServerRun {
             if (prepareFailure != null) {
                 return result(recorder, Outcome.SPAWN_FAILED, null, prepareFailure, null, List.of(), StderrTail.NONE);
             }
-            ProcessBuilder pb = prepared;
+            ProcessBuilder pb = Objects.requireNonNull(prepared, "prepare() builds the process when it does not fail");
             String exe = executable;
             long deadline;
             long spawnAt = recorder.now();
@@ -192,9 +196,9 @@ final class ServerRun {
                 // deadline like a live one that does not answer: it is an exit all the same.
                 if (f.outcome == Outcome.TIMEOUT && !process.isAlive()) {
                     return finish(recorder, channel, Outcome.EXITED, "exited with code " + process.exitValue()
-                            + " before the deadline (" + f.getMessage() + ")", null);
+                            + " before the deadline (" + f.reason + ")", null);
                 }
-                return finish(recorder, channel, f.outcome, f.getMessage(), null);
+                return finish(recorder, channel, f.outcome, f.reason, null);
             } catch (Handshake.Closed c) {
                 if (process.waitFor(CLOSED_EXIT_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
                     return finish(recorder, channel, Outcome.EXITED, "exited with code " + process.exitValue()
@@ -215,7 +219,7 @@ final class ServerRun {
         }
     }
 
-    private ServerResult finish(Recorder recorder, StdioChannel channel, Outcome outcome, String reason, Handshake.Result r)
+    private ServerResult finish(Recorder recorder, StdioChannel channel, Outcome outcome, String reason, Handshake.@Nullable Result r)
             throws InterruptedException {
         Process p = channel.process();
         if (p.isAlive()) {
@@ -231,7 +235,7 @@ final class ServerRun {
         return result(recorder, outcome, code, reason, r, channel.stderrTail(), channel.stderr());
     }
 
-    private ServerResult result(Recorder recorder, Outcome outcome, Integer exitCode, String reason, Handshake.Result r,
+    private ServerResult result(Recorder recorder, Outcome outcome, @Nullable Integer exitCode, String reason, Handshake.@Nullable Result r,
             List<String> stderrTail, StderrTail stderr) {
         Conversation conversation = transcript == null ? Conversation.NONE : transcript.conversation(stderr);
         ServerResult result = new ServerResult(config.name(), config.transport(), recorder.run, outcome, exitCode, reason,
@@ -242,13 +246,13 @@ final class ServerRun {
         return result;
     }
 
-    private FetchPhase fetchPhase(Recorder recorder) {
+    private @Nullable FetchPhase fetchPhase(Recorder recorder) {
         if (config.transport() != ServerConfig.Transport.STDIO) {
             return null;
         }
         Launcher launcher = Launcher.of(config);
         if (fetch != null && recorder.spawn.get() != Recorder.UNSET) {
-            return fetch.finish();
+            return fetch.finish(recorder);
         }
         return new FetchPhase(launcher, null, launcher.fetches() ? FetchPhase.Downloaded.UNKNOWN : FetchPhase.Downloaded.NO,
                 launcher.fetches() ? "it did not start" : launcher.label() + " does not fetch packages");

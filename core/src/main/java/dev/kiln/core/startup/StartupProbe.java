@@ -18,6 +18,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Starts many MCP servers at the same instant, the way an agent client does at session start, and times each one's
@@ -42,7 +43,7 @@ public final class StartupProbe {
     /** Longest stdout line read before it is reported as oversized. */
     public static final int DEFAULT_MAX_LINE_BYTES = 8 << 20;
 
-    private final Duration timeoutOverride;
+    private final @Nullable Duration timeoutOverride;
     private final List<String> cpus;
     private final int repeat;
     private final BytecodeMode bytecode;
@@ -51,7 +52,7 @@ public final class StartupProbe {
     private final Ticker ticker;
     private final int maxLineBytes;
     private final Map<String, String> environment;
-    private final Double cpuShare;
+    private final @Nullable Double cpuShare;
     private final HandshakeOrder order;
 
     private StartupProbe(Builder b) {
@@ -126,7 +127,7 @@ public final class StartupProbe {
         return new ProbeReport(started, String.join(",", cpus), repeat, bytecode, results, limit, order);
     }
 
-    private List<ServerResult> runOnce(List<ServerConfig> servers, int run, CpuQuota quota, long[] quotaWall)
+    private List<ServerResult> runOnce(List<ServerConfig> servers, int run, @Nullable CpuQuota quota, long[] quotaWall)
             throws InterruptedException {
         events.publish(new ProbeEvent.RunStarted(clock.instant(), run, repeat, servers.size()));
         AtomicLong origin = new AtomicLong();
@@ -186,7 +187,7 @@ public final class StartupProbe {
 
     /** Configures a probe; each setter rejects a bad value when it is set. */
     public static final class Builder {
-        private Duration timeout;
+        private @Nullable Duration timeout; // null: each server's own
         private List<String> cpus = List.of();
         private int repeat = 1;
         private BytecodeMode bytecode = BytecodeMode.AS_IS;
@@ -195,7 +196,7 @@ public final class StartupProbe {
         private Ticker ticker = Ticker.systemTicker();
         private int maxLineBytes = DEFAULT_MAX_LINE_BYTES;
         private Map<String, String> environment = System.getenv();
-        private Double cpuShare;
+        private @Nullable Double cpuShare;
         private HandshakeOrder order = HandshakeOrder.DISCOVER_FIRST;
 
         private Builder() {

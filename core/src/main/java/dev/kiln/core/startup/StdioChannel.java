@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A child process speaking newline-delimited JSON-RPC: stdout is split into lines (each capped, so a server that
@@ -43,8 +44,9 @@ final class StdioChannel implements Channel {
     private final Recorder recorder;
     /** Writes for {@link #send}, in order; a write that blocks (a server not reading its stdin) blocks only the writer. */
     private final BlockingQueue<Write> outbox = new LinkedBlockingQueue<>();
-    private static final Write CLOSE = new Write(null, null);
-    private static final Write STOP = new Write(null, null);
+    // markers, told apart by identity: nothing of theirs is written or completed
+    private static final Write CLOSE = new Write(new byte[0], new java.util.concurrent.CompletableFuture<>());
+    private static final Write STOP = new Write(new byte[0], new java.util.concurrent.CompletableFuture<>());
 
     /** One write handed to the writer thread; {@code done} completes when its bytes are in the pipe. */
     private record Write(byte[] bytes, java.util.concurrent.CompletableFuture<Void> done) {
@@ -63,13 +65,13 @@ final class StdioChannel implements Channel {
     }
 
     /** The fetching launcher's watch, or null: then every stderr byte is the server's. */
-    private final FetchWatch fetch;
+    private final @Nullable FetchWatch fetch;
 
     StdioChannel(Process process, Recorder recorder, int maxLineBytes) {
         this(process, recorder, maxLineBytes, null);
     }
 
-    StdioChannel(Process process, Recorder recorder, int maxLineBytes, FetchWatch fetch) {
+    StdioChannel(Process process, Recorder recorder, int maxLineBytes, @Nullable FetchWatch fetch) {
         this.fetch = fetch;
         this.process = process;
         this.stdin = process.getOutputStream();

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The probe at several CPU shares, optionally before and after precompiling each Python server's environment: the
@@ -32,7 +33,7 @@ public final class Sweep {
     private final List<Double> shares;
     private final boolean compareBytecode;
     private final int repeat;
-    private final Duration timeout;
+    private final @Nullable Duration timeout;
     private final EventSink events;
     private final Clock clock;
     private final Map<String, String> environment;
@@ -294,7 +295,7 @@ public final class Sweep {
         private List<Double> shares = List.of(4.0, 2.0, 1.0, 0.5);
         private boolean compareBytecode;
         private int repeat = 1;
-        private Duration timeout;
+        private @Nullable Duration timeout; // null: each server's own
         private EventSink events = EventSink.none();
         private Clock clock = Clock.systemUTC();
         private Map<String, String> environment = System.getenv();

@@ -7,6 +7,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A probe sweep: every server's time to its answer at each CPU share, before and after precompiling bytecode — the
@@ -25,7 +26,7 @@ import java.util.Locale;
  * @param cancelledAt the column the sweep was cancelled in, or null when it finished
  */
 public record SweepReport(Instant startedAt, List<Double> shares, boolean compareBytecode, int repeat, String mechanism,
-        List<String> servers, List<Cell> cells, List<Column> runs, List<String> notes, String cancelledAt) {
+        List<String> servers, List<Cell> cells, List<Column> runs, List<String> notes, @Nullable String cancelledAt) {
     private static final ObjectMapper JSON = new ObjectMapper();
     /** Marks a cell over its timeout in text and Markdown. */
     public static final String OVER = "✗";
@@ -71,7 +72,7 @@ public record SweepReport(Instant startedAt, List<Double> shares, boolean compar
      * @param runs how many runs
      * @param note why the cell is marked ({@code ""}: it is not), e.g. the environment could not be precompiled
      */
-    public record Cell(String server, double share, Bytecode bytecode, Double initializeMs, String outcome, long timeoutMs,
+    public record Cell(String server, double share, Bytecode bytecode, @Nullable Double initializeMs, String outcome, long timeoutMs,
             int okRuns, int runs, String note) {
         public Cell {
             note = note == null ? "" : note;
@@ -116,16 +117,16 @@ public record SweepReport(Instant startedAt, List<Double> shares, boolean compar
      * @param recommendedTimeoutSec the {@code startup_timeout_sec} that covers every server at this share, or null when
      *     some server missed its timeout (probe with a longer timeout to learn how long it needs)
      */
-    public record Verdict(double share, Bytecode bytecode, String slowest, Double slowestMs, long timeoutMs, int overTimeout,
-            int failed, Integer recommendedTimeoutSec) {
+    public record Verdict(double share, Bytecode bytecode, @Nullable String slowest, @Nullable Double slowestMs, long timeoutMs,
+            int overTimeout, int failed, @Nullable Integer recommendedTimeoutSec) {
         /** Timeout / slowest: below 1 some server misses it; null when none was ok. */
-        public Double margin() {
+        public @Nullable Double margin() {
             return slowestMs == null || slowestMs == 0 ? null : timeoutMs / slowestMs;
         }
 
         public String text() {
             String head = CpuQuota.format(share) + " CPU" + (bytecode == Bytecode.AS_IS ? "" : " " + bytecode.label()) + ": ";
-            if (slowest == null) {
+            if (slowest == null || slowestMs == null) { // both or neither (see verdicts())
                 return head + "no server started";
             }
             String s = String.format(Locale.ROOT, "%sslowest %s %.1f s, margin %.2fx of %s s", head, slowest,
@@ -150,7 +151,7 @@ public record SweepReport(Instant startedAt, List<Double> shares, boolean compar
     }
 
     /** The cell of {@code server} in {@code column}, or null when the column was not measured. */
-    public Cell cell(String server, double share, Bytecode bytecode) {
+    public @Nullable Cell cell(String server, double share, Bytecode bytecode) {
         for (Cell c : cells) {
             if (c.server().equals(server) && c.share() == share && c.bytecode() == bytecode) {
                 return c;
@@ -165,15 +166,19 @@ public record SweepReport(Instant startedAt, List<Double> shares, boolean compar
         for (Column col : runs) {
             List<Cell> cs = cells.stream().filter(c -> c.share() == col.share() && c.bytecode() == col.bytecode()).toList();
             Cell slow = null;
+            double slowMs = 0;
             double maxMs = 0;
             for (Cell c : cs) {
-                if (c.okRuns() == c.runs() && c.initializeMs() != null && (slow == null || c.initializeMs() > slow.initializeMs())) {
+                Double ms = c.initializeMs();
+                if (c.okRuns() == c.runs() && ms != null && (slow == null || ms > slowMs)) {
                     slow = c;
+                    slowMs = ms;
                 }
             }
             ProbeReport.ServerSummary slowestRun = col.report().slowest();
-            if (slowestRun != null) {
-                maxMs = slowestRun.initializeMsMax();
+            Double slowestMax = slowestRun == null ? null : slowestRun.initializeMsMax(); // slowest() has one
+            if (slowestMax != null) {
+                maxMs = slowestMax;
             }
             int over = (int) cs.stream().filter(Cell::overTimeout).count();
             int failed = (int) cs.stream().filter(c -> c.okRuns() < c.runs()).count();
@@ -189,7 +194,7 @@ public record SweepReport(Instant startedAt, List<Double> shares, boolean compar
      * after / before of the slowest server per share (below 1: precompiling helped), or null where either column is
      * missing or had no ok server.
      */
-    public Double ratio(double share) {
+    public @Nullable Double ratio(double share) {
         Verdict before = null;
         Verdict after = null;
         for (Verdict v : verdicts()) {
@@ -369,12 +374,17 @@ public record SweepReport(Instant startedAt, List<Double> shares, boolean compar
             n.put("share", v.share());
             n.put("bytecode", v.bytecode().label());
             n.put("slowest", v.slowest());
-            if (v.slowestMs() == null) {
+            Double slowestMs = v.slowestMs();
+            Double margin = v.margin(); // null too for a slowest of 0 ms (a saved sweep may say so)
+            if (slowestMs == null) {
                 n.putNull("slowest_ms");
+            } else {
+                n.put("slowest_ms", Math.round(slowestMs * 10) / 10.0);
+            }
+            if (margin == null) {
                 n.putNull("margin");
             } else {
-                n.put("slowest_ms", Math.round(v.slowestMs() * 10) / 10.0);
-                n.put("margin", Math.round(v.margin() * 100) / 100.0);
+                n.put("margin", Math.round(margin * 100) / 100.0);
             }
             n.put("timeout_ms", v.timeoutMs());
             n.put("over_timeout", v.overTimeout());

@@ -2,6 +2,7 @@ package dev.kiln.core.startup;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * When each step of one server's startup happened, in milliseconds after the probe released all servers at once;
@@ -16,12 +17,12 @@ import java.util.List;
  * @param fetchEndMs a fetching launcher ({@link Launcher}) handed off to the server; null when there was none or it
  *     was not seen (then the fetch phase is unknown, never guessed)
  */
-public record Timeline(Double spawnMs, Double firstStdoutMs, Double firstStderrMs, Double initializedMs,
-        Double toolsListedMs, Double exitMs, Double fetchEndMs) {
+public record Timeline(@Nullable Double spawnMs, @Nullable Double firstStdoutMs, @Nullable Double firstStderrMs,
+        @Nullable Double initializedMs, @Nullable Double toolsListedMs, @Nullable Double exitMs, @Nullable Double fetchEndMs) {
 
     /** A timeline without a fetch phase. */
-    public Timeline(Double spawnMs, Double firstStdoutMs, Double firstStderrMs, Double initializedMs, Double toolsListedMs,
-            Double exitMs) {
+    public Timeline(@Nullable Double spawnMs, @Nullable Double firstStdoutMs, @Nullable Double firstStderrMs,
+            @Nullable Double initializedMs, @Nullable Double toolsListedMs, @Nullable Double exitMs) {
         this(spawnMs, firstStdoutMs, firstStderrMs, initializedMs, toolsListedMs, exitMs, null);
     }
 
@@ -34,7 +35,7 @@ public record Timeline(Double spawnMs, Double firstStdoutMs, Double firstStderrM
                 && ascending(spawnMs, fetchEndMs, firstStderrMs, exitMs);
     }
 
-    private static boolean ascending(Double... steps) {
+    private static boolean ascending(@Nullable Double... steps) {
         List<Double> seen = new ArrayList<>();
         for (Double s : steps) {
             if (s != null) {

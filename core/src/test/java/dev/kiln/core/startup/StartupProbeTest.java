@@ -383,6 +383,22 @@ class StartupProbeTest {
     }
 
     @Test
+    void run_fetchingLauncherThatCannotStart_spawnFailedWithItsFetchPhase() throws Exception {
+        // named npx, so its fetch is watched; its interpreter does not exist, so the exec itself fails
+        Path npx = Files.createDirectories(dir.resolve("bin")).resolve("npx");
+        Files.writeString(npx, "#!/kiln-no-such-interpreter\n");
+        assertThat(npx.toFile().setExecutable(true)).isTrue();
+        ServerConfig broken = ServerConfig.stdio("broken", dir, npx.toString(), List.of("-y", marker), Map.of());
+
+        ServerResult r = only(probe().build().run(List.of(broken)));
+
+        assertThat(r.outcome()).isEqualTo(Outcome.SPAWN_FAILED);
+        assertThat(r.reason()).startsWith("cannot start " + npx);
+        assertThat(r.fetch()).isNotNull();
+        assertThat(r.fetch().launcher()).isEqualTo(Launcher.NPX);
+    }
+
+    @Test
     void run_manyAtOnceWithMixedOutcomes_eachGetsItsOwnOutcomeAndTimeout() throws Exception {
         ServerConfig slow = script("slow", "import time", "time.sleep(300)").withStartupTimeout(Duration.ofMillis(800));
         ServerConfig crash = script("crash", "import sys", "sys.exit(7)");

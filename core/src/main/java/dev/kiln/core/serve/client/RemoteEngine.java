@@ -422,7 +422,7 @@ public final class RemoteEngine implements Engine {
         try {
             return reader.apply(json(what, a), what + " of " + location());
         } catch (IllegalArgumentException e) {
-            throw new EngineException(EngineException.Kind.INCOMPATIBLE, e.getMessage(), e);
+            throw new EngineException(EngineException.Kind.INCOMPATIBLE, String.valueOf(e.getMessage()), e);
         }
     }
 
@@ -1088,7 +1088,7 @@ public final class RemoteEngine implements Engine {
             }
             BoundedRead.Exceeded x = BoundedRead.Exceeded.in(e);
             if (x != null && x.bound() != BoundedRead.Exceeded.Bound.DEADLINE) { // no kiln serve answers like that
-                return raise(EngineException.Kind.INCOMPATIBLE, e.getMessage(), e);
+                return raise(EngineException.Kind.INCOMPATIBLE, String.valueOf(e.getMessage()), e);
             }
             return raise(EngineException.Kind.UNREACHABLE, e.getMessage() + " (" + method + " " + url + route + ")", e);
         } catch (InterruptedException e) {
@@ -1188,7 +1188,7 @@ public final class RemoteEngine implements Engine {
         try {
             return client.health().evidence();
         } catch (IOException e) {
-            throw new EngineException(EngineException.Kind.UNREACHABLE, e.getMessage(), e);
+            throw new EngineException(EngineException.Kind.UNREACHABLE, String.valueOf(e.getMessage()), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new EngineException(EngineException.Kind.UNREACHABLE, "interrupted while asking " + url + " its health", e);

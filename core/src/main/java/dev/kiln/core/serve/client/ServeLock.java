@@ -209,7 +209,11 @@ public final class ServeLock implements AutoCloseable {
 
     /** The lock file's identity: its real path (two spellings of one workspace are one lock). */
     private static Path key(Path file) throws IOException {
-        return file.getParent().toRealPath().resolve(file.getFileName());
+        Path dir = file.toAbsolutePath().getParent();
+        if (dir == null) {
+            throw new IOException("a lock file lives in a directory, not at the root: " + file);
+        }
+        return dir.toRealPath().resolve(file.getFileName());
     }
 
     /**

@@ -11,6 +11,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.util.HexFormat;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The bearer token of the mutating API calls: 256 random bits, new for every daemon start, written to
@@ -70,7 +71,7 @@ public final class ApiToken {
     }
 
     /** Whether an {@code Authorization} header carries this token; compares in constant time. */
-    public boolean authorizes(String authorizationHeader) {
+    public boolean authorizes(@Nullable String authorizationHeader) {
         String bearer = Wire.bearerToken(authorizationHeader);
         if (bearer == null) {
             return false;

@@ -26,6 +26,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -291,7 +292,7 @@ public final class SecretFile {
         return refused(file, kind, problem, null);
     }
 
-    private static IOException refused(Path file, Kind kind, String problem, Throwable cause) {
+    private static IOException refused(Path file, Kind kind, String problem, @Nullable Throwable cause) {
         return new IOException("cannot read the " + kind.noun + " " + file + ": " + problem + "; it must hold one line: "
                 + kind.line, cause);
     }

@@ -32,6 +32,7 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The API's wire format, in one place: routes, the JSON bodies of requests, answers and events, and the SSE
@@ -187,7 +188,7 @@ public final class Wire {
      * The unversioned alias of a v1 route ({@code /api/state} for {@code api/v1/state}), or null when the route is
      * not versioned or is new in v1 (no client of the first API knew it).
      */
-    public static String legacyPath(String route) {
+    public static @Nullable String legacyPath(String route) {
         if (!route.startsWith(V1) || route.equals(VERSION) || route.equals(HEALTH) || route.equals(OPENAPI)) {
             return null;
         }
@@ -273,7 +274,7 @@ public final class Wire {
     }
 
     /** Whether {@code Accept-Encoding} headers accept gzip (and do not refuse it with {@code q=0}). */
-    public static boolean acceptsGzip(java.util.List<String> acceptEncoding) {
+    public static boolean acceptsGzip(java.util.@Nullable List<String> acceptEncoding) {
         if (acceptEncoding == null) {
             return false;
         }
@@ -297,7 +298,7 @@ public final class Wire {
     }
 
     /** The token an {@code Authorization} header carries, or null when it is no bearer header. */
-    static String bearerToken(String header) {
+    static @Nullable String bearerToken(@Nullable String header) {
         if (header == null || !header.regionMatches(true, 0, BEARER, 0, BEARER.length())) {
             return null;
         }

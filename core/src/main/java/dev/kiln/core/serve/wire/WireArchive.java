@@ -6,7 +6,8 @@ import static dev.kiln.core.serve.wire.WireTypes.ms;
 import static dev.kiln.core.serve.wire.WireTypes.name;
 import static dev.kiln.core.serve.wire.WireTypes.nanos;
 import static dev.kiln.core.serve.wire.WireTypes.orNull;
-import static dev.kiln.core.serve.wire.WireTypes.path;
+import static dev.kiln.core.serve.wire.WireTypes.pathOf;
+import static dev.kiln.core.serve.wire.WireTypes.pathText;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.kiln.core.archive.ArchiveCacheStats;
@@ -49,12 +50,12 @@ final class WireArchive {
             @JsonProperty("bytes") long bytes, @JsonProperty("sha256") String sha256, @JsonProperty("hits") long hits,
             @JsonProperty("built_at") Instant builtAt, @JsonProperty("last_validated") @Nullable Instant lastValidated) {
         static Entry of(ArchiveEntry e) {
-            return new Entry(path(e.root()), e.members(), e.files(), e.bytes(), e.sha256(), e.hits(), e.builtAt(),
+            return new Entry(pathText(e.root()), e.members(), e.files(), e.bytes(), e.sha256(), e.hits(), e.builtAt(),
                     orNull(e.lastValidated()));
         }
 
         ArchiveEntry core() {
-            return new ArchiveEntry(path(root), members, files, bytes, sha256, hits, builtAt, Optional.ofNullable(lastValidated));
+            return new ArchiveEntry(pathOf(root), members, files, bytes, sha256, hits, builtAt, Optional.ofNullable(lastValidated));
         }
     }
 
@@ -63,11 +64,11 @@ final class WireArchive {
             @JsonProperty("bytes") long bytes, @JsonProperty("validated") boolean validated,
             @JsonProperty("validation_ms") double validationMs, @JsonProperty("stats") Stats stats) {
         static Hit of(ArchiveEvent.Hit e) {
-            return new Hit(e.at(), path(e.root()), e.sha256(), e.bytes(), e.validated(), ms(e.validationNanos()), Stats.of(e.stats()));
+            return new Hit(e.at(), pathText(e.root()), e.sha256(), e.bytes(), e.validated(), ms(e.validationNanos()), Stats.of(e.stats()));
         }
 
         ArchiveEvent.Hit core() {
-            return new ArchiveEvent.Hit(at, path(root), sha256, bytes, validated, nanos(validationMs), stats.core());
+            return new ArchiveEvent.Hit(at, pathOf(root), sha256, bytes, validated, nanos(validationMs), stats.core());
         }
     }
 
@@ -75,11 +76,11 @@ final class WireArchive {
     record Miss(@JsonProperty("at") Instant at, @JsonProperty("root") String root, @JsonProperty("cause") String cause,
             @JsonProperty("change") @Nullable String change, @JsonProperty("stats") Stats stats) {
         static Miss of(ArchiveEvent.Miss e) {
-            return new Miss(e.at(), path(e.root()), name(e.cause()), e.change(), Stats.of(e.stats()));
+            return new Miss(e.at(), pathText(e.root()), name(e.cause()), e.change(), Stats.of(e.stats()));
         }
 
         ArchiveEvent.Miss core() {
-            return new ArchiveEvent.Miss(at, path(root), constant(ArchiveEvent.MissCause.class, cause), change, stats.core());
+            return new ArchiveEvent.Miss(at, pathOf(root), constant(ArchiveEvent.MissCause.class, cause), change, stats.core());
         }
     }
 
@@ -89,12 +90,12 @@ final class WireArchive {
             @JsonProperty("build_ms") long buildMs, @JsonProperty("skipped") List<String> skipped,
             @JsonProperty("stats") Stats stats) {
         static Built of(ArchiveEvent.Built e) {
-            return new Built(e.at(), path(e.root()), e.members(), e.sha256(), e.bytes(), e.entries(), e.buildTime().toMillis(),
+            return new Built(e.at(), pathText(e.root()), e.members(), e.sha256(), e.bytes(), e.entries(), e.buildTime().toMillis(),
                     e.skipped(), Stats.of(e.stats()));
         }
 
         ArchiveEvent.Built core() {
-            return new ArchiveEvent.Built(at, path(root), list(members), sha256, bytes, entries, Duration.ofMillis(buildMs),
+            return new ArchiveEvent.Built(at, pathOf(root), list(members), sha256, bytes, entries, Duration.ofMillis(buildMs),
                     list(skipped), stats.core());
         }
     }
@@ -103,11 +104,11 @@ final class WireArchive {
     record BuildFailed(@JsonProperty("at") Instant at, @JsonProperty("root") String root,
             @JsonProperty("message") String message, @JsonProperty("stats") Stats stats) {
         static BuildFailed of(ArchiveEvent.BuildFailed e) {
-            return new BuildFailed(e.at(), path(e.root()), e.message(), Stats.of(e.stats()));
+            return new BuildFailed(e.at(), pathText(e.root()), e.message(), Stats.of(e.stats()));
         }
 
         ArchiveEvent.BuildFailed core() {
-            return new ArchiveEvent.BuildFailed(at, path(root), message, stats.core());
+            return new ArchiveEvent.BuildFailed(at, pathOf(root), message, stats.core());
         }
     }
 
@@ -115,11 +116,11 @@ final class WireArchive {
     record Evicted(@JsonProperty("at") Instant at, @JsonProperty("root") String root, @JsonProperty("sha256") String sha256,
             @JsonProperty("bytes") long bytes, @JsonProperty("cause") String cause, @JsonProperty("stats") Stats stats) {
         static Evicted of(ArchiveEvent.Evicted e) {
-            return new Evicted(e.at(), path(e.root()), e.sha256(), e.bytes(), name(e.cause()), Stats.of(e.stats()));
+            return new Evicted(e.at(), pathText(e.root()), e.sha256(), e.bytes(), name(e.cause()), Stats.of(e.stats()));
         }
 
         ArchiveEvent.Evicted core() {
-            return new ArchiveEvent.Evicted(at, path(root), sha256, bytes, constant(ArchiveEvent.EvictionCause.class, cause),
+            return new ArchiveEvent.Evicted(at, pathOf(root), sha256, bytes, constant(ArchiveEvent.EvictionCause.class, cause),
                     stats.core());
         }
     }

@@ -6,6 +6,8 @@ import static dev.kiln.core.serve.wire.WireTypes.list;
 import static dev.kiln.core.serve.wire.WireTypes.ms;
 import static dev.kiln.core.serve.wire.WireTypes.name;
 import static dev.kiln.core.serve.wire.WireTypes.path;
+import static dev.kiln.core.serve.wire.WireTypes.pathOf;
+import static dev.kiln.core.serve.wire.WireTypes.pathText;
 import static dev.kiln.core.serve.wire.WireTypes.pathList;
 import static dev.kiln.core.serve.wire.WireTypes.paths;
 
@@ -191,11 +193,11 @@ final class WireProbe {
             @JsonProperty("cache_tag") String cacheTag, @JsonProperty("magic") String magic,
             @JsonProperty("roots") List<String> roots, @JsonProperty("resolved_from") String resolvedFrom) {
         static Environment of(PythonEnvironment e) {
-            return new Environment(path(e.interpreter()), e.version(), e.cacheTag(), e.magic(), paths(e.roots()), e.resolvedFrom());
+            return new Environment(pathText(e.interpreter()), e.version(), e.cacheTag(), e.magic(), paths(e.roots()), e.resolvedFrom());
         }
 
         PythonEnvironment core() {
-            return new PythonEnvironment(path(interpreter), version, cacheTag, magic, pathList(roots), resolvedFrom);
+            return new PythonEnvironment(pathOf(interpreter), version, cacheTag, magic, pathList(roots), resolvedFrom);
         }
     }
 

@@ -6,7 +6,8 @@ import static dev.kiln.core.serve.wire.WireTypes.list;
 import static dev.kiln.core.serve.wire.WireTypes.ms;
 import static dev.kiln.core.serve.wire.WireTypes.name;
 import static dev.kiln.core.serve.wire.WireTypes.orNull;
-import static dev.kiln.core.serve.wire.WireTypes.path;
+import static dev.kiln.core.serve.wire.WireTypes.pathOf;
+import static dev.kiln.core.serve.wire.WireTypes.pathText;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.kiln.core.seed.CopyMode;
@@ -39,13 +40,13 @@ final class WireSeeds {
             @JsonProperty("bytes") long bytes, @JsonProperty("files") long files, @JsonProperty("wheels") long wheels,
             @JsonProperty("problem") @Nullable String problem) {
         static Seed of(SeedInfo s) {
-            return new Seed(s.target(), path(s.seedDir()), s.seeded(), orNull(s.hash()), orNull(s.currentHash()),
+            return new Seed(s.target(), pathText(s.seedDir()), s.seeded(), orNull(s.hash()), orNull(s.currentHash()),
                     orNull(s.uvVersion()), orNull(s.warmedAt()), ms(s.warmDuration()), s.bytes(), s.files(), s.wheels(),
                     orNull(s.problem()));
         }
 
         SeedInfo core() {
-            return new SeedInfo(target, path(seedDir), seeded, Optional.ofNullable(hash), Optional.ofNullable(currentHash),
+            return new SeedInfo(target, pathOf(seedDir), seeded, Optional.ofNullable(hash), Optional.ofNullable(currentHash),
                     Optional.ofNullable(uvVersion), Optional.ofNullable(warmedAt), duration(warmDurationMs), bytes, files,
                     wheels, Optional.ofNullable(problem));
         }
@@ -73,12 +74,12 @@ final class WireSeeds {
             @JsonProperty("seed_dir") String seedDir, @JsonProperty("command") List<String> command,
             @JsonProperty("environment") List<String> environment, @JsonProperty("uv_problem") @Nullable String uvProblem) {
         static Plan of(WarmPlan p) {
-            return new Plan(p.target(), p.hash(), orNull(p.seededHash()), p.warmNeeded(), path(p.seedDir()), p.command(),
+            return new Plan(p.target(), p.hash(), orNull(p.seededHash()), p.warmNeeded(), pathText(p.seedDir()), p.command(),
                     p.environment(), orNull(p.uvProblem()));
         }
 
         WarmPlan core() {
-            return new WarmPlan(target, hash, Optional.ofNullable(seededHash), warmNeeded, path(seedDir), list(command),
+            return new WarmPlan(target, hash, Optional.ofNullable(seededHash), warmNeeded, pathOf(seedDir), list(command),
                     list(environment), Optional.ofNullable(uvProblem));
         }
     }
@@ -138,11 +139,11 @@ final class WireSeeds {
     record SeedCopied(@JsonProperty("at") Instant at, @JsonProperty("target") String target,
             @JsonProperty("scratch") String scratch, @JsonProperty("report") Copy report) {
         static SeedCopied of(SeedEvent.SeedCopied e) {
-            return new SeedCopied(e.at(), e.target(), path(e.scratch()), Copy.of(e.report()));
+            return new SeedCopied(e.at(), e.target(), pathText(e.scratch()), Copy.of(e.report()));
         }
 
         SeedEvent.SeedCopied core() {
-            return new SeedEvent.SeedCopied(at, target, path(scratch), report.core());
+            return new SeedEvent.SeedCopied(at, target, pathOf(scratch), report.core());
         }
     }
 

@@ -111,6 +111,19 @@ public final class WireTypes {
         return s == null ? null : Path.of(s);
     }
 
+    /** A path that is always there, as plain text. */
+    static String pathText(Path p) {
+        return p.toString();
+    }
+
+    /** A path field that is always there; a daemon's answer without it is not one this client can read. */
+    static Path pathOf(String s) {
+        if (s == null) {
+            throw new IllegalArgumentException("a path field is missing from the daemon's answer");
+        }
+        return Path.of(s);
+    }
+
     static List<String> paths(List<Path> ps) {
         return ps.stream().map(Path::toString).toList();
     }
