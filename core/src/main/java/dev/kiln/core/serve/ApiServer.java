@@ -442,26 +442,26 @@ final class ApiServer implements AutoCloseable {
             } catch (IOException e) {
                 LOG.debug("client went away during {} {}: {}", x.getRequestMethod(), path, e.toString());
             } catch (Exchange.BadRequest e) {
-                ex.error(400, "bad_request", String.valueOf(e.getMessage()));
+                ex.error(400, "bad_request", said(e));
             } catch (EngineException e) {
                 if (e.kind() == EngineException.Kind.REJECTED) {
                     switch (e.refusal()) {
-                        case OUTSIDE_WORKSPACE -> ex.error(403, "outside_workspace", String.valueOf(e.getMessage()));
-                        case TOO_LARGE -> ex.error(413, "too_large", String.valueOf(e.getMessage()));
-                        case KEY_REUSED -> ex.error(422, "idempotency_key_reused", String.valueOf(e.getMessage()));
-                        case INVALID -> ex.error(400, "rejected", String.valueOf(e.getMessage()));
+                        case OUTSIDE_WORKSPACE -> ex.error(403, "outside_workspace", said(e));
+                        case TOO_LARGE -> ex.error(413, "too_large", said(e));
+                        case KEY_REUSED -> ex.error(422, "idempotency_key_reused", said(e));
+                        case INVALID -> ex.error(400, "rejected", said(e));
                     }
                 } else {
                     LOG.warn("{} {} failed: {}", x.getRequestMethod(), path, e.getMessage());
-                    ex.error(500, "failed", String.valueOf(e.getMessage()));
+                    ex.error(500, "failed", said(e));
                 }
             } catch (IllegalArgumentException e) {
-                ex.error(400, "bad_request", String.valueOf(e.getMessage()));
+                ex.error(400, "bad_request", said(e));
             } catch (dev.kiln.core.workspace.WorkspaceException | dev.kiln.core.archive.ArchiveException e) { // ServerConfigException included
                 // A workspace file on this host is malformed or unreadable, or an archive cannot be made of what was named:
                 // the message says which; no stack trace.
                 LOG.warn("{} {}: {}", x.getRequestMethod(), path, e.getMessage());
-                ex.error(500, "failed", String.valueOf(e.getMessage()));
+                ex.error(500, "failed", said(e));
             } catch (Exception e) {
                 LOG.error("{} {} failed", x.getRequestMethod(), path, e);
                 ex.error(500, "internal_error", e.toString());
@@ -726,5 +726,11 @@ final class ApiServer implements AutoCloseable {
         ApiServer build() {
             return new ApiServer(this);
         }
+    }
+
+    /** What an error body says of {@code e}: its message, or its type when it has none (never the text "null"). */
+    private static String said(Throwable e) {
+        String m = e.getMessage();
+        return m != null ? m : e.getClass().getSimpleName();
     }
 }
