@@ -72,7 +72,7 @@ class AlertsCommandTest {
 
     private Result kiln(List<String> env, String... args) throws Exception {
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        List<String> cmd = new ArrayList<>(List.of(java.toString(), "-cp", System.getProperty("java.class.path"),
+        List<String> cmd = new ArrayList<>(List.of(java.toString(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
                 "dev.kiln.app.Main"));
         cmd.addAll(List.of(args));
         return run(cmd, env);

@@ -417,7 +417,9 @@ class DoctorCommandTest {
     /** A real {@code kiln serve} child process, once its first projection is published. */
     private Daemon serve(Path ws, String... extra) throws Exception {
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        List<String> cmd = new ArrayList<>(List.of(java.toString(), "-cp", System.getProperty("java.class.path"),
+        // C1 only, as ServeHandOverTest's children: each method's daemon lives seconds, C2 compiles only cost CPU
+        List<String> cmd = new ArrayList<>(List.of(java.toString(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto",
+                "-cp", System.getProperty("java.class.path"),
                 "dev.kiln.app.Main", "serve", ws.toString(), "--port", "0", "--interval", "200ms"));
         cmd.addAll(List.of(extra));
         Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();

@@ -60,7 +60,8 @@ class FleetConnectTest {
         Path pw = Files.writeString(dir.resolve("tls-password"), "a-long-pass\n");
         Path ks = StatusCommandTest.keystore(dir.resolve("kiln.p12"), "a-long-pass");
         Path javaBin = Path.of(System.getProperty("java.home"), "bin", "java");
-        serve = new ProcessBuilder(javaBin.toString(), "-cp", System.getProperty("java.class.path"), "dev.kiln.app.Main",
+        serve = new ProcessBuilder(javaBin.toString(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto", // C1: a short-lived daemon
+                "-cp", System.getProperty("java.class.path"), "dev.kiln.app.Main",
                 "serve", ws.toString(), "--port", "0", "--interval", "500ms", "--tls-keystore", ks.toString(),
                 "--tls-password-file", pw.toString()).redirectError(ProcessBuilder.Redirect.DISCARD).start();
         BufferedReader out = new BufferedReader(new InputStreamReader(serve.getInputStream(), StandardCharsets.UTF_8));

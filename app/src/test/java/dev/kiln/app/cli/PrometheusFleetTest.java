@@ -67,7 +67,7 @@ class PrometheusFleetTest {
     /** Starts a {@code kiln serve} child process on the test's class path. */
     private Process startServe(Path ws) throws Exception {
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        Process p = new ProcessBuilder(java.toString(), "-cp", System.getProperty("java.class.path"), "dev.kiln.app.Main",
+        Process p = new ProcessBuilder(java.toString(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"), "dev.kiln.app.Main",
                 "serve", ws.toString(), "--port", "0", "--interval", "100ms", "--heartbeat", "1h")
                 .redirectError(dir.resolve(ws.getFileName() + "-err.txt").toFile()).start();
         processes.add(p);

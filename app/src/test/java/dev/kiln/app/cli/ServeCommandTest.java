@@ -30,7 +30,7 @@ class ServeCommandTest {
         Path ws = dir.resolve("ws");
         assertThat(CliRun.kiln("demo", ws.toString(), "--contracts", "60").exit()).isZero();
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        Process p = new ProcessBuilder(java.toString(), "-cp", System.getProperty("java.class.path"),
+        Process p = new ProcessBuilder(java.toString(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
                 "dev.kiln.app.Main", "serve", ws.toString(), "--port", "0", "--interval", "200ms")
                 .redirectError(ProcessBuilder.Redirect.DISCARD).start();
         try {
@@ -83,7 +83,7 @@ class ServeCommandTest {
         Files.writeString(ws.resolve("kiln.json"), "{\"api\": {\"bind\": \"0.0.0.0\", \"port\": 0}}\n");
         Path err = dir.resolve("serve.err");
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        Process p = new ProcessBuilder(java.toString(), "-cp", System.getProperty("java.class.path"),
+        Process p = new ProcessBuilder(java.toString(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
                 "dev.kiln.app.Main", "serve", ws.toString()).redirectError(err.toFile()).start();
         try {
             BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
@@ -114,7 +114,7 @@ class ServeCommandTest {
                     .as("the lock file records its holder's kind").contains("kind console\n");
             Path err = dir.resolve("serve.err");
             Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-            Process p = new ProcessBuilder(java.toString(), "-cp", System.getProperty("java.class.path"),
+            Process p = new ProcessBuilder(java.toString(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
                     "dev.kiln.app.Main", "serve", ws.toString(), "--port", "0").redirectError(err.toFile())
                     .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
             try {

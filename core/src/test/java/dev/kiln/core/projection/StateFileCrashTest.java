@@ -57,7 +57,7 @@ class StateFileCrashTest {
         java.util.Random rnd = new java.util.Random(17);
         long lastRev = 0;
         for (int kill = 0; kill < 5; kill++) {
-            Process p = new ProcessBuilder(java, "-Xmx64m", "-cp", System.getProperty("java.class.path"),
+            Process p = new ProcessBuilder(java, "-Xmx64m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
                     StateWriterMain.class.getName(), target.toString(), mode, Integer.toString(LEAVES))
                     .redirectErrorStream(true).start();
             try {

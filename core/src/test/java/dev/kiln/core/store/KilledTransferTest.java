@@ -31,7 +31,7 @@ class KilledTransferTest {
 
     /** Starts the child, waits for "moving", lets it move bytes for {@code afterMs}, then SIGKILLs it; whether it was still moving. */
     private static boolean killMidway(String op, Path ws, String target, long afterMs) throws Exception {
-        ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
+        ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m", "-XX:TieredStopAtLevel=1",
                 "-cp", System.getProperty("java.class.path"), TransferChild.class.getName(), op, ws.toString(), target);
         pb.environment().keySet().removeIf(k -> k.startsWith("AWS_"));
         pb.environment().putAll(SeaweedFs.env());
