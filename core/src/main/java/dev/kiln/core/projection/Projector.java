@@ -9,6 +9,7 @@ import dev.kiln.core.snapshot.ContractSnapshot;
 import dev.kiln.core.snapshot.SnapshotBuilder;
 import dev.kiln.core.telemetry.EventSink;
 import dev.kiln.core.telemetry.Ticker;
+import dev.kiln.core.workspace.WorkspaceException;
 import dev.kiln.core.workspace.WorkspaceLayout;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -108,7 +109,10 @@ public final class Projector {
         return new Builder(layout);
     }
 
-    /** Runs one tick over a full build. Never throws for bad input: failures are in the result and the document. */
+    /**
+     * Runs one tick over a full build. Never throws for bad input: failures are in the result and the document; the
+     * one exception is a workspace root that is gone ({@link WorkspaceException}), see {@link #rootGone}.
+     */
     public TickResult tick(WakeReason reason) {
         return tick(reason, SnapshotBuilder::build);
     }
@@ -125,6 +129,9 @@ public final class Projector {
     /** Runs one tick whose snapshot comes from {@code step} applied to this projector's builder. */
     private synchronized TickResult tick(WakeReason reason, Function<SnapshotBuilder, ContractSnapshot> step) {
         Objects.requireNonNull(reason, "reason");
+        if (!Files.isDirectory(layout.root())) {
+            throw rootGone(layout.root());
+        }
         long t0 = ticker.read();
         Instant now = clock.instant();
         if (!parseCache) {
@@ -185,6 +192,16 @@ public final class Projector {
         lastTick = result;
         events.publish(new TickFinished(now, result));
         return result;
+    }
+
+    /**
+     * A deleted or moved root is not an empty workspace: a tick then publishes nothing and writes nothing (writing
+     * would re-create {@code observer/} where the user removed everything), so the last document stays what is served.
+     */
+    static WorkspaceException rootGone(Path root) {
+        return new WorkspaceException("the workspace root " + root + " is gone (deleted or moved): nothing is projected"
+                + " or written until it is back, and the last projection is what is served; if it moved, start kiln"
+                + " serve on its new path");
     }
 
     /** Whether this projector only reads (see {@link Builder#readOnly()}). */

@@ -249,6 +249,9 @@ final class ProjectionLoop implements ChangeWatcher.Listener, AutoCloseable {
         }
     }
 
+    /** The last tick's error ("" when it did not fail), touched only by the loop's thread. */
+    private String lastSaid = "";
+
     private TickRecord tick(WakeReason reason, ChangeSet changes, boolean full) {
         Instant at = clock.instant();
         long t0 = ticker.read();
@@ -256,10 +259,17 @@ final class ProjectionLoop implements ChangeWatcher.Listener, AutoCloseable {
         String error = "";
         try {
             out = projection.project(reason, changes, full);
+        } catch (dev.kiln.core.workspace.WorkspaceException e) {
+            // a named condition of the workspace (its root gone): its message says what to do; no stack, said once
+            error = e.getMessage() == null ? e.toString() : e.getMessage();
+            if (!error.equals(lastSaid)) {
+                LOG.error("Projection tick ({}) failed: {}", reason.jsonName(), error);
+            }
         } catch (Exception | Error e) {
             error = e.toString();
             LOG.error("Projection tick ({}) failed: {}. The next tick re-enumerates everything.", reason.jsonName(), e, e);
         }
+        lastSaid = error;
         long t1 = ticker.read();
         lock.lock();
         try {

@@ -44,6 +44,9 @@ final class StdioChannel implements Channel {
     private final Recorder recorder;
     /** Writes for {@link #send}, in order; a write that blocks (a server not reading its stdin) blocks only the writer. */
     private final BlockingQueue<Write> outbox = new LinkedBlockingQueue<>();
+    /** The stdin writer has stopped: nothing queued from now on is written. */
+    private volatile boolean writerEnded;
+    private static final String STDIN_CLOSED = "the server's stdin is closed";
     // markers, told apart by identity: nothing of theirs is written or completed
     private static final Write CLOSE = new Write(new byte[0], new java.util.concurrent.CompletableFuture<>());
     private static final Write STOP = new Write(new byte[0], new java.util.concurrent.CompletableFuture<>());
@@ -110,7 +113,10 @@ final class StdioChannel implements Channel {
         } catch (InterruptedException | IOException e) {
             // nothing more will be written
         }
-        IOException ended = new IOException("the server's stdin is closed");
+        // Set before draining: a send that queues after the drain sees it and fails at once, instead of waiting its
+        // whole deadline for a writer that is gone (a server that exits before its first write).
+        writerEnded = true;
+        IOException ended = new IOException(STDIN_CLOSED);
         for (Write w; (w = outbox.poll()) != null;) {
             if (w.done != null) {
                 w.done.completeExceptionally(ended);
@@ -132,6 +138,9 @@ final class StdioChannel implements Channel {
         bytes[json.length] = '\n';
         Write w = new Write(bytes, new java.util.concurrent.CompletableFuture<>());
         outbox.add(w);
+        if (writerEnded) {
+            w.done.completeExceptionally(new IOException(STDIN_CLOSED)); // no writer will take it (a no-op if it did)
+        }
         // A server that floods requests and never reads fills the pipe: the write then blocks, but this wait does not.
         long left = deadline - recorder.now();
         try {

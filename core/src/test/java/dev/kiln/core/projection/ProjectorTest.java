@@ -3,6 +3,7 @@ package dev.kiln.core.projection;
 import static dev.kiln.core.snapshot.TestTrees.contract;
 import static dev.kiln.core.snapshot.TestTrees.stepPastTimestampGranularity;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kiln.testkit.MutableClock;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -50,6 +51,27 @@ class ProjectorTest {
         for (int i = 0; i < n; i++) {
             contract(ws().tasksDir(), "team/leaf-" + i, "running");
         }
+    }
+
+    @Test
+    void tick_rootMovedAway_refusesNamingIt_writesNothing_andGoesOnOnceItIsBack() throws Exception {
+        Path ws = root.resolve("ws");
+        Projector p = Projector.builder(WorkspaceLayout.of(ws)).clock(clock).build();
+        contract(WorkspaceLayout.of(ws).tasksDir(), "team/leaf-0", "running");
+        assertThat(p.tick(WakeReason.STARTUP).revision()).isEqualTo(1);
+        Path moved = root.resolve("moved");
+        Files.move(ws, moved);
+
+        assertThatThrownBy(() -> p.tick(WakeReason.HEARTBEAT))
+                .isInstanceOf(dev.kiln.core.workspace.WorkspaceException.class)
+                .hasMessageContaining(ws + " is gone (deleted or moved)").hasMessageContaining("kiln serve");
+        assertThat(ws).as("nothing re-created where the user removed the workspace").doesNotExist();
+        assertThat(JSON.readTree(moved.resolve("observer/state.json").toFile()).get("leaves")).hasSize(1);
+
+        Files.move(moved, ws);
+        TickResult back = p.tick(WakeReason.HEARTBEAT);
+        assertThat(back.leaves()).isEqualTo(1);
+        assertThat(back.revision()).isEqualTo(1);
     }
 
     @Test
