@@ -224,7 +224,7 @@ public final class Wire {
     /**
      * {@code {api_version, revision, projections, last_projection_at, last_projection_age_ms, last_error, heartbeat_ms,
      * watch: {mode, live, reason, since}, contracts, failures[, state_file_error]}}. The age is the daemon's own (no
-     * clock skew between hosts); the last tick's counters give contracts and failures. {@code state_file_error} is
+     * clock skew between hosts); the counters of the last tick that did not fail give contracts and failures. {@code state_file_error} is
      * there only while {@code observer/state.json} cannot be written (the revision is served from memory).
      */
     public static ObjectNode health(DaemonMetrics m, long revision, WatchStatus ws, Instant now, java.time.Duration heartbeat,
@@ -239,8 +239,18 @@ public final class Wire {
             if (!t.error().isEmpty()) {
                 o.put("last_error", t.error());
             }
-            o.put("contracts", t.counters().getOrDefault("leaves", 0L));
-            o.put("failures", t.counters().getOrDefault("failed", 0L));
+            // a failed tick counts nothing: the counts are those of the projection still served (the last good tick)
+            TickRecord counted = t;
+            for (int i = m.history().size() - 1; i >= 0 && !counted.error().isEmpty(); i--) {
+                counted = m.history().get(i);
+            }
+            if (counted.error().isEmpty()) {
+                o.put("contracts", counted.counters().getOrDefault("leaves", 0L));
+                o.put("failures", counted.counters().getOrDefault("failed", 0L));
+            } else {
+                o.put("contracts", 0L);
+                o.put("failures", 0L);
+            }
         });
         o.put("heartbeat_ms", heartbeat.toMillis());
         ObjectNode watch = o.putObject("watch");

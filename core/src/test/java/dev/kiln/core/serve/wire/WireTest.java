@@ -98,4 +98,22 @@ class WireTest {
         }
         assertThat(Wire.eventName(new FollowChanged(at, true, false, "x"))).as("a console's own notice").isNull();
     }
+
+    @Test
+    void health_afterAFailedTick_countsTheProjectionStillServed_andSaysWhyItFailed() {
+        Instant at = Instant.parse("2026-12-02T10:00:00Z");
+        TickRecord good = new TickRecord(1, WakeReason.STARTUP, true, at, 1_000, 0, 1, true,
+                Map.of("leaves", 19L, "failed", 1L), "");
+        TickRecord failed = new TickRecord(2, WakeReason.HEARTBEAT, true, at.plusSeconds(15), 1_000, 0, -1, false, Map.of(),
+                "the workspace root /w is gone");
+        var m = new dev.kiln.core.projection.DaemonMetrics(2, Map.of(), java.util.Optional.of(failed),
+                java.util.List.of(good, failed), true);
+        var watch = new dev.kiln.core.watch.WatchStatus(true, "", at, java.util.List.of(), 1, 1);
+
+        var o = Wire.health(m, 1, watch, at.plusSeconds(20), java.time.Duration.ofSeconds(15), null);
+
+        assertThat(o.path("last_error").asText()).isEqualTo("the workspace root /w is gone");
+        assertThat(o.path("contracts").asLong()).isEqualTo(19);
+        assertThat(o.path("failures").asLong()).isEqualTo(1);
+    }
 }
