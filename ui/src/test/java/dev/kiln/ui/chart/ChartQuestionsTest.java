@@ -345,7 +345,7 @@ class ChartQuestionsTest {
         for (int[] size : new int[][] {{1180, 740}, {1600, 1000}}) {
             for (Theme t : Theme.values()) {
                 robot.interact(() -> {
-                    stage.setX(0); // at the screen's corner: placed lower, 1600x1000 overflows Monocle's framebuffer
+                    stage.setX(0); // at the screen's corner, as the pictures of the other pages are taken
                     stage.setY(0);
                     stage.setWidth(size[0]);
                     stage.setHeight(size[1]);
@@ -362,7 +362,7 @@ class ChartQuestionsTest {
             }
         }
         robot.interact(() -> {
-            stage.setX(0); // at the screen's corner: placed lower, 1600x1000 overflows Monocle's framebuffer
+            stage.setX(0); // at the screen's corner, as the pictures of the other pages are taken
             stage.setY(0);
             stage.setWidth(1600);
             stage.setHeight(1000);

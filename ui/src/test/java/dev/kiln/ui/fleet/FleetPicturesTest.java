@@ -151,7 +151,7 @@ class FleetPicturesTest {
         Path shots = Files.createDirectories(Path.of(System.getProperty("kiln.shots", "target/shots")));
         for (double[] size : new double[][] {{1180, 740}, {1600, 1000}}) {
             robot.interact(() -> {
-                stage.setX(0); // at the screen's corner: placed lower, 1600x1000 overflows Monocle's framebuffer
+                stage.setX(0); // at the screen's corner, as the pictures of the other pages are taken
                 stage.setY(0);
                 stage.setWidth(size[0]);
                 stage.setHeight(size[1]);
