@@ -28,8 +28,9 @@ import picocli.CommandLine.Option;
 /**
  * {@code kiln bench runtimes}: what a package download inside the startup timeout costs and what a runtime seed saves,
  * with a real npm server ({@code npx -y @modelcontextprotocol/server-memory@2026.8.31}) and a real PyPI server
- * ({@code uvx mcp-server-time==2026.10.19}), both pinned: one of each cold (an empty cache of its own) and seeded
- * (the cache form), the fetch phase Kiln attributed beside cold − seeded, Node's compile cache before/after (with a
+ * ({@code uvx mcp-server-time==2026.10.19}), both pinned: each cold (an empty cache of its own each time) and seeded
+ * (the cache form), the median of {@code --single-rounds} starts; the fetch phase Kiln attributed beside cold − seeded,
+ * Node's compile cache before/after (with a
  * Node ≥ 22.1 from the npm registry), and 32 servers at once (16 npx, 16 uvx) at a 1-CPU share on empty caches, on
  * the cache form and on the installed form. Ratios are taken within this one run.
  */
@@ -44,6 +45,10 @@ public final class RuntimesBenchmark implements Callable<Integer> {
     @Option(names = "--json", description = "Print one JSON object.")
     boolean json;
 
+    @Option(names = "--single-rounds", paramLabel = "R", description = "Starts of each single-server figure (cold ones"
+            + " on an empty cache each); each figure is their median (default: ${DEFAULT-VALUE}).")
+    int singleRounds = 3;
+
     @Option(names = "--servers", paramLabel = "N", description = "Servers at once in the crowd runs (default: ${DEFAULT-VALUE};"
             + " 0 skips the crowd runs).")
     int crowd = 32;
@@ -57,19 +62,41 @@ public final class RuntimesBenchmark implements Callable<Integer> {
         Path work = Files.createTempDirectory("kiln-bench-runtimes-");
         ObjectNode o = Json.object();
         try {
+            if (singleRounds < 1) {
+                throw new dev.kiln.app.common.CliException("--single-rounds must be 1 or more, not " + singleRounds);
+            }
             o.put("load_average_before", loadAverage());
             ServerSeeds seeds = ServerSeeds.of(SeedCaches.of(work), System.getenv(), Clock.systemUTC());
-            ServerConfig npx = npx(work, "npx", work.resolve("cache/npx-single"));
-            ServerConfig uvx = uvx(work, "uvx", work.resolve("cache/uvx-single"));
-            err.println("runtimes: one cold npx, one cold uvx (empty caches)…");
-            ServerResult npxCold = single(npx);
-            ServerResult uvxCold = single(uvx);
+            ServerConfig npx = npx(work, "npx", work.resolve("cache/npx-single-0"));
+            ServerConfig uvx = uvx(work, "uvx", work.resolve("cache/uvx-single-0"));
+            // One start of each is one sample of a noisy figure (a seeded uvx start moved from 1.0 to 2.0 s between two
+            // quiet runs): each single-server figure is the median of its rounds, every cold round on an empty cache.
+            err.println("runtimes: " + singleRounds + " cold npx and cold uvx starts (an empty cache each)…");
+            List<ServerResult> npxColds = new ArrayList<>();
+            List<ServerResult> uvxColds = new ArrayList<>();
+            for (int r = 0; r < singleRounds; r++) {
+                npxColds.add(single(r == 0 ? npx : npx(work, "npx", work.resolve("cache/npx-single-" + r))));
+                uvxColds.add(single(r == 0 ? uvx : uvx(work, "uvx", work.resolve("cache/uvx-single-" + r))));
+            }
+            ServerResult npxCold = medianRun(npxColds);
+            ServerResult uvxCold = medianRun(uvxColds);
             err.println("runtimes: warming the two seeds…");
             ServerSeeds.Seed npxSeed = warm(seeds, npx);
             ServerSeeds.Seed uvxSeed = warm(seeds, uvx);
-            err.println("runtimes: seeded (cache form)…");
-            ServerResult npxSeeded = single(seeds.seeded(npx, npxSeed, ServerSeeds.Form.CACHE));
-            ServerResult uvxSeeded = single(seeds.seeded(uvx, uvxSeed, ServerSeeds.Form.CACHE));
+            err.println("runtimes: " + singleRounds + " seeded starts of each (cache form)…");
+            List<ServerResult> npxSeededs = new ArrayList<>();
+            List<ServerResult> uvxSeededs = new ArrayList<>();
+            for (int r = 0; r < singleRounds; r++) {
+                npxSeededs.add(single(seeds.seeded(npx, npxSeed, ServerSeeds.Form.CACHE)));
+                uvxSeededs.add(single(seeds.seeded(uvx, uvxSeed, ServerSeeds.Form.CACHE)));
+            }
+            ServerResult npxSeeded = medianRun(npxSeededs);
+            ServerResult uvxSeeded = medianRun(uvxSeededs);
+            o.put("single_rounds", singleRounds);
+            samples(o, "npx_cold_initialize_ms_samples", npxColds);
+            samples(o, "uvx_cold_initialize_ms_samples", uvxColds);
+            samples(o, "npx_seeded_initialize_ms_samples", npxSeededs);
+            samples(o, "uvx_seeded_initialize_ms_samples", uvxSeededs);
             put(o, "npx_cold_initialize_ms", npxCold.initializeMs());
             put(o, "npx_seeded_initialize_ms", npxSeeded.initializeMs());
             put(o, "uvx_cold_initialize_ms", uvxCold.initializeMs());
@@ -124,6 +151,18 @@ public final class RuntimesBenchmark implements Callable<Integer> {
     private ServerConfig uvx(Path work, String name, Path cache) throws Exception {
         Files.createDirectories(cache);
         return ServerConfig.stdio(name, work, "uvx", List.of(UV_SPEC), Map.of("UV_CACHE_DIR", cache.toString()));
+    }
+
+    /** The run whose initialize time is the median (its own fetch phase with it); the lower middle of an even count. */
+    private static ServerResult medianRun(List<ServerResult> runs) {
+        List<ServerResult> sorted = new ArrayList<>(runs);
+        sorted.sort(java.util.Comparator.comparingDouble(r -> java.util.Objects.requireNonNull(r.initializeMs())));
+        return sorted.get((sorted.size() - 1) / 2);
+    }
+
+    private static void samples(ObjectNode o, String field, List<ServerResult> runs) {
+        var a = o.putArray(field);
+        runs.forEach(r -> a.add(java.util.Objects.requireNonNull(r.initializeMs())));
     }
 
     private static ServerResult single(ServerConfig s) throws InterruptedException {
