@@ -82,7 +82,7 @@ public final class StalenessViewModel {
         }
         running.set(true);
         error.set("");
-        background.run(engine::diagnose, this::show, e -> {
+        background.run(engine.projection()::diagnose, this::show, e -> {
             running.set(false);
             error.set("The doctor failed: " + e.getMessage());
         });
