@@ -58,7 +58,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The {@link Engine} of a {@code kiln serve} reached over its API ({@code /api/v1}), on this host or another: every
- * capability is a request to the daemon, and the daemon's events (ticks, watch changes, warm lines, probe steps,
+ * capability is a request to the daemon (the projection here, the other facets in {@link RemoteSeeds},
+ * {@link RemoteProbes}, {@link RemoteArchives} and {@link RemoteStore}, over this engine's client, request helpers and
+ * action tracking), and the daemon's events (ticks, watch changes, warm lines, probe steps,
  * archive events, heals, finished actions) arrive on {@link #events()} as the same core event types a local engine
  * publishes, so a view model cannot tell the two apart.
  *
