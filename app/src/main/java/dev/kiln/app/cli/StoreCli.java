@@ -87,8 +87,8 @@ final class StoreCli {
                 String key = "cli-" + verb + "-" + java.util.UUID.randomUUID();
                 try {
                     dev.kiln.core.engine.Action<Transfer> a = server
-                            ? (push ? engine.pushServerSeed(name, key) : engine.pullServerSeed(name, key))
-                            : (push ? engine.pushSeed(name, key) : engine.pullSeed(name, key));
+                            ? (push ? engine.store().pushServer(name, key) : engine.store().pullServer(name, key))
+                            : (push ? engine.store().push(name, key) : engine.store().pull(name, key));
                     Transfer t = await(a);
                     System.out.println(asJson ? Json.compact(json(t).put("target", name)) : line(name, t));
                 } catch (RuntimeException e) {
