@@ -81,21 +81,6 @@ class ServerSeedsSpecTest {
     }
 
     @Test
-    void inventoryAndWarmAll_oneServerWithADanglingFlag_doNotFailTheOthers() {
-        // A config whose last argument is --from used to throw IndexOutOfBoundsException out of the whole listing
-        // (kiln seeds, GET /api/v1/seeds/servers, the Server seeds pane) and out of kiln warm --servers.
-        ServerSeeds seeds = ServerSeeds.of(SeedCaches.of(tmp), Map.of(), Clock.systemUTC());
-        ServerConfig dangling = ServerConfig.stdio("broken", tmp, "uvx", List.of("--from"), Map.of());
-
-        assertThat(seeds.inventory(List.of(dangling))).isEmpty();
-        ServerSeedsWarmed warmed = seeds.warmAll(List.of(dangling), Cancellation.create(), true);
-        assertThat(warmed.servers()).singleElement().satisfies(w -> {
-            assertThat(w.outcome()).isEqualTo("failed");
-            assertThat(w.message()).contains("server broken").contains("'--from' needs a value");
-        });
-    }
-
-    @Test
     void hash_aChangedByte_isSeenAndWhatLaunchersRewriteIsNot() throws Exception {
         Path seed = tmp.resolve("seed");
         Files.createDirectories(seed.resolve("npm-cache/_cacache/content-v2"));
