@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeSet;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The seed caches of one workspace (docs/ARCHITECTURE.md, "A warm"): per target, a uv cache warmed wheels-only once per
@@ -147,7 +148,7 @@ public final class SeedCaches {
             try {
                 current = Optional.of(LockFiles.read(Target.read(layout.targetsDir(), name)).hash());
             } catch (WorkspaceException e) {
-                problem = Optional.of(e.getMessage());
+                problem = Optional.of(String.valueOf(e.getMessage()));
             }
             out.add(new SeedInfo(name, dir, seeded.isPresent(), seeded, current,
                     m.map(SeedStore.Manifest::uvVersion), m.map(SeedStore.Manifest::warmedAt),
@@ -238,7 +239,8 @@ public final class SeedCaches {
     /** Configures {@link SeedCaches}. */
     public static final class Builder {
         private final Path workspace;
-        private WorkspaceSettings settings;
+        /** Null until {@link #settings} is called: then the workspace's kiln.json is read when it is built. */
+        private @Nullable WorkspaceSettings settings;
         private Clock clock = Clock.systemUTC();
         private EventSink events = EventSink.none();
         private Map<String, String> environment = System.getenv();

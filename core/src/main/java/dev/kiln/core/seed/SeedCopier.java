@@ -29,6 +29,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Copies a seed into a job's scratch cache: every regular file is a new file with its own inode (never a hard
@@ -77,7 +78,8 @@ final class SeedCopier {
     /** The scratch cache's identity: a seed directory with it is the destination itself (a link loop, a race). */
     private final Object dstKey;
     private final Transfer transfer;
-    private ByteBuffer buffer;
+    /** Allocated by the first file that needs the stream fallback; most copies never do. */
+    private @Nullable ByteBuffer buffer;
     private final List<String> problems = new ArrayList<>();
     private CopyMode mode;
     private long files;
@@ -224,7 +226,7 @@ final class SeedCopier {
 
     private void copyLink(Path link, SecureDirectoryStream<Path> to, Path rel, Path n) throws IOException {
         Path target = Files.readSymbolicLink(link);
-        Path resolved = link.getParent().resolve(target).normalize();
+        Path resolved = link.resolveSibling(target).normalize(); // relative to the link's directory
         if (target.isAbsolute() || !resolved.startsWith(root)) {
             problems.add("link " + root.relativize(link) + " -> " + target + " leaves the seed; not copied");
             return;
@@ -290,24 +292,26 @@ final class SeedCopier {
 
     /** Copies {@code in} from {@code done} up to {@code size} bytes through the reused buffer; the bytes copied in all. */
     private long stream(SeekableByteChannel in, SeekableByteChannel out, long done, long size) throws IOException {
-        if (buffer == null) {
-            buffer = ByteBuffer.allocateDirect(BUFFER);
+        ByteBuffer buf = buffer;
+        if (buf == null) {
+            buf = ByteBuffer.allocateDirect(BUFFER);
+            buffer = buf;
         }
         if (done > 0) {
             in.position(done);
         }
         while (done < size) {
-            buffer.clear();
+            buf.clear();
             if (size - done < BUFFER) {
-                buffer.limit((int) (size - done));
+                buf.limit((int) (size - done));
             }
-            int n = in.read(buffer);
+            int n = in.read(buf);
             if (n <= 0) {
                 break; // shrank under us
             }
-            buffer.flip();
-            while (buffer.hasRemaining()) {
-                out.write(buffer);
+            buf.flip();
+            while (buf.hasRemaining()) {
+                out.write(buf);
             }
             done += n;
         }

@@ -174,7 +174,7 @@ final class SeedStore {
             public FileVisitResult visitFile(Path file, BasicFileAttributes a) throws IOException {
                 if (a.isSymbolicLink()) {
                     Path target = Files.readSymbolicLink(file);
-                    if (target.isAbsolute() || !file.getParent().resolve(target).normalize().startsWith(root)) {
+                    if (target.isAbsolute() || !file.resolveSibling(target).normalize().startsWith(root)) {
                         throw new IOException("the arrived seed's link " + root.relativize(file) + " -> " + target
                                 + " leaves the seed; not installed");
                     }

@@ -405,7 +405,7 @@ public final class ServerSeeds {
         Map<String, String> env = form == Form.CACHE ? cacheEnv(seed.plan()) : Map.of();
         if (format.equals("codex")) {
             StringBuilder b = new StringBuilder("[mcp_servers.").append(server.name()).append("]\n");
-            b.append("command = ").append(toml(s.command())).append('\n');
+            b.append("command = ").append(toml(s.program())).append('\n');
             b.append("args = [").append(String.join(", ", s.args().stream().map(ServerSeeds::toml).toList())).append("]\n");
             if (!env.isEmpty()) {
                 b.append("env = { ").append(String.join(", ", env.entrySet().stream()
@@ -418,7 +418,7 @@ public final class ServerSeeds {
         if (format.equals("vscode")) {
             entry.put("type", "stdio");
         }
-        entry.put("command", s.command());
+        entry.put("command", s.program());
         s.args().forEach(entry.putArray("args")::add);
         if (!env.isEmpty()) {
             ObjectNode e = entry.putObject("env");
@@ -673,7 +673,7 @@ public final class ServerSeeds {
                     }
                     usable.add(form);
                 } catch (WorkspaceException e) {
-                    problem = e.getMessage(); // the installed form's entry cannot be read: only the cache form is offered
+                    problem = String.valueOf(e.getMessage()); // the installed form's entry cannot be read: only the cache form is offered
                 }
             }
             forms = usable;
@@ -703,14 +703,14 @@ public final class ServerSeeds {
         Instant begin = clock.instant();
         Optional<ServerSeedInfo> row = inventory(List.of(server)).stream().filter(i -> i.server().equals(server.name())
                 && i.state() != ServerSeedInfo.State.STALE).findFirst();
-        String problem = row.isEmpty() ? "server " + server.name() + " is not launched through npx, npm exec, uvx or uv"
-                + " tool run: it has no seed to copy"
-                : row.get().state() != ServerSeedInfo.State.OK || row.get().dir() == null ? row.get().problem() : null;
-        if (problem != null) {
+        Path dir = row.map(ServerSeedInfo::dir).orElse(null);
+        if (row.isEmpty() || row.get().state() != ServerSeedInfo.State.OK || dir == null) {
+            String problem = row.isEmpty() ? "server " + server.name() + " is not launched through npx, npm exec, uvx or uv"
+                    + " tool run: it has no seed to copy" : row.get().problem();
             return new CopyReport(false, 0, 0, 0, Duration.between(begin, clock.instant()),
                     Optional.of(problem + "; the job proceeds without it"), false, mode);
         }
-        Path cache = row.get().dir().resolve(npm(Launcher.of(server)) ? "npm-cache" : "uv-cache");
+        Path cache = dir.resolve(npm(Launcher.of(server)) ? "npm-cache" : "uv-cache");
         return SeedCopier.copy(cache, scratchCache, clock, mode, SeedCopier.KERNEL);
     }
 
@@ -742,7 +742,7 @@ public final class ServerSeeds {
                 out.add(new ServerSeedsWarmed.Server(s.name(), dryRun && seed.contentSha256().isEmpty() ? "would_warm"
                         : seed.outcome().label(), seed.message(), after));
             } catch (WorkspaceException e) {
-                out.add(new ServerSeedsWarmed.Server(s.name(), "failed", e.getMessage(), null));
+                out.add(new ServerSeedsWarmed.Server(s.name(), "failed", String.valueOf(e.getMessage()), null));
             }
             if (cancel.isCancelled()) {
                 break;
@@ -780,11 +780,11 @@ public final class ServerSeeds {
                     continue;
                 }
                 if (npm(launcher) && (x.startsWith("--package=") || x.equals("-p") || x.equals("--package"))) {
-                    from = x.startsWith("--package=") ? x.substring(10) : a.get(++i);
+                    from = x.startsWith("--package=") ? x.substring(10) : value(server, a, ++i, x);
                     continue;
                 }
                 if (!npm(launcher) && (x.equals("--from") || x.startsWith("--from="))) {
-                    from = x.startsWith("--from=") ? x.substring(7) : a.get(++i);
+                    from = x.startsWith("--from=") ? x.substring(7) : value(server, a, ++i, x);
                     continue;
                 }
                 if (!npm(launcher) && (x.equals("--with") || x.startsWith("--with=") || x.equals("--with-requirements"))) {
@@ -801,11 +801,11 @@ public final class ServerSeeds {
                 positional = x;
                 break;
             }
-            if (positional == null && from == null) {
+            String spec = from != null ? from : positional;
+            if (spec == null) {
                 throw new WorkspaceException("server " + server.name() + ": no package in '" + server.commandLine() + "'");
             }
             List<String> rest = positional == null ? List.of() : List.copyOf(a.subList(i + 1, a.size()));
-            String spec = from != null ? from : positional;
             String exe = from != null && positional != null ? positional : "";
             String pkg;
             String version;
@@ -831,6 +831,15 @@ public final class ServerSeeds {
                 }
             }
             return new Spec(pkg, version, version, exe, rest);
+        }
+
+        /** The argument after flag {@code flag} (at {@code i}); a flag that ends the command line is the config's mistake. */
+        private static String value(ServerConfig server, List<String> a, int i, String flag) {
+            if (i >= a.size()) {
+                throw new WorkspaceException("server " + server.name() + ": '" + flag + "' needs a value (the package) in '"
+                        + server.commandLine() + "'; give it one or remove it");
+            }
+            return a.get(i);
         }
 
         private static int firstOperator(String s) {
@@ -881,7 +890,7 @@ public final class ServerSeeds {
         return query(server, cmd, env, null);
     }
 
-    private String query(ServerConfig server, List<String> cmd, Map<String, String> env, String stdin) {
+    private String query(ServerConfig server, List<String> cmd, Map<String, String> env, @Nullable String stdin) {
         ProcessBuilder pb = new ProcessBuilder(onPath(cmd, env)).redirectErrorStream(false);
         pb.environment().clear();
         pb.environment().putAll(env);

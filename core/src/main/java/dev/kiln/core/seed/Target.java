@@ -99,7 +99,7 @@ record Target(String name, Path file, Source source, Optional<String> python, bo
         if (json == null || !json.isObject()) {
             throw new WorkspaceException(file + ": a target must be a JSON object");
         }
-        Path base = file.getParent();
+        Path base = targetsDir.resolve(name); // the target's directory, which relative sources start from
         JsonNode src = json.get("source");
         if (src == null || !src.isObject()) {
             throw new WorkspaceException(file + ": field 'source' is missing; write {\"dir\": \"PATH\"} or"

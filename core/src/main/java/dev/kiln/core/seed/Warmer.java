@@ -69,7 +69,7 @@ final class Warmer {
         try {
             uv = UvLauncher.locate(configuredUv, workspace, callerEnv).toString();
         } catch (WorkspaceException e) {
-            problem = Optional.of(e.getMessage());
+            problem = Optional.of(String.valueOf(e.getMessage()));
         }
         Path fresh = SeedStore.freshDir(seedsDir, name, files.hash());
         List<String> env = List.of("UV_CACHE_DIR=" + fresh, "UV_PROJECT_ENVIRONMENT=" + SeedStore.venvDir(fresh),
@@ -93,7 +93,7 @@ final class Warmer {
             target = Target.read(targetsDir, name);
             files = LockFiles.read(target);
         } catch (WorkspaceException e) {
-            return finish(name, WarmOutcome.FAILED, "", begin, SeedStore.Stats.EMPTY, e.getMessage(), List.of());
+            return finish(name, WarmOutcome.FAILED, "", begin, SeedStore.Stats.EMPTY, String.valueOf(e.getMessage()), List.of());
         }
         String hash = files.hash();
         Path seedDir = seedsDir.resolve(name);
@@ -169,7 +169,7 @@ final class Warmer {
         try {
             uv = UvLauncher.locate(configuredUv, workspace, callerEnv);
         } catch (WorkspaceException e) {
-            return new Ending(WarmOutcome.FAILED, oldStats(seedDir), e.getMessage(), List.of());
+            return new Ending(WarmOutcome.FAILED, oldStats(seedDir), String.valueOf(e.getMessage()), List.of());
         }
         Path fresh = SeedStore.freshDir(seedsDir, name, hash);
         Path venv = SeedStore.venvDir(fresh);

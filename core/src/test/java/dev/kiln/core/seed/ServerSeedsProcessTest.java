@@ -36,6 +36,24 @@ class ServerSeedsProcessTest {
     Path tmp;
 
     @Test
+    void inventoryAndWarmAll_oneServerWithADanglingFlag_doNotFailTheOthers() {
+        // A config whose last argument is --from used to throw IndexOutOfBoundsException out of the whole listing
+        // (kiln seeds, GET /api/v1/seeds/servers, the Server seeds pane) and out of kiln warm --servers.
+        ServerSeeds seeds = ServerSeeds.of(SeedCaches.of(tmp), System.getenv(), Clock.systemUTC());
+        ServerConfig dangling = ServerConfig.stdio("broken", tmp, "uvx", List.of("--from"), Map.of());
+        ServerConfig time = ServerConfig.stdio("time", tmp, "uvx", List.of("mcp-server-time==2026.10.19"), Map.of());
+
+        List<ServerSeedInfo> rows = seeds.inventory(List.of(dangling, time)); // asks the local uv its version, no registry
+        assertThat(rows).extracting(ServerSeedInfo::server).containsExactly("time");
+        assertThat(rows.get(0).state()).isEqualTo(ServerSeedInfo.State.MISSING);
+        ServerSeedsWarmed warmed = seeds.warmAll(List.of(dangling), Cancellation.create(), true);
+        assertThat(warmed.servers()).singleElement().satisfies(w -> {
+            assertThat(w.outcome()).isEqualTo("failed");
+            assertThat(w.message()).contains("server broken").contains("'--from' needs a value");
+        });
+    }
+
+    @Test
     void warm_thenRegistryUnreachable_bothFormsStartFromTheSeedAndTheProbeSeesNoDownload() throws Exception {
         ServerSeeds seeds = ServerSeeds.of(SeedCaches.of(tmp), System.getenv(), Clock.systemUTC());
         ServerConfig server = ServerConfig.stdio("memory", tmp, "npx", List.of("-y", SPEC),

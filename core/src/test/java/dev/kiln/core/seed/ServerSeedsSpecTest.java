@@ -71,6 +71,16 @@ class ServerSeedsSpecTest {
     }
 
     @Test
+    void parse_flagWithoutItsValue_namesTheServerAndTheFlag() {
+        assertThatThrownBy(() -> spec(stdio("npx", "-y", "--package"))).isInstanceOf(WorkspaceException.class)
+                .hasMessageContaining("server srv").hasMessageContaining("'--package' needs a value");
+        assertThatThrownBy(() -> spec(stdio("npm", "exec", "-p"))).isInstanceOf(WorkspaceException.class)
+                .hasMessageContaining("'-p' needs a value");
+        assertThatThrownBy(() -> spec(stdio("uvx", "--from"))).isInstanceOf(WorkspaceException.class)
+                .hasMessageContaining("server srv").hasMessageContaining("'--from' needs a value");
+    }
+
+    @Test
     void hash_aChangedByte_isSeenAndWhatLaunchersRewriteIsNot() throws Exception {
         Path seed = tmp.resolve("seed");
         Files.createDirectories(seed.resolve("npm-cache/_cacache/content-v2"));
