@@ -307,4 +307,16 @@ final class LocalEngine implements Engine {
         }
         return b.build();
     }
+
+    // --- object store: source archives, moved on this host (issue #28) ---------------------------------------------
+
+    @Override
+    public Action<dev.kiln.core.store.Transfer> pushArchive(String directory, List<String> members, String idempotencyKey) {
+        return actions.pushArchive(directory, members, idempotencyKey);
+    }
+
+    @Override
+    public Action<dev.kiln.core.store.Transfer> pullArchive(String sha256, String idempotencyKey) {
+        return actions.pullArchive(sha256, idempotencyKey);
+    }
 }

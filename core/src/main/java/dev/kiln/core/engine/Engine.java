@@ -234,4 +234,24 @@ public interface Engine extends AutoCloseable {
     /** Ends this engine: its projector or its connection. */
     @Override
     void close();
+
+    // --- object store: source archives, moved on the engine's host (issue #28) ----------------------------------------
+
+    /**
+     * Builds the deterministic archive of {@code members} (all when empty) of {@code directory}, relative to the
+     * workspace and refused as {@link #archive} refuses it, on the engine's host, and pushes it to the workspace's store
+     * under {@code archives/<its sha256>} with that host's credentials. A key already stored is left as it is
+     * ({@code already_stored}); the transfer's manifest names the SHA-256 to pull it by.
+     */
+    default Action<dev.kiln.core.store.Transfer> pushArchive(String directory, List<String> members, String idempotencyKey) {
+        throw new EngineException(EngineException.Kind.REJECTED, location() + " does not push archives");
+    }
+
+    /**
+     * Pulls the archive {@code sha256} from the workspace's store onto the engine's host, checked against that SHA-256,
+     * into {@code layout().archivesDir()/<sha256>.tar.gz} there (atomically: the file it replaces, or the checked one).
+     */
+    default Action<dev.kiln.core.store.Transfer> pullArchive(String sha256, String idempotencyKey) {
+        throw new EngineException(EngineException.Kind.REJECTED, location() + " does not pull archives");
+    }
 }

@@ -764,4 +764,43 @@ public final class WorkspaceActions implements AutoCloseable {
         }
     }
 
+    // --- object store: source archives, moved on this host (issue #28; see Engine#pushArchive, Engine#pullArchive) ----
+
+    /**
+     * See {@link Engine#pushArchive}: in the action, the archive of {@code directory} (the refusals and the bound of
+     * {@link #archive}; the cache's copy when nothing changed) is written to a temporary file and pushed by its SHA-256.
+     */
+    public Action<dev.kiln.core.store.Transfer> pushArchive(String directory, List<String> members, String idempotencyKey) {
+        dev.kiln.core.store.ObjectStore s = requireStore();
+        List<String> m = List.copyOf(members);
+        return start("push_archive", List.of(directory, m), "a push of the archive of '" + directory + "'"
+                + (m.isEmpty() ? "" : " (members " + m + ")"), idempotencyKey, () -> new Job<>(null, () -> {
+                    Path root = archive(directory, m).root();
+                    dev.kiln.core.archive.SourceArchive a = archives.get(root, m,
+                            dev.kiln.core.archive.SourceArchive.DEFAULT_EXCLUDES, archives.maximumBytes());
+                    Path tmp = Files.createTempFile("kiln-archive-push-", ".tar.gz");
+                    try {
+                        a.writeTo(tmp);
+                        return noted(() -> s.pushFile(dev.kiln.core.store.StoreKey.archive(a.sha256()), tmp));
+                    } finally {
+                        Files.deleteIfExists(tmp);
+                    }
+                }));
+    }
+
+    /** See {@link Engine#pullArchive}: into {@link WorkspaceLayout#archivesDir()}, checked, atomically. */
+    public Action<dev.kiln.core.store.Transfer> pullArchive(String sha256, String idempotencyKey) {
+        dev.kiln.core.store.StoreKey key;
+        try {
+            key = dev.kiln.core.store.StoreKey.archive(sha256);
+        } catch (IllegalArgumentException e) {
+            throw new EngineException(EngineException.Kind.REJECTED, String.valueOf(e.getMessage()));
+        }
+        dev.kiln.core.store.ObjectStore s = requireStore();
+        Path out = layout.archivesDir().resolve(sha256 + ".tar.gz");
+        return start("pull_archive", sha256, "a pull of archive " + sha256, idempotencyKey, () -> new Job<>(null, () -> {
+            Files.createDirectories(layout.archivesDir());
+            return noted(() -> s.pullFile(key, out));
+        }));
+    }
 }

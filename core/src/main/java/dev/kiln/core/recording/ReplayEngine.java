@@ -693,4 +693,16 @@ public final class ReplayEngine implements Engine {
             Thread.currentThread().interrupt();
         }
     }
+
+    // --- object store: source archives (issue #28): a recording moves nothing ----------------------------------------
+
+    @Override
+    public Action<dev.kiln.core.store.Transfer> pushArchive(String directory, List<String> members, String idempotencyKey) {
+        throw refused("A push of an archive to the store");
+    }
+
+    @Override
+    public Action<dev.kiln.core.store.Transfer> pullArchive(String sha256, String idempotencyKey) {
+        throw refused("A pull of an archive from the store");
+    }
 }

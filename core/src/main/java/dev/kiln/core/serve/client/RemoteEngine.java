@@ -1194,4 +1194,19 @@ public final class RemoteEngine implements Engine {
             throw new EngineException(EngineException.Kind.UNREACHABLE, "interrupted while asking " + url + " its health", e);
         }
     }
+
+    // --- object store: source archives, moved on the daemon's host with its credentials (issue #28) ------------------
+
+    @Override
+    public Action<dev.kiln.core.store.Transfer> pushArchive(String directory, List<String> members, String idempotencyKey) {
+        com.fasterxml.jackson.databind.node.ObjectNode body = Wire.JSON.createObjectNode().put("directory", directory);
+        members.forEach(body.putArray("members")::add);
+        return transfer(startAction(Wire.STORE_ARCHIVES_PUSH, body, idempotencyKey, StoreWire.TransferWire.class));
+    }
+
+    @Override
+    public Action<dev.kiln.core.store.Transfer> pullArchive(String sha256, String idempotencyKey) {
+        return transfer(startAction(Wire.STORE_ARCHIVES_PULL, Wire.JSON.createObjectNode().put("sha256", sha256),
+                idempotencyKey, StoreWire.TransferWire.class));
+    }
 }
