@@ -32,7 +32,8 @@ import picocli.CommandLine.Parameters;
         subcommands = {ArchiveCommand.Push.class, ArchiveCommand.Pull.class})
 final class ArchiveCommand implements Callable<Integer> {
 
-    @Parameters(index = "0", paramLabel = "SRC", description = "Source root directory.")
+    // Optional to picocli: a required one here would be asked of "kiln archive push …" too (the parent is validated first).
+    @Parameters(index = "0", arity = "0..1", paramLabel = "SRC", description = "Source root directory.")
     Path source;
 
     @Option(names = {"-m", "--member"}, paramLabel = "M",
@@ -58,6 +59,10 @@ final class ArchiveCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
+        if (source == null) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "Missing required parameter: 'SRC' (or name a"
+                    + " sub-command: push, pull)");
+        }
         List<String> ex = new ArrayList<>(noDefaultExcludes ? List.of() : SourceArchive.DEFAULT_EXCLUDES);
         ex.addAll(excludes);
         SourceArchive a;

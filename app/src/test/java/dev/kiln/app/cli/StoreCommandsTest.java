@@ -241,10 +241,10 @@ class StoreCommandsTest {
         assertThat(sha256(c.resolve("observer/archives/" + sha + ".tar.gz"))).isEqualTo(sha);
 
         Ran here = kiln("archive", "pull", url(hostB), sha, "-o", out.toString(), "--token-file", token(hostB));
-        assertThat(here.code()).isEqualTo(2);
+        assertThat(here.code()).as(here.out() + here.err()).isEqualTo(2);
         assertThat(here.err()).contains("-o writes a file on this host").contains("pull with a workspace DIR here");
         Ran outside = kiln("archive", "push", url(hostA), "../..", "--token-file", token(hostA));
-        assertThat(outside.code()).isEqualTo(1);
+        assertThat(outside.code()).as(outside.out() + outside.err()).isEqualTo(1);
         assertThat(outside.err()).contains("archive push ../..").contains("outside the workspace");
         for (Ran r : List.of(push, pull, dir, here, outside)) {
             assertThat(r.out() + r.err()).doesNotContain(SECRET).doesNotContain(ACCESS);
@@ -276,10 +276,10 @@ class StoreCommandsTest {
         String where = "s3://kiln-app/cli at " + endpoint;
 
         Ran push = kiln("archive", "push", url(hostA), "src", "--token-file", token(hostA));
-        assertThat(push.code()).isEqualTo(1);
+        assertThat(push.code()).as(push.out() + push.err()).isEqualTo(1);
         assertThat(push.err()).contains("kiln: archive push src").contains(where).contains("Is the store up and reachable?");
         Ran pull = kiln("archive", "pull", url(hostA), sha, "--token-file", token(hostA));
-        assertThat(pull.code()).isEqualTo(1);
+        assertThat(pull.code()).as(pull.out() + pull.err()).isEqualTo(1);
         assertThat(pull.err()).contains(where).contains("Check the endpoint");
         assertThat(Files.readString(kept)).as("the file already there is kept").isEqualTo("an archive pulled before\n");
 
