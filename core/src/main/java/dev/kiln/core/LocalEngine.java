@@ -1,30 +1,22 @@
 package dev.kiln.core;
 
-import dev.kiln.core.archive.ArchiveCacheStats;
-import dev.kiln.core.archive.ArchiveEntry;
 import dev.kiln.core.contract.HealReport;
 import dev.kiln.core.doctor.Diagnosis;
 import dev.kiln.core.doctor.Doctor;
-import dev.kiln.core.engine.Action;
+import dev.kiln.core.engine.Archives;
 import dev.kiln.core.engine.Engine;
 import dev.kiln.core.engine.EngineException;
-import dev.kiln.core.engine.ProbeRequest;
+import dev.kiln.core.engine.Probes;
+import dev.kiln.core.engine.Projection;
 import dev.kiln.core.engine.SavedRun;
+import dev.kiln.core.engine.Seeds;
+import dev.kiln.core.engine.Store;
 import dev.kiln.core.engine.WorkspaceActions;
 import dev.kiln.core.projection.WakeReason;
-import dev.kiln.core.seed.SeedInfo;
-import dev.kiln.core.seed.WarmPlan;
-import dev.kiln.core.seed.WarmResult;
 import dev.kiln.core.serve.client.ServeClient;
 import dev.kiln.core.engine.OwnershipChanged;
 import dev.kiln.core.serve.WorkspaceOwnership;
 import dev.kiln.core.snapshot.ContractSnapshot;
-import dev.kiln.core.startup.Bytecode;
-import dev.kiln.core.startup.BytecodeReport;
-import dev.kiln.core.startup.ProbeReport;
-import dev.kiln.core.startup.SavedProbeRun;
-import dev.kiln.core.startup.SavedSweep;
-import dev.kiln.core.startup.ServerConfig;
 import dev.kiln.core.telemetry.EventBus;
 import dev.kiln.core.watch.WatchStatus;
 import dev.kiln.core.workspace.WorkspaceLayout;
@@ -37,11 +29,12 @@ import java.util.Optional;
 
 /**
  * The in-process {@link Engine}: one {@link Kiln}'s projection (owned, followed or on demand, as
- * {@link WorkspaceOwnership} decides) and its {@link WorkspaceActions}.
+ * {@link WorkspaceOwnership} decides), which this engine is itself, and the facets of its {@link WorkspaceActions}
+ * (the same objects the daemon's routes call).
  *
  * <p>Thread-safety: thread-safe, as its parts are.
  */
-final class LocalEngine implements Engine {
+final class LocalEngine implements Engine, Projection {
     private final Kiln kiln;
     private final WorkspaceActions actions;
 
@@ -145,133 +138,28 @@ final class LocalEngine implements Engine {
     }
 
     @Override
-    public List<SeedInfo> seeds() {
+    public Projection projection() {
+        return this;
+    }
+
+    @Override
+    public Seeds seeds() {
         return actions.seeds();
     }
 
     @Override
-    public List<WarmResult> warmHistory() {
-        return actions.warmHistory();
+    public Probes probes() {
+        return actions.probes();
     }
 
     @Override
-    public WarmPlan planWarm(String target) {
-        return actions.planWarm(target);
+    public Archives archives() {
+        return actions.archives();
     }
 
     @Override
-    public Action<WarmResult> warm(String target, String idempotencyKey) {
-        return actions.warm(target, idempotencyKey);
-    }
-
-    @Override
-    public List<ServerConfig> servers() {
-        return actions.servers();
-    }
-
-    @Override
-    public Duration defaultStartupTimeout() {
-        return actions.defaultStartupTimeout();
-    }
-
-    @Override
-    public Action<ProbeReport> probe(ProbeRequest request, String idempotencyKey) {
-        return actions.probe(request, idempotencyKey);
-    }
-
-    @Override
-    public List<SavedRun> probeRuns() {
-        return actions.probeRuns();
-    }
-
-    @Override
-    public SavedProbeRun probeRun(String id) {
-        return actions.readProbeRun(id);
-    }
-
-    @Override
-    public Optional<SavedSweep> latestSweep() {
-        return actions.readLatestSweep();
-    }
-
-    @Override
-    public BytecodeReport audit(String server) {
-        return actions.audit(server);
-    }
-
-    @Override
-    public Action<Bytecode.CompileResult> precompile(String server, String idempotencyKey) {
-        return actions.precompile(server, idempotencyKey);
-    }
-
-    @Override
-    public ArchiveCacheStats archiveStats() {
-        return actions.archiveStats();
-    }
-
-    @Override
-    public List<ArchiveEntry> archiveEntries() {
-        return actions.archiveEntries();
-    }
-
-    @Override
-    public long archiveMaximumBytes() {
-        return actions.archiveMaximumBytes();
-    }
-
-    @Override
-    public String archivePolicy() {
-        return actions.archivePolicy();
-    }
-
-    @Override
-    public ArchiveEntry archive(String directory, List<String> members) {
-        return actions.archive(directory, members);
-    }
-
-    @Override
-    public void invalidateArchives() {
-        actions.invalidateArchives();
-    }
-
-    @Override
-    public Optional<dev.kiln.core.store.StoreStatus> storeStatus() {
-        return actions.storeStatus();
-    }
-
-    @Override
-    public Action<dev.kiln.core.store.Transfer> pushSeed(String target, String idempotencyKey) {
-        return actions.pushSeed(target, idempotencyKey);
-    }
-
-    @Override
-    public Action<dev.kiln.core.store.Transfer> pullSeed(String target, String idempotencyKey) {
-        return actions.pullSeed(target, idempotencyKey);
-    }
-
-    @Override
-    public Action<dev.kiln.core.store.Transfer> pushServerSeed(String server, String idempotencyKey) {
-        return actions.pushServerSeed(server, idempotencyKey);
-    }
-
-    @Override
-    public Action<dev.kiln.core.store.Transfer> pullServerSeed(String server, String idempotencyKey) {
-        return actions.pullServerSeed(server, idempotencyKey);
-    }
-
-    @Override
-    public List<dev.kiln.core.seed.ServerSeedInfo> serverSeeds() {
-        return actions.serverSeeds();
-    }
-
-    @Override
-    public Action<dev.kiln.core.seed.ServerSeedsWarmed> warmServerSeeds(List<String> servers, String idempotencyKey) {
-        return actions.warmServerSeeds(servers, idempotencyKey);
-    }
-
-    @Override
-    public Optional<dev.kiln.core.store.StoreStatus> serverStoreStatus() {
-        return actions.serverStoreStatus();
+    public Store store() {
+        return actions.store();
     }
 
     @Override
@@ -293,30 +181,18 @@ final class LocalEngine implements Engine {
                 .projection(t == null ? 0 : t.leaves(), t == null ? 0 : t.failures(),
                         snapshot().failures().stream().map(f -> f.path()).toList(), "")
                 .age(age.map(a -> a.isNegative() ? Duration.ZERO : a), heartbeat)
-                .seeds(actions.seeds(), actions.warmHistory())
+                .seeds(actions.seeds().list(), actions.seeds().history())
                 .stateFileError(Optional.ofNullable(kiln.projector().stateFileError()).orElse(""))
                 .storeError(actions.storeUnreachable());
         kiln.watchStatus().ifPresent(w -> b.watch(w.live(), w.partial(), w.partial() ? w.note() : w.reason()));
-        List<SavedRun> runs = actions.probeRuns();
+        List<SavedRun> runs = actions.probes().runs();
         if (!runs.isEmpty()) {
             try {
-                b.probe(Optional.of(dev.kiln.core.health.HealthEvidence.Probe.ofSavedRun(actions.readProbeRun(runs.get(0).id()))));
+                b.probe(Optional.of(dev.kiln.core.health.HealthEvidence.Probe.ofSavedRun(actions.probes().run(runs.get(0).id()))));
             } catch (RuntimeException e) {
                 // a run that does not read says nothing of the servers; the Startup page shows why
             }
         }
         return b.build();
-    }
-
-    // --- object store: source archives, moved on this host (issue #28) ---------------------------------------------
-
-    @Override
-    public Action<dev.kiln.core.store.Transfer> pushArchive(String directory, List<String> members, String idempotencyKey) {
-        return actions.pushArchive(directory, members, idempotencyKey);
-    }
-
-    @Override
-    public Action<dev.kiln.core.store.Transfer> pullArchive(String sha256, String idempotencyKey) {
-        return actions.pullArchive(sha256, idempotencyKey);
     }
 }

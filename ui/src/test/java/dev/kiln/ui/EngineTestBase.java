@@ -78,12 +78,12 @@ public abstract class EngineTestBase {
     public static Engine remote(Path workspace, Clock clock) {
         // The daemon runs on the test's clock too: its ticks are stamped with it, as the view model's ages are.
         Engine served = Kiln.open(workspace, new EventBus(), clock).engine();
-        served.start(true);
-        if (served.apiUrl().isEmpty()) {
+        served.projection().start(true);
+        if (served.projection().apiUrl().isEmpty()) {
             served.close();
             org.junit.jupiter.api.Assumptions.abort("no daemon can serve " + workspace + " (not a workspace): nothing to attach to");
         }
-        RemoteEngine remote = RemoteEngine.connect(URI.create(served.apiUrl().get()), served.layout().apiTokenFile(), null, clock);
+        RemoteEngine remote = RemoteEngine.connect(URI.create(served.projection().apiUrl().get()), served.layout().apiTokenFile(), null, clock);
         remote.start(false); // as the console does first: the state loaded, the event stream open
         return (Engine) Proxy.newProxyInstance(Engine.class.getClassLoader(), new Class<?>[] {Engine.class}, (proxy, m, args) -> {
             try {

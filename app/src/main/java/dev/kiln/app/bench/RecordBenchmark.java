@@ -92,10 +92,10 @@ public final class RecordBenchmark implements Callable<Integer> {
         long stateBytes;
         long started = System.nanoTime();
         try (Kiln kiln = Kiln.open(ws, new EventBus(), clock); Engine engine = kiln.engine()) {
-            engine.start(false); // one startup tick; then only the benchmark's ticks
+            engine.projection().start(false); // one startup tick; then only the benchmark's ticks
             stateBytes = Files.size(kiln.layout().stateFile());
             try (Recorder rec = Recorder.builder().file(file).clock(clock)
-                    .source("local", ws.toString(), ws.toString(), engine.defaultStartupTimeout()).build();
+                    .source("local", ws.toString(), ws.toString(), engine.probes().defaultStartupTimeout()).build();
                     AutoCloseable feed = engine.frames((event, data) -> {
                         rawBytes.addAndGet(data.length() + event.length() + 15L);
                         try {

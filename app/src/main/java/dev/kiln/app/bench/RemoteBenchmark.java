@@ -71,9 +71,9 @@ final class RemoteBenchmark {
             try (Kiln embedded = Kiln.open(local, new EventBus(), Clock.systemUTC());
                     Kiln daemon = Kiln.open(served, new EventBus(), Clock.systemUTC())) {
                 Engine localEngine = embedded.engine();
-                localEngine.start(true);
-                daemon.engine().start(true);
-                URI url = URI.create(daemon.engine().apiUrl().orElseThrow(() -> new IllegalStateException(
+                localEngine.projection().start(true);
+                daemon.engine().projection().start(true);
+                URI url = URI.create(daemon.engine().projection().apiUrl().orElseThrow(() -> new IllegalStateException(
                         "the served copy's engine runs no API; another kiln serve owns " + served + "?")));
                 Path token = WorkspaceLayout.of(served).apiTokenFile();
                 awaitContracts(localEngine);
@@ -82,7 +82,7 @@ final class RemoteBenchmark {
                 for (int i = 0; i < attaches; i++) {
                     long t0 = System.nanoTime();
                     try (Engine r = RemoteEngine.connect(url, token, null, Clock.systemUTC())) {
-                        r.start(false);
+                        r.projection().start(false);
                         awaitContracts(r);
                         attach.add((System.nanoTime() - t0) / 1e6);
                     }
@@ -93,7 +93,7 @@ final class RemoteBenchmark {
                 out.put("state_bytes_gzip", stateBytes(url, true));
 
                 try (Engine remote = RemoteEngine.connect(url, token, null, Clock.systemUTC())) {
-                    remote.start(false);
+                    remote.projection().start(false);
                     awaitContracts(remote);
                     List<Path> localFiles = BenchContracts.valid(embedded.layout().tasksDir(), Integer.MAX_VALUE);
                     List<Path> servedFiles = BenchContracts.valid(daemon.layout().tasksDir(), Integer.MAX_VALUE);
@@ -111,8 +111,8 @@ final class RemoteBenchmark {
                         r.addAll(editToView(remote, servedFiles, 10 + i, 1, new Tap(daemon.events(), daemonTicks)));
                     }
                     out.put("edit_to_daemon_tick_ms_p50", round(median(daemonTicks)));
-                    out.put("watch_local", localEngine.watchStatus().map(w -> w.mode()).orElse("none"));
-                    out.put("watch_served", daemon.engine().watchStatus().map(w -> w.mode()).orElse("none"));
+                    out.put("watch_local", localEngine.projection().watchStatus().map(w -> w.mode()).orElse("none"));
+                    out.put("watch_served", daemon.engine().projection().watchStatus().map(w -> w.mode()).orElse("none"));
                     out.put("edit_to_view_ms_p50_local", round(median(l)));
                     out.put("edit_to_view_ms_p95_local", round(percentile(l, 95)));
                     out.put("edit_to_view_ms_p50_remote", round(median(r)));
@@ -140,10 +140,10 @@ final class RemoteBenchmark {
             }
         })) {
             // The demo plants a few unreadable contracts: "complete" is every readable one, i.e. not fewer than 99 %.
-            while (e.snapshot().contracts().size() < contracts * 0.99) {
+            while (e.projection().snapshot().contracts().size() < contracts * 0.99) {
                 if (System.nanoTime() > deadline) {
                     throw new IllegalStateException(e.location() + " did not show " + contracts + " contracts within " + WAIT.toSeconds()
-                            + " s (it shows " + e.snapshot().contracts().size() + ")");
+                            + " s (it shows " + e.projection().snapshot().contracts().size() + ")");
                 }
                 synchronized (signal) {
                     signal.wait(5);
@@ -204,7 +204,7 @@ final class RemoteBenchmark {
     }
 
     private static boolean shows(Engine e, String file, String title) {
-        for (ContractFile c : e.snapshot().contracts()) {
+        for (ContractFile c : e.projection().snapshot().contracts()) {
             if (file.endsWith(c.file()) || c.file().endsWith(file)) {
                 return title.equals(c.contract().title());
             }
@@ -237,8 +237,8 @@ final class RemoteBenchmark {
     private static long deltaBytes(Path ws, int n) throws Exception {
         new DemoWorkspace().write(ws, n, 13, false);
         try (Kiln k = Kiln.open(ws, new EventBus(), Clock.systemUTC())) {
-            k.engine().start(true);
-            URI url = URI.create(k.engine().apiUrl().orElseThrow());
+            k.engine().projection().start(true);
+            URI url = URI.create(k.engine().projection().apiUrl().orElseThrow());
             Path f = BenchContracts.valid(k.layout().tasksDir(), 50).get(42);
             try (BenchSse sse = new BenchSse(url)) {
                 BenchSse.Frame first = sse.nextFrame(WAIT);

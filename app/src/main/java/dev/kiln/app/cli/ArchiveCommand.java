@@ -131,7 +131,7 @@ final class ArchiveCommand implements Callable<Integer> {
         public Integer call() {
             String directory = where.local() ? inside(dev.kiln.app.common.Workspaces.require(Path.of(where.where))) : source;
             try (StoreCli.Opened opened = StoreCli.engine(where)) {
-                dev.kiln.core.store.Transfer t = StoreCli.await(opened.engine().pushArchive(directory, members,
+                dev.kiln.core.store.Transfer t = StoreCli.await(opened.engine().store().pushArchive(directory, members,
                         StoreCli.key("push-archive")));
                 System.out.println(json.enabled() ? Json.compact(StoreCli.json(t).put("source", directory))
                         : StoreCli.line("archive " + t.manifest().sha256(), t));
@@ -189,7 +189,7 @@ final class ArchiveCommand implements Callable<Integer> {
             }
             try (StoreCli.Opened opened = StoreCli.engine(where)) {
                 dev.kiln.core.engine.Engine engine = opened.engine();
-                dev.kiln.core.store.Transfer t = StoreCli.await(engine.pullArchive(sha256, StoreCli.key("pull-archive")));
+                dev.kiln.core.store.Transfer t = StoreCli.await(engine.store().pullArchive(sha256, StoreCli.key("pull-archive")));
                 Path landed = engine.layout().archivesDir().resolve(sha256 + ".tar.gz");
                 if (output != null) {
                     copy(landed, output.toAbsolutePath());

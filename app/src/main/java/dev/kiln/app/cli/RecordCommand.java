@@ -81,7 +81,7 @@ final class RecordCommand implements Callable<Integer> {
             Path root = Workspaces.require(Path.of(source));
             kiln = Kiln.open(root, new EventBus(), clock);
             engine = kiln.engine();
-            engine.start(true).ifPresent(why -> System.err.println("kiln: " + why));
+            engine.projection().start(true).ifPresent(why -> System.err.println("kiln: " + why));
         } else {
             DaemonEntry d = credentials.resolve(source);
             try {
@@ -95,7 +95,7 @@ final class RecordCommand implements Callable<Integer> {
         try {
             rec = Recorder.builder().file(out).clock(clock).keyframeEvery(keyframes).maxBytes(max)
                     .source(local ? "local" : "remote", engine.location(), engine.layout().root().toString(),
-                            engine.defaultStartupTimeout()).build();
+                            engine.probes().defaultStartupTimeout()).build();
         } catch (IllegalArgumentException e) {
             throw new CliException(e.getMessage());
         }

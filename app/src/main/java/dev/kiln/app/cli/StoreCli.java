@@ -102,8 +102,8 @@ final class StoreCli {
             for (String name : names) {
                 try {
                     dev.kiln.core.engine.Action<Transfer> a = server
-                            ? (push ? engine.pushServerSeed(name, key(verb)) : engine.pullServerSeed(name, key(verb)))
-                            : (push ? engine.pushSeed(name, key(verb)) : engine.pullSeed(name, key(verb)));
+                            ? (push ? engine.store().pushServer(name, key(verb)) : engine.store().pullServer(name, key(verb)))
+                            : (push ? engine.store().push(name, key(verb)) : engine.store().pull(name, key(verb)));
                     Transfer t = await(a);
                     System.out.println(asJson ? Json.compact(json(t).put("target", name)) : line(name, t));
                 } catch (RuntimeException e) {

@@ -172,7 +172,7 @@ final class WarmCommand implements Callable<Integer> {
 
     /**
      * {@code --pull}, through the engine {@link #where} names: asks the store where each target's seed for its current
-     * lockfile is ({@link Engine#storeStatus}); pulls it when the store has it, else warms and pushes what was warmed.
+     * lockfile is ({@code engine.store().status()}); pulls it when the store has it, else warms and pushes what was warmed.
      * A failed pull falls back to a warm (nothing is lost here); a store that cannot be asked does not stop the warm.
      */
     private int warmThroughStore() {
@@ -180,13 +180,13 @@ final class WarmCommand implements Callable<Integer> {
         PrintStream out = System.out;
         try (StoreCli.Opened opened = StoreCli.engine(where)) {
             Engine engine = opened.engine();
-            List<String> names = selected(engine.seeds().stream().map(SeedInfo::target).toList());
+            List<String> names = selected(engine.seeds().list().stream().map(SeedInfo::target).toList());
             AutoCloseable lines = engine.events().subscribe(e -> {
                 if (!asJson && e instanceof SeedEvent.WarmOutput o && names.contains(o.target())) {
                     System.err.println("  [" + o.target() + "] " + o.line());
                 }
             });
-            StoreStatus status = engine.storeStatus().orElseThrow(() -> new CliException(engine.location()
+            StoreStatus status = engine.store().status().orElseThrow(() -> new CliException(engine.location()
                     + ": its kiln.json names no object store; add \"store\": {\"url\": \"s3://bucket/prefix\", \"endpoint\":"
                     + " \"https://…\", \"region\": \"…\"} there"));
             boolean ok = true;
@@ -210,7 +210,7 @@ final class WarmCommand implements Callable<Integer> {
         String pullError = null;
         if (row != null && row.store().isPresent()) { // the store holds the seed of the current lockfile: take it
             try {
-                Transfer t = StoreCli.await(engine.pullSeed(name, StoreCli.key("pull")));
+                Transfer t = StoreCli.await(engine.store().pull(name, StoreCli.key("pull")));
                 return new StoreWarmed(name, t.outcome() == Transfer.Outcome.UNCHANGED ? "unchanged" : "pulled", row.lockHash(),
                         t, null, null, null);
             } catch (RuntimeException e) {
@@ -219,7 +219,7 @@ final class WarmCommand implements Callable<Integer> {
         }
         WarmResult w;
         try {
-            w = StoreCli.await(engine.warm(name, StoreCli.key("warm")));
+            w = StoreCli.await(engine.seeds().warm(name, StoreCli.key("warm")));
         } catch (RuntimeException e) {
             return new StoreWarmed(name, "failed", row == null ? null : row.lockHash(), null, null, null,
                     String.valueOf(e.getMessage()));
@@ -235,7 +235,7 @@ final class WarmCommand implements Callable<Integer> {
                     .orElse(status.store() + " did not say where the seed of " + name + " is"));
         }
         try {
-            Transfer p = StoreCli.await(engine.pushSeed(name, StoreCli.key("push")));
+            Transfer p = StoreCli.await(engine.store().push(name, StoreCli.key("push")));
             return new StoreWarmed(name, "warmed_pushed", w.hash(), null, w, p, null);
         } catch (RuntimeException e) {
             return new StoreWarmed(name, "warmed", w.hash(), null, w, null, "push failed: " + e.getMessage());

@@ -171,7 +171,7 @@ class FleetRealPicturesTest {
                     .contains("kiln_health{state=\"" + word + "\"} 1.0");
             try (dev.kiln.core.engine.Engine remote = dev.kiln.core.serve.client.RemoteEngine.connect(d.url(), d.tokenFile(), null,
                     java.time.Clock.systemUTC())) {
-                remote.start(false);
+                remote.projection().start(false);
                 dev.kiln.ui.health.HealthViewModel cards = new dev.kiln.ui.health.HealthViewModel(remote,
                         dev.kiln.ui.util.Background.inline(), dev.kiln.core.alert.AlertRules.defaults());
                 cards.refresh();

@@ -67,7 +67,7 @@ final class HealthPlaces {
     record Cards(Engine engine, HealthViewModel vm) implements AutoCloseable {
         static Cards attach(URI url, Path tokenFile) {
             Engine e = RemoteEngine.connect(url, tokenFile, null, Clock.systemUTC());
-            e.start(false);
+            e.projection().start(false);
             return new Cards(e, new HealthViewModel(e, Background.inline(), AlertRules.defaults()));
         }
 

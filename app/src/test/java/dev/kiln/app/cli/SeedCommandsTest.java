@@ -227,8 +227,8 @@ class SeedCommandsTest {
                 dev.kiln.core.engine.Engine daemon = dev.kiln.core.Kiln.open(host, new dev.kiln.core.telemetry.EventBus(),
                         java.time.Clock.systemUTC()).storeEnvironment(creds).engine();
                 open.add(daemon);
-                daemon.start(true);
-                urls.add(daemon.apiUrl().orElseThrow());
+                daemon.projection().start(true);
+                urls.add(daemon.projection().apiUrl().orElseThrow());
                 tokens.add(daemon.layout().apiTokenFile().toString());
             }
             String tokenA = tokens.get(0);

@@ -89,12 +89,12 @@ class StoreCommandsTest {
     private Engine daemon(Path host) {
         Engine d = Kiln.open(host, new EventBus(), Clock.systemUTC()).storeEnvironment(CREDS).engine();
         open.add(d);
-        d.start(true);
+        d.projection().start(true);
         return d;
     }
 
     private static String url(Engine daemon) {
-        return daemon.apiUrl().orElseThrow();
+        return daemon.projection().apiUrl().orElseThrow();
     }
 
     private static String token(Engine daemon) {

@@ -416,11 +416,11 @@ public final class FleetActions {
             switch (kind) {
                 case PROBE -> {
                     set(i, at(i).running(clock.instant(), "probing its servers"));
-                    ProbeReport r = await(i, d, engine.probe(probeRequest, key));
+                    ProbeReport r = await(i, d, engine.probes().probe(probeRequest, key));
                     set(i, at(i).with(r, null, List.of()).ended(State.DONE, "", probeText(r), clock.instant()));
                 }
                 case WARM -> {
-                    List<String> stale = engine.seeds().stream().filter(s -> !s.current() && s.problem().isEmpty())
+                    List<String> stale = engine.seeds().list().stream().filter(s -> !s.current() && s.problem().isEmpty())
                             .map(SeedInfo::target).toList();
                     List<WarmResult> warms = new ArrayList<>();
                     for (String t : stale) {
@@ -429,7 +429,7 @@ public final class FleetActions {
                         }
                         set(i, at(i).with(null, null, warms).running(clock.instant(), "warming " + t + " (" + (warms.size() + 1)
                                 + " of " + stale.size() + ")"));
-                        WarmResult w = await(i, d, engine.warm(t, key + "-" + t));
+                        WarmResult w = await(i, d, engine.seeds().warm(t, key + "-" + t));
                         warms.add(w);
                         if (w.outcome() == WarmOutcome.CANCELLED) { // cancelled on its host: the old seed stays
                             set(i, at(i).with(null, null, warms));
@@ -447,7 +447,7 @@ public final class FleetActions {
                 }
                 case DOCTOR -> {
                     set(i, at(i).running(clock.instant(), "diagnosing"));
-                    Diagnosis g = engine.diagnose();
+                    Diagnosis g = engine.projection().diagnose();
                     if (cancelled) {
                         throw new CancellationException();
                     }

@@ -6,10 +6,15 @@ import dev.kiln.core.archive.ArchiveEntry;
 import dev.kiln.core.contract.HealReport;
 import dev.kiln.core.doctor.Diagnosis;
 import dev.kiln.core.engine.Action;
+import dev.kiln.core.engine.Archives;
 import dev.kiln.core.engine.Engine;
 import dev.kiln.core.engine.EngineException;
 import dev.kiln.core.engine.ProbeRequest;
+import dev.kiln.core.engine.Probes;
+import dev.kiln.core.engine.Projection;
 import dev.kiln.core.engine.SavedRun;
+import dev.kiln.core.engine.Seeds;
+import dev.kiln.core.engine.Store;
 import dev.kiln.core.projection.TickFinished;
 import dev.kiln.core.seed.SeedInfo;
 import dev.kiln.core.seed.WarmPlan;
@@ -66,8 +71,12 @@ import org.slf4j.LoggerFactory;
  * <p>Concurrency: thread-safe. The replay state (decoder, cursor, position) is guarded by {@code this}; events are
  * published while holding it, in recorded order, from the caller's thread or the player's ({@code kiln-replay}).
  */
-public final class ReplayEngine implements Engine {
+public final class ReplayEngine implements Engine, Projection {
     private static final Logger LOG = LoggerFactory.getLogger(ReplayEngine.class);
+    private final Seeds seeds = new ReplaySeeds();
+    private final Probes probes = new ReplayProbes();
+    private final Archives archives = new ReplayArchives();
+    private final Store store = new ReplayStore();
     private static final ObjectMapper JSON = new ObjectMapper();
     /** Why every action is refused. */
     public static final String READ_ONLY = "read-only: this is a recording being replayed, not a live workspace";
@@ -573,109 +582,180 @@ public final class ReplayEngine implements Engine {
     }
 
     @Override
-    public List<SeedInfo> seeds() {
-        return List.of();
+    public Projection projection() {
+        return this;
     }
 
     @Override
-    public List<WarmResult> warmHistory() {
-        return List.of();
+    public Seeds seeds() {
+        return seeds;
     }
 
     @Override
-    public WarmPlan planWarm(String target) {
-        throw refused("A warm plan");
+    public Probes probes() {
+        return probes;
     }
 
     @Override
-    public Action<WarmResult> warm(String target, String idempotencyKey) {
-        throw refused("A warm");
-    }
-
-    /** A recording keeps no store state: the Seeds page shows none. */
-    @Override
-    public Optional<dev.kiln.core.store.StoreStatus> storeStatus() {
-        return Optional.empty();
+    public Archives archives() {
+        return archives;
     }
 
     @Override
-    public Action<dev.kiln.core.store.Transfer> pushSeed(String target, String idempotencyKey) {
-        throw refused("A push to the store");
+    public Store store() {
+        return store;
     }
 
-    @Override
-    public Action<dev.kiln.core.store.Transfer> pullSeed(String target, String idempotencyKey) {
-        throw refused("A pull from the store");
+    /** No seeds were recorded: none to list, none to warm. */
+    private final class ReplaySeeds implements Seeds {
+        @Override
+        public List<SeedInfo> list() {
+            return List.of();
+        }
+
+        @Override
+        public List<WarmResult> history() {
+            return List.of();
+        }
+
+        @Override
+        public WarmPlan plan(String target) {
+            throw refused("A warm plan");
+        }
+
+        @Override
+        public Action<WarmResult> warm(String target, String idempotencyKey) {
+            throw refused("A warm");
+        }
+
+        @Override
+        public List<dev.kiln.core.seed.ServerSeedInfo> servers() {
+            return List.of();
+        }
+
+        @Override
+        public Action<dev.kiln.core.seed.ServerSeedsWarmed> warmServers(List<String> servers, String idempotencyKey) {
+            throw new EngineException(EngineException.Kind.REJECTED, location() + " does not warm server seeds");
+        }
     }
 
-    @Override
-    public List<ServerConfig> servers() {
-        return List.of();
+    /** The recording holds the probe's events, not its servers or runs: empty lists, every action refused. */
+    private final class ReplayProbes implements Probes {
+        @Override
+        public List<ServerConfig> servers() {
+            return List.of();
+        }
+
+        @Override
+        public Duration defaultStartupTimeout() {
+            return recording.defaultStartupTimeout();
+        }
+
+        @Override
+        public Action<ProbeReport> probe(ProbeRequest request, String idempotencyKey) {
+            throw refused("A probe");
+        }
+
+        @Override
+        public List<SavedRun> runs() {
+            return List.of();
+        }
+
+        @Override
+        public SavedProbeRun run(String id) {
+            throw refused("A saved probe run");
+        }
+
+        @Override
+        public Optional<SavedSweep> latestSweep() {
+            return Optional.empty();
+        }
+
+        @Override
+        public BytecodeReport audit(String server) {
+            throw refused("A bytecode audit");
+        }
+
+        @Override
+        public Action<Bytecode.CompileResult> precompile(String server, String idempotencyKey) {
+            throw refused("Precompiling");
+        }
     }
 
-    @Override
-    public Duration defaultStartupTimeout() {
-        return recording.defaultStartupTimeout();
+    /** No archive cache was recorded: empty, and nothing to build or drop. */
+    private final class ReplayArchives implements Archives {
+        @Override
+        public ArchiveCacheStats stats() {
+            return ArchiveCacheStats.empty();
+        }
+
+        @Override
+        public List<ArchiveEntry> entries() {
+            return List.of();
+        }
+
+        @Override
+        public long maximumBytes() {
+            return 0;
+        }
+
+        @Override
+        public String policy() {
+            return "validated";
+        }
+
+        @Override
+        public ArchiveEntry archive(String directory, List<String> members) {
+            throw refused("An archive build");
+        }
+
+        @Override
+        public void invalidate() {
+            throw refused("Invalidating archives");
+        }
     }
 
-    @Override
-    public Action<ProbeReport> probe(ProbeRequest request, String idempotencyKey) {
-        throw refused("A probe");
-    }
+    /** A recording names no store: no status, no transfer. */
+    private final class ReplayStore implements Store {
+        @Override
+        public Optional<dev.kiln.core.store.StoreStatus> status() {
+            return Optional.empty();
+        }
 
-    @Override
-    public List<SavedRun> probeRuns() {
-        return List.of();
-    }
+        @Override
+        public Action<dev.kiln.core.store.Transfer> push(String target, String idempotencyKey) {
+            throw refused("A push to the store");
+        }
 
-    @Override
-    public SavedProbeRun probeRun(String id) {
-        throw refused("A saved probe run");
-    }
+        @Override
+        public Action<dev.kiln.core.store.Transfer> pull(String target, String idempotencyKey) {
+            throw refused("A pull from the store");
+        }
 
-    @Override
-    public Optional<SavedSweep> latestSweep() {
-        return Optional.empty();
-    }
+        @Override
+        public Optional<dev.kiln.core.store.StoreStatus> serverStatus() {
+            return Optional.empty();
+        }
 
-    @Override
-    public BytecodeReport audit(String server) {
-        throw refused("A bytecode audit");
-    }
+        @Override
+        public Action<dev.kiln.core.store.Transfer> pushServer(String server, String idempotencyKey) {
+            throw new EngineException(EngineException.Kind.REJECTED, location() + " does not push server seeds");
+        }
 
-    @Override
-    public Action<Bytecode.CompileResult> precompile(String server, String idempotencyKey) {
-        throw refused("Precompiling");
-    }
+        @Override
+        public Action<dev.kiln.core.store.Transfer> pullServer(String server, String idempotencyKey) {
+            throw new EngineException(EngineException.Kind.REJECTED, location() + " does not pull server seeds");
+        }
 
-    @Override
-    public ArchiveCacheStats archiveStats() {
-        return ArchiveCacheStats.empty();
-    }
+        @Override
+        public Action<dev.kiln.core.store.Transfer> pushArchive(String directory, List<String> members, String idempotencyKey) {
+            throw refused("A push of an archive to the store");
+        }
 
-    @Override
-    public List<ArchiveEntry> archiveEntries() {
-        return List.of();
-    }
-
-    @Override
-    public long archiveMaximumBytes() {
-        return 0;
-    }
-
-    @Override
-    public String archivePolicy() {
-        return "validated";
-    }
-
-    @Override
-    public ArchiveEntry archive(String directory, List<String> members) {
-        throw refused("An archive build");
-    }
-
-    @Override
-    public void invalidateArchives() {
-        throw refused("Invalidating archives");
+        @Override
+        public Action<dev.kiln.core.store.Transfer> pullArchive(String sha256, String idempotencyKey) {
+            throw refused("A pull of an archive from the store");
+        }
     }
 
     private EngineException refused(String what) {
@@ -692,17 +772,5 @@ public final class ReplayEngine implements Engine {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-    }
-
-    // --- object store: source archives (issue #28): a recording moves nothing ----------------------------------------
-
-    @Override
-    public Action<dev.kiln.core.store.Transfer> pushArchive(String directory, List<String> members, String idempotencyKey) {
-        throw refused("A push of an archive to the store");
-    }
-
-    @Override
-    public Action<dev.kiln.core.store.Transfer> pullArchive(String sha256, String idempotencyKey) {
-        throw refused("A pull of an archive from the store");
     }
 }

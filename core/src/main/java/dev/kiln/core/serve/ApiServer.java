@@ -107,7 +107,7 @@ final class ApiServer implements AutoCloseable {
         /** The health summary ({@link Wire#health}). */
         JsonNode health();
 
-        /** Heal, seeds, probe, bytecode and the archive cache of the daemon's workspace. */
+        /** The daemon workspace's heal, action table and facets (seeds, probes, archives, store): the local engine's own. */
         WorkspaceActions actions();
 
         /** The staleness doctor's diagnosis of the daemon's published state. */

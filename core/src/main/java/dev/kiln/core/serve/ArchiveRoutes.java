@@ -21,17 +21,17 @@ final class ArchiveRoutes implements Rules.Routes {
 
     @Override
     public void routing(Rules rules) {
-        rules.get(Wire.ARCHIVE_STATS, x -> x.json(200, Wire.value(backend.actions().archiveStats())))
-                .get(Wire.ARCHIVE_ENTRIES, x -> x.json(200, Wire.value(backend.actions().archiveEntries())))
+        rules.get(Wire.ARCHIVE_STATS, x -> x.json(200, Wire.value(backend.actions().archives().stats())))
+                .get(Wire.ARCHIVE_ENTRIES, x -> x.json(200, Wire.value(backend.actions().archives().entries())))
                 .post(Wire.ARCHIVE_BUILD, x -> {
                     JsonNode req = x.body();
                     List<String> members = new ArrayList<>();
                     req.path("members").forEach(m -> members.add(m.asText()));
-                    x.json(200, Wire.value(backend.actions().archive(Exchange.field(req, "directory"), members)));
+                    x.json(200, Wire.value(backend.actions().archives().archive(Exchange.field(req, "directory"), members)));
                 })
                 .post(Wire.ARCHIVE_INVALIDATE, x -> {
-                    backend.actions().invalidateArchives();
-                    x.json(200, Wire.value(backend.actions().archiveStats()));
+                    backend.actions().archives().invalidate();
+                    x.json(200, Wire.value(backend.actions().archives().stats()));
                 });
     }
 }

@@ -21,21 +21,21 @@ final class ProbeRoutes implements Rules.Routes {
 
     @Override
     public void routing(Rules rules) {
-        rules.get(Wire.SERVERS, x -> x.json(200, Wire.value(backend.actions().servers().stream().map(Wire::redacted).toList())))
-                .post(Wire.PROBE, x -> x.json(202, Wire.started(backend.actions().probe(Wire.readProbeRequest(x.body()),
+        rules.get(Wire.SERVERS, x -> x.json(200, Wire.value(backend.actions().probes().servers().stream().map(Wire::redacted).toList())))
+                .post(Wire.PROBE, x -> x.json(202, Wire.started(backend.actions().probes().probe(Wire.readProbeRequest(x.body()),
                         x.key()))))
-                .get(Wire.PROBE_RUNS, x -> x.json(200, Wire.value(backend.actions().probeRuns())))
-                .get(Wire.PROBE_RUN, x -> x.json(200, backend.actions().probeRun(x.id())))
+                .get(Wire.PROBE_RUNS, x -> x.json(200, Wire.value(backend.actions().probes().runs())))
+                .get(Wire.PROBE_RUN, x -> x.json(200, backend.actions().probeRunDocument(x.id())))
                 .get(Wire.PROBE_SWEEP, x -> {
-                    Optional<JsonNode> sweep = backend.actions().latestSweep();
+                    Optional<JsonNode> sweep = backend.actions().latestSweepDocument();
                     if (sweep.isEmpty()) {
                         x.error(404, "no_sweep", "no CPU sweep has been saved in this workspace (kiln probe --sweep saves one)");
                     } else {
                         x.json(200, sweep.get());
                     }
                 })
-                .get(Wire.BYTECODE, x -> x.json(200, Wire.value(backend.actions().audit(x.query("server")))))
-                .post(Wire.PRECOMPILE, x -> x.json(202, Wire.started(backend.actions().precompile(
+                .get(Wire.BYTECODE, x -> x.json(200, Wire.value(backend.actions().probes().audit(x.query("server")))))
+                .post(Wire.PRECOMPILE, x -> x.json(202, Wire.started(backend.actions().probes().precompile(
                         Exchange.field(x.body(), "server"), x.key()))));
     }
 }

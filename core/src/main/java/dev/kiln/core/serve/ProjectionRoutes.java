@@ -31,8 +31,8 @@ final class ProjectionRoutes implements Rules.Routes {
                 .get(Wire.WORKSPACE, x -> {
                     WorkspaceActions a = backend.actions();
                     x.json(200, Wire.JSON.createObjectNode().put("root", a.layout().root().toString())
-                            .put("default_startup_timeout_ms", a.defaultStartupTimeout().toMillis())
-                            .put("archive_max_bytes", a.archiveMaximumBytes()).put("archive_policy", a.archivePolicy()));
+                            .put("default_startup_timeout_ms", a.probes().defaultStartupTimeout().toMillis())
+                            .put("archive_max_bytes", a.archives().maximumBytes()).put("archive_policy", a.archives().policy()));
                 });
     }
 

@@ -19,13 +19,13 @@ final class SeedRoutes implements Rules.Routes {
 
     @Override
     public void routing(Rules rules) {
-        rules.get(Wire.SEEDS, x -> x.json(200, Wire.value(backend.actions().seeds())))
-                .get(Wire.WARM_HISTORY, x -> x.json(200, Wire.value(backend.actions().warmHistory())))
-                .get(Wire.WARM_PLAN, x -> x.json(200, Wire.value(backend.actions().planWarm(x.query("target")))))
-                .post(Wire.WARM, x -> x.json(202, Wire.started(backend.actions().warm(Exchange.field(x.body(), "target"),
+        rules.get(Wire.SEEDS, x -> x.json(200, Wire.value(backend.actions().seeds().list())))
+                .get(Wire.WARM_HISTORY, x -> x.json(200, Wire.value(backend.actions().seeds().history())))
+                .get(Wire.WARM_PLAN, x -> x.json(200, Wire.value(backend.actions().seeds().plan(x.query("target")))))
+                .post(Wire.WARM, x -> x.json(202, Wire.started(backend.actions().seeds().warm(Exchange.field(x.body(), "target"),
                         x.key()))))
-                .get(Wire.SERVER_SEEDS, x -> x.json(200, Wire.value(backend.actions().serverSeeds())))
-                .post(Wire.SERVER_SEEDS_WARM, x -> x.json(202, Wire.started(backend.actions().warmServerSeeds(
+                .get(Wire.SERVER_SEEDS, x -> x.json(200, Wire.value(backend.actions().seeds().servers())))
+                .post(Wire.SERVER_SEEDS_WARM, x -> x.json(202, Wire.started(backend.actions().seeds().warmServers(
                         WireServerSeeds.servers(x.body()), x.key()))));
     }
 }

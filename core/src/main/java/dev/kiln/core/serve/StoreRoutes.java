@@ -2,7 +2,7 @@ package dev.kiln.core.serve;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.kiln.core.engine.Action;
-import dev.kiln.core.engine.WorkspaceActions;
+import dev.kiln.core.engine.Store;
 import dev.kiln.core.serve.wire.StoreWire;
 import dev.kiln.core.serve.wire.Wire;
 import dev.kiln.core.serve.wire.WireStoreServers;
@@ -27,28 +27,29 @@ final class StoreRoutes implements Rules.Routes {
 
     @Override
     public void routing(Rules rules) {
-        rules.get(Wire.STORE_STATUS, x -> x.json(200, StoreWire.status(backend.actions().storeStatus())))
+        rules.get(Wire.STORE_STATUS, x -> x.json(200, StoreWire.status(backend.actions().store().status())))
                 .post(Wire.STORE_PUSH, x -> x.json(202, Wire.started(move(x.body(), x.key(), true))))
                 .post(Wire.STORE_PULL, x -> x.json(202, Wire.started(move(x.body(), x.key(), false))))
                 .get(Wire.STORE_STATS, x -> x.json(200, Wire.value(backend.actions().storeStats())))
-                .get(Wire.STORE_SERVERS, x -> x.json(200, WireStoreServers.status(backend.actions().serverStoreStatus())))
+                .get(Wire.STORE_SERVERS, x -> x.json(200, WireStoreServers.status(backend.actions().store().serverStatus())))
                 .post(Wire.STORE_ARCHIVES_PUSH, x -> {
                     JsonNode req = x.body();
                     java.util.List<String> members = new java.util.ArrayList<>();
                     req.path("members").forEach(m -> members.add(m.asText()));
-                    x.json(202, Wire.started(backend.actions().pushArchive(Exchange.field(req, "directory"), members, x.key())));
+                    x.json(202, Wire.started(backend.actions().store().pushArchive(Exchange.field(req, "directory"), members,
+                            x.key())));
                 })
                 .post(Wire.STORE_ARCHIVES_PULL, x -> x.json(202, Wire.started(
-                        backend.actions().pullArchive(Exchange.field(x.body(), "sha256"), x.key()))));
+                        backend.actions().store().pullArchive(Exchange.field(x.body(), "sha256"), x.key()))));
     }
 
     private Action<Transfer> move(JsonNode body, String key, boolean push) throws Exchange.BadRequest {
-        WorkspaceActions a = backend.actions();
+        Store a = backend.actions().store();
         if (body.has("server")) {
             String server = Exchange.field(body, "server");
-            return push ? a.pushServerSeed(server, key) : a.pullServerSeed(server, key);
+            return push ? a.pushServer(server, key) : a.pullServer(server, key);
         }
         String target = Exchange.field(body, "target");
-        return push ? a.pushSeed(target, key) : a.pullSeed(target, key);
+        return push ? a.push(target, key) : a.pull(target, key);
     }
 }

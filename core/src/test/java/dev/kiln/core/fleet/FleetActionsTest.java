@@ -36,11 +36,24 @@ class FleetActionsTest {
                 Optional.empty(), Optional.empty(), Optional.empty(), 0, 0, 0, Optional.empty());
     }
 
+    /**
+     * An engine answered by {@code script} by method name, its own methods' and its facets' ({@code seeds().list()}
+     * arrives as {@code list}): each facet accessor answers a proxy of that facet over the same script.
+     */
+    private static Engine scripted(java.lang.reflect.InvocationHandler script) {
+        java.util.Set<String> facets = java.util.Set.of("projection", "seeds", "probes", "archives", "store");
+        ClassLoader l = FleetActionsTest.class.getClassLoader();
+        return (Engine) java.lang.reflect.Proxy.newProxyInstance(l, new Class<?>[] {Engine.class}, (proxy, m, args) ->
+                m.getDeclaringClass() == Engine.class && m.getParameterCount() == 0 && facets.contains(m.getName())
+                        ? java.lang.reflect.Proxy.newProxyInstance(l, new Class<?>[] {m.getReturnType()}, script)
+                        : script.invoke(proxy, m, args));
+    }
+
     /** An engine over {@code seeds} whose warms end as {@code outcome}, recording each target warmed in {@code warmed}. */
     private static Engine warming(List<SeedInfo> seeds, WarmOutcome outcome, List<String> warmed) {
-        return (Engine) java.lang.reflect.Proxy.newProxyInstance(FleetActionsTest.class.getClassLoader(), new Class<?>[] {Engine.class},
+        return scripted(
                 (proxy, m, args) -> switch (m.getName()) {
-                    case "seeds" -> seeds;
+                    case "list" -> seeds;
                     case "warm" -> {
                         String target = (String) args[0];
                         warmed.add(target);
@@ -101,7 +114,7 @@ class FleetActionsTest {
         java.util.concurrent.atomic.AtomicInteger cancels = new java.util.concurrent.atomic.AtomicInteger();
         FleetActions actions = FleetActions.builder().concurrency(2).reachability(d -> Optional.empty()).engines(d -> {
             opened.incrementAndGet();
-            return (Engine) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Engine.class},
+            return scripted(
                     (proxy, m, args) -> switch (m.getName()) {
                         case "probe" -> new Action<Object>() {
                             final CompletableFuture<Object> r = new CompletableFuture<>();
@@ -140,7 +153,7 @@ class FleetActionsTest {
         java.util.concurrent.atomic.AtomicBoolean gone = new java.util.concurrent.atomic.AtomicBoolean();
         FleetActions actions = FleetActions.builder()
                 .reachability(d -> gone.get() ? Optional.of("nothing listens there") : Optional.empty())
-                .engines(d -> (Engine) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Engine.class},
+                .engines(d -> scripted(
                         (proxy, m, args) -> switch (m.getName()) {
                             case "probe" -> new Action<Object>() {
                                 public String id() {

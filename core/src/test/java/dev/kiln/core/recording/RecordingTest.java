@@ -66,7 +66,7 @@ class RecordingTest {
         List<Instant> moments = new ArrayList<>();
         List<List<String>> shown = new ArrayList<>();
         try (Kiln kiln = Kiln.open(ws, new EventBus(), clock); Engine engine = kiln.engine()) {
-            engine.start(false);
+            engine.projection().start(false);
             try (Recorder rec = Recorder.builder().file(file).clock(clock).keyframeEvery(Duration.ofSeconds(30))
                     .source("local", ws.toString(), ws.toString(), Duration.ofSeconds(30)).build();
                     AutoCloseable feed = engine.frames((e, d) -> {
@@ -81,10 +81,10 @@ class RecordingTest {
                     clock.advance(Duration.ofSeconds(11)); // 8 x 11 s: three keyframe groups
                     edit(ws, i * 7, "edited " + i);
                     long before = rec.frames();
-                    engine.projectNow();
+                    engine.projection().projectNow();
                     Await.await("the delta and the tick recorded", () -> rec.frames() >= before + 2);
                     moments.add(clock.instant());
-                    shown.add(rows(engine.snapshot()));
+                    shown.add(rows(engine.projection().snapshot()));
                 }
             }
         }

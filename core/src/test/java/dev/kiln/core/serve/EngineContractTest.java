@@ -85,7 +85,7 @@ abstract class EngineContractTest {
         demo = new DemoWorkspace().write(ws, 60, 7, false);
         engine = open(ws);
         engine.events().subscribe(events::add);
-        engine.start(true);
+        engine.projection().start(true);
     }
 
     @AfterEach
@@ -118,9 +118,9 @@ abstract class EngineContractTest {
     @Test
     void snapshot_sameContentsAsAProjectionOfTheTree() throws Exception {
         ContractSnapshot want = reference(ws);
-        Await.await("the first state", () -> engine.snapshot().contracts().size() == want.contracts().size());
+        Await.await("the first state", () -> engine.projection().snapshot().contracts().size() == want.contracts().size());
 
-        ContractSnapshot got = engine.snapshot();
+        ContractSnapshot got = engine.projection().snapshot();
         assertThat(contents(got)).isEqualTo(contents(want));
         assertThat(got.contracts()).extracting(ContractFile::file).containsExactlyElementsOf(
                 want.contracts().stream().map(ContractFile::file).toList());
@@ -133,19 +133,19 @@ abstract class EngineContractTest {
         Path legacy = ws.resolve(demo.legacyIds().get(0));
         String before = Files.readString(legacy);
 
-        HealReport preview = engine.heal(false, "");
+        HealReport preview = engine.projection().heal(false, "");
         assertThat(preview.dryRun()).isTrue();
         assertThat(preview.changes()).isNotEmpty();
         assertThat(Files.readString(legacy)).isEqualTo(before);
 
-        HealReport applied = engine.heal(true, "heal-1");
+        HealReport applied = engine.projection().heal(true, "heal-1");
         assertThat(applied.dryRun()).isFalse();
         assertThat(applied.changes()).extracting(HealReport.Change::file).containsExactlyInAnyOrderElementsOf(
                 preview.changes().stream().map(HealReport.Change::file).toList());
         assertThat(Files.readString(legacy)).isNotEqualTo(before);
-        HealReport again = engine.heal(true, "heal-1");
+        HealReport again = engine.projection().heal(true, "heal-1");
         assertThat(again).as("the same key: the first report, not a second sweep").isEqualTo(applied);
-        assertThat(engine.heal(true, "heal-2").changes()).as("a new key sweeps again: nothing left").isEmpty();
+        assertThat(engine.projection().heal(true, "heal-2").changes()).as("a new key sweeps again: nothing left").isEmpty();
         Await.await("the heal events", () -> events.stream().filter(e -> e instanceof EngineEvent.HealFinished).count() >= 3);
         assertThat(events.stream().filter(e -> e instanceof EngineEvent.HealFinished h && !h.report().dryRun()).count())
                 .as("preview, heal-1 once, heal-2").isEqualTo(2);
@@ -156,20 +156,20 @@ abstract class EngineContractTest {
         Assumptions.assumeTrue(onPath("uv"), "uv is not on PATH (pip install uv): the warm case needs the real uv");
         Path target = SeedFixtures.target(ws, "app", "small");
 
-        Action<WarmResult> first = engine.warm("app", "warm-1");
+        Action<WarmResult> first = engine.seeds().warm("app", "warm-1");
         WarmResult warmed = first.result().get(5, TimeUnit.MINUTES);
         assertThat(warmed.outcome()).as(warmed.message()).isEqualTo(WarmOutcome.WARMED);
         Await.await("the first warm's end", () -> finished(first.id()) != null);
         assertThat(events).filteredOn(e -> e instanceof SeedEvent.WarmOutput w && w.target().equals("app")).isNotEmpty();
         assertThat(events).filteredOn(e -> e instanceof SeedEvent.WarmFinished).hasSize(1);
-        assertThat(engine.seeds()).anyMatch(s -> s.target().equals("app") && s.seeded());
-        Path seedDir = engine.seeds().stream().filter(s -> s.target().equals("app")).findFirst().orElseThrow().seedDir();
+        assertThat(engine.seeds().list()).anyMatch(s -> s.target().equals("app") && s.seeded());
+        Path seedDir = engine.seeds().list().stream().filter(s -> s.target().equals("app")).findFirst().orElseThrow().seedDir();
         Map<String, String> seed = SeedFixtures.digest(seedDir);
 
         try (SlowWheelServer host = new SlowWheelServer()) {
             host.writeLock(target, false);
             events.clear();
-            Action<WarmResult> second = engine.warm("app", "warm-2");
+            Action<WarmResult> second = engine.seeds().warm("app", "warm-2");
             assertThat(host.requested.await(90, TimeUnit.SECONDS)).as("uv downloading the stalled wheel").isTrue();
             SeedEvent.WarmStarted started = events.stream().filter(e -> e instanceof SeedEvent.WarmStarted)
                     .map(e -> (SeedEvent.WarmStarted) e).findFirst().orElseThrow();
@@ -203,12 +203,12 @@ abstract class EngineContractTest {
     @Test
     void probe_demoServers_stepsForEachServer_savedRun_sameKeyOneRun() throws Exception {
         Assumptions.assumeTrue(onPath("python3"), "python3 is not on PATH: the demo servers are Python");
-        Set<String> names = engine.servers().stream().map(s -> s.name()).collect(Collectors.toSet());
+        Set<String> names = engine.probes().servers().stream().map(s -> s.name()).collect(Collectors.toSet());
         assertThat(names).hasSize(3);
-        int runsBefore = engine.probeRuns().size();
+        int runsBefore = engine.probes().runs().size();
 
-        Action<ProbeReport> a = engine.probe(ProbeRequest.all(), "probe-1");
-        Action<ProbeReport> b = engine.probe(ProbeRequest.all(), "probe-1");
+        Action<ProbeReport> a = engine.probes().probe(ProbeRequest.all(), "probe-1");
+        Action<ProbeReport> b = engine.probes().probe(ProbeRequest.all(), "probe-1");
         assertThat(b.id()).as("the same key: the same action").isEqualTo(a.id());
         ProbeReport report = a.result().get(3, TimeUnit.MINUTES);
 
@@ -219,15 +219,15 @@ abstract class EngineContractTest {
         for (String n : names) {
             assertThat(events).as(n).anyMatch(e -> e instanceof ProbeEvent.Spawned s && s.server().equals(n));
         }
-        List<SavedRun> runs = engine.probeRuns();
+        List<SavedRun> runs = engine.probes().runs();
         assertThat(runs).as("one run saved for the two calls").hasSize(runsBefore + 1);
         assertThat(runs.get(0).startedAt()).as("read from the run's name")
                 .isEqualTo(report.startedAt().truncatedTo(java.time.temporal.ChronoUnit.MILLIS));
-        SavedProbeRun saved = engine.probeRun(runs.get(0).id());
+        SavedProbeRun saved = engine.probes().run(runs.get(0).id());
         assertThat(saved.servers()).extracting(SavedProbeRun.Server::name).contains("demo-light");
-        assertThatThrownBy(() -> engine.probeRun("../kiln.json")).isInstanceOf(EngineException.class)
+        assertThatThrownBy(() -> engine.probes().run("../kiln.json")).isInstanceOf(EngineException.class)
                 .extracting(e -> ((EngineException) e).kind()).isEqualTo(EngineException.Kind.REJECTED);
-        assertThatThrownBy(() -> engine.probe(new ProbeRequest(List.of("nope"), "", dev.kiln.core.startup.BytecodeMode.AS_IS,
+        assertThatThrownBy(() -> engine.probes().probe(new ProbeRequest(List.of("nope"), "", dev.kiln.core.startup.BytecodeMode.AS_IS,
                 java.util.Optional.empty()), "")).isInstanceOf(EngineException.class)
                 .hasMessageContaining("nope").extracting(e -> ((EngineException) e).kind()).isEqualTo(EngineException.Kind.REJECTED);
     }
@@ -269,7 +269,7 @@ abstract class EngineContractTest {
                           "NPM_CONFIG_UPDATE_NOTIFIER": "false"}}}}
                 """.formatted(dir.resolve("npm-cache").toString().replace("\\", "/")));
 
-        ProbeReport report = engine.probe(new ProbeRequest(List.of("via-npx"), "", dev.kiln.core.startup.BytecodeMode.AS_IS,
+        ProbeReport report = engine.probes().probe(new ProbeRequest(List.of("via-npx"), "", dev.kiln.core.startup.BytecodeMode.AS_IS,
                 java.util.Optional.empty()), "").result().get(3, TimeUnit.MINUTES);
 
         dev.kiln.core.startup.ServerResult r = report.results().get(0);
@@ -286,7 +286,7 @@ abstract class EngineContractTest {
         assertThat(step.result().fetch()).as("the live step's fetch phase").isEqualTo(f);
         assertThat(step.result().timeline()).isEqualTo(r.timeline());
 
-        SavedProbeRun.Result saved = engine.probeRun(engine.probeRuns().get(0).id()).runs().get(0);
+        SavedProbeRun.Result saved = engine.probes().run(engine.probes().runs().get(0).id()).runs().get(0);
         assertThat(saved.fetch().launcher()).isEqualTo(dev.kiln.core.startup.Launcher.NPX);
         assertThat(saved.fetch().downloaded()).isEqualTo(f.downloaded().label());
         assertThat(saved.fetch().evidence()).isEqualTo(f.evidence());
@@ -309,7 +309,7 @@ abstract class EngineContractTest {
         Files.writeString(ws.resolve("servers.json"), """
                 {"mcpServers": {"hang": {"command": "python3", "args": ["servers/hang.py"], "startup_timeout_sec": 300}}}
                 """);
-        Action<ProbeReport> a = engine.probe(ProbeRequest.all(), "hang-1");
+        Action<ProbeReport> a = engine.probes().probe(ProbeRequest.all(), "hang-1");
         Await.await("the server spawned", () -> events.stream().anyMatch(e -> e instanceof ProbeEvent.Spawned s
                 && s.server().equals("hang") && s.pid() > 0));
         long pid = events.stream().filter(e -> e instanceof ProbeEvent.Spawned s && s.server().equals("hang"))
@@ -342,34 +342,34 @@ abstract class EngineContractTest {
                 {"mcpServers": {"venv-server": {"command": "%s", "args": ["-m", "srv"], "disabled": true}}}
                 """.formatted(venv.resolve("bin/python")));
 
-        BytecodeReport before = engine.audit("venv-server");
+        BytecodeReport before = engine.probes().audit("venv-server");
         assertThat(before.missing()).isGreaterThanOrEqualTo(2);
-        Bytecode.CompileResult r = engine.precompile("venv-server", "compile-1").result().get(3, TimeUnit.MINUTES);
+        Bytecode.CompileResult r = engine.probes().precompile("venv-server", "compile-1").result().get(3, TimeUnit.MINUTES);
         assertThat(r.exitCode()).isZero();
-        BytecodeReport after = engine.audit("venv-server");
+        BytecodeReport after = engine.probes().audit("venv-server");
         assertThat(after.missing()).isZero();
         assertThat(after.fresh()).isEqualTo(after.sources());
         assertThat(r.after().missing()).isZero();
-        assertThatThrownBy(() -> engine.audit("nope")).isInstanceOf(EngineException.class)
+        assertThatThrownBy(() -> engine.probes().audit("nope")).isInstanceOf(EngineException.class)
                 .extracting(e -> ((EngineException) e).kind()).isEqualTo(EngineException.Kind.REJECTED);
     }
 
     @Test
     void archive_buildHitEntriesInvalidate() throws Exception {
-        ArchiveEntry built = engine.archive("servers", List.of());
+        ArchiveEntry built = engine.archives().archive("servers", List.of());
         assertThat(built.bytes()).isPositive();
-        ArchiveEntry again = engine.archive("servers", List.of());
+        ArchiveEntry again = engine.archives().archive("servers", List.of());
         assertThat(again.sha256()).isEqualTo(built.sha256());
-        assertThat(engine.archiveStats().hits()).isGreaterThanOrEqualTo(1);
-        assertThat(engine.archiveEntries()).extracting(ArchiveEntry::sha256).contains(built.sha256());
+        assertThat(engine.archives().stats().hits()).isGreaterThanOrEqualTo(1);
+        assertThat(engine.archives().entries()).extracting(ArchiveEntry::sha256).contains(built.sha256());
         Await.await("the archive events", () -> events.stream().anyMatch(e -> e instanceof ArchiveEvent.Built)
                 && events.stream().anyMatch(e -> e instanceof ArchiveEvent.Hit));
-        assertThat(engine.archiveMaximumBytes()).isPositive();
-        assertThat(engine.archivePolicy()).isIn("validated", "snapshot");
+        assertThat(engine.archives().maximumBytes()).isPositive();
+        assertThat(engine.archives().policy()).isIn("validated", "snapshot");
 
-        engine.invalidateArchives();
-        assertThat(engine.archiveEntries()).isEmpty();
-        assertThatThrownBy(() -> engine.archive("../..", List.of())).isInstanceOf(EngineException.class)
+        engine.archives().invalidate();
+        assertThat(engine.archives().entries()).isEmpty();
+        assertThatThrownBy(() -> engine.archives().archive("../..", List.of())).isInstanceOf(EngineException.class)
                 .extracting(e -> ((EngineException) e).kind()).isEqualTo(EngineException.Kind.REJECTED);
     }
 
@@ -385,19 +385,19 @@ abstract class EngineContractTest {
             Files.writeString(ws.resolve("kiln.json"), "{\"store\": {\"url\": \"" + cfg.url() + "\", \"endpoint\": \""
                     + cfg.endpoint().orElseThrow() + "\", \"region\": \"us-east-1\"}}\n");
             storeEnvironment(dev.kiln.core.store.SeaweedFs.env());
-            String sha = engine.archive("servers", List.of()).sha256();
+            String sha = engine.archives().archive("servers", List.of()).sha256();
 
-            Action<dev.kiln.core.store.Transfer> push = engine.pushArchive("servers", List.of(), "archive-push-1");
+            Action<dev.kiln.core.store.Transfer> push = engine.store().pushArchive("servers", List.of(), "archive-push-1");
             dev.kiln.core.store.Transfer pushed = push.result().get(120, TimeUnit.SECONDS);
             assertThat(pushed.outcome()).isEqualTo(dev.kiln.core.store.Transfer.Outcome.PUSHED);
             assertThat(pushed.key()).isEqualTo(dev.kiln.core.store.StoreKey.archive(sha));
             assertThat(pushed.manifest().sha256()).isEqualTo(sha);
-            assertThat(engine.pushArchive("servers", List.of(), "archive-push-1").id()).as("the same key: the same action")
+            assertThat(engine.store().pushArchive("servers", List.of(), "archive-push-1").id()).as("the same key: the same action")
                     .isEqualTo(push.id());
-            assertThat(engine.pushArchive("servers", List.of(), "archive-push-2").result().get(120, TimeUnit.SECONDS).outcome())
+            assertThat(engine.store().pushArchive("servers", List.of(), "archive-push-2").result().get(120, TimeUnit.SECONDS).outcome())
                     .isEqualTo(dev.kiln.core.store.Transfer.Outcome.ALREADY_STORED);
 
-            dev.kiln.core.store.Transfer pulled = engine.pullArchive(sha, "archive-pull-1").result().get(120, TimeUnit.SECONDS);
+            dev.kiln.core.store.Transfer pulled = engine.store().pullArchive(sha, "archive-pull-1").result().get(120, TimeUnit.SECONDS);
             assertThat(pulled.outcome()).isEqualTo(dev.kiln.core.store.Transfer.Outcome.PULLED);
             Path landed = engine.layout().archivesDir().resolve(sha + ".tar.gz");
             assertThat(java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
@@ -408,16 +408,16 @@ abstract class EngineContractTest {
                     .filter(e -> e instanceof dev.kiln.core.store.StoreEvent se && se.key().equals(pushed.key())
                             && se.phase() == dev.kiln.core.store.StoreEvent.Phase.DONE)
                     .map(e -> ((dev.kiln.core.store.StoreEvent) e).operation()).distinct().count() == 2);
-            dev.kiln.core.store.StoreStats stats = engine.storeStatus().orElseThrow().stats();
+            dev.kiln.core.store.StoreStats stats = engine.store().status().orElseThrow().stats();
             assertThat(stats.pushes()).isEqualTo(1);
             assertThat(stats.pushesSkipped()).isEqualTo(1);
             assertThat(stats.pulls()).isEqualTo(1);
             assertThat(stats.bytesReceived()).isEqualTo(pushed.manifest().bytes());
 
-            assertThatThrownBy(() -> engine.pullArchive("not-a-sha", "archive-pull-2")).isInstanceOf(EngineException.class)
+            assertThatThrownBy(() -> engine.store().pullArchive("not-a-sha", "archive-pull-2")).isInstanceOf(EngineException.class)
                     .hasMessageContaining("SHA-256").extracting(e -> ((EngineException) e).kind())
                     .isEqualTo(EngineException.Kind.REJECTED);
-            Action<dev.kiln.core.store.Transfer> outside = engine.pushArchive("../..", List.of(), "archive-push-3");
+            Action<dev.kiln.core.store.Transfer> outside = engine.store().pushArchive("../..", List.of(), "archive-push-3");
             assertThatThrownBy(() -> outside.result().get(60, TimeUnit.SECONDS)).cause().isInstanceOf(EngineException.class)
                     .hasMessageContaining("outside the workspace").extracting(e -> ((EngineException) e).kind())
                     .isEqualTo(EngineException.Kind.REJECTED);
@@ -429,25 +429,25 @@ abstract class EngineContractTest {
     void idempotencyKey_givenToAnotherRequest_rejectedNamingTheKey_nothingStarts() throws Exception {
         Files.createDirectories(ws.resolve("targets"));
         SeedFixtures.target(ws, "app", "small");
-        engine.heal(true, "key-25");
-        assertThatThrownBy(() -> engine.warm("app", "key-25")).isInstanceOf(EngineException.class)
+        engine.projection().heal(true, "key-25");
+        assertThatThrownBy(() -> engine.seeds().warm("app", "key-25")).isInstanceOf(EngineException.class)
                 .hasMessageContaining("'key-25'").hasMessageContaining("a heal")
                 .extracting(e -> ((EngineException) e).kind()).isEqualTo(EngineException.Kind.REJECTED);
-        assertThat(engine.warmHistory()).as("no warm ran").isEmpty();
+        assertThat(engine.seeds().history()).as("no warm ran").isEmpty();
     }
 
     @Test
     void seeds_planAndHistory_unknownTargetRejected() throws Exception {
         Files.createDirectories(ws.resolve("targets"));
         SeedFixtures.target(ws, "app", "small");
-        assertThat(engine.seeds()).anyMatch(s -> s.target().equals("app") && !s.seeded());
-        assertThat(engine.planWarm("app").warmNeeded()).isTrue();
-        assertThat(engine.warmHistory()).isEmpty();
-        assertThatThrownBy(() -> engine.planWarm("nope")).isInstanceOf(EngineException.class)
+        assertThat(engine.seeds().list()).anyMatch(s -> s.target().equals("app") && !s.seeded());
+        assertThat(engine.seeds().plan("app").warmNeeded()).isTrue();
+        assertThat(engine.seeds().history()).isEmpty();
+        assertThatThrownBy(() -> engine.seeds().plan("nope")).isInstanceOf(EngineException.class)
                 .hasMessageContaining("nope").extracting(e -> ((EngineException) e).kind()).isEqualTo(EngineException.Kind.REJECTED);
-        assertThat(engine.diagnose().verdict()).isNotNull();
-        assertThat(engine.defaultStartupTimeout()).isPositive();
-        assertThat(engine.latestSweep()).isEmpty();
+        assertThat(engine.projection().diagnose().verdict()).isNotNull();
+        assertThat(engine.probes().defaultStartupTimeout()).isPositive();
+        assertThat(engine.probes().latestSweep()).isEmpty();
     }
 
     /** Waits up to {@code d} (testkit patience otherwise). */

@@ -147,7 +147,7 @@ class RemoteEngineContractTest extends EngineContractTest {
             bus.publish(new SeedEvent.WarmOutput(Instant.now(), "before", "after the break", false));
             Await.await("the line after the break", () -> got.contains("after the break"));
             assertThat(got).containsExactly("line 0", "line 1", "line 2", "line 3", "line 4", "live", "after the break");
-            assertThat(late.snapshot().contracts()).hasSameSizeAs(engine.snapshot().contracts());
+            assertThat(late.snapshot().contracts()).hasSameSizeAs(engine.projection().snapshot().contracts());
         }
     }
 
@@ -155,11 +155,11 @@ class RemoteEngineContractTest extends EngineContractTest {
     void daemonRestarted_engineMarksItDownComesBackByItselfWithAFreshState() throws Exception {
         Await.await("connected", remote()::connected);
         int port = daemon.port();
-        ContractFile any = engine.snapshot().contracts().get(0);
+        ContractFile any = engine.projection().snapshot().contracts().get(0);
         daemon.close();
         Await.await("marked down", () -> !remote().connected());
         assertThat(events).anyMatch(e -> e instanceof EngineEvent.ConnectionChanged c && !c.connected());
-        assertThatThrownBy(() -> engine.seeds()).isInstanceOf(EngineException.class)
+        assertThatThrownBy(() -> engine.seeds().list()).isInstanceOf(EngineException.class)
                 .extracting(e -> ((EngineException) e).kind()).isEqualTo(EngineException.Kind.UNREACHABLE);
 
         Path file = ws.resolve("tasks").resolve(any.file());
@@ -170,17 +170,17 @@ class RemoteEngineContractTest extends EngineContractTest {
         daemon = daemon(ws, port);
 
         Await.await("back", remote()::connected);
-        Await.await("the edit while down", () -> engine.snapshot().contracts().stream()
+        Await.await("the edit while down", () -> engine.projection().snapshot().contracts().stream()
                 .anyMatch(f -> f.file().equals(any.file()) && "edited while down".equals(f.contract().title())));
         Await.await("a reset: the new daemon's events are another sequence", () -> events.stream()
                 .anyMatch(e -> e instanceof EngineEvent.ConnectionChanged c && c.connected() && c.reset()));
-        assertThat(engine.seeds()).isNotNull(); // the new token is read from the token file again
+        assertThat(engine.seeds().list()).isNotNull(); // the new token is read from the token file again
     }
 
     @Test
     void contractEdit_arrivesAsADelta_unchangedContractsKeepTheirInstance() throws Exception {
         Await.await("connected", remote()::connected);
-        List<ContractFile> before = engine.snapshot().contracts();
+        List<ContractFile> before = engine.projection().snapshot().contracts();
         ContractFile edited = before.get(1);
         Path file = ws.resolve("tasks").resolve(edited.file());
         String text = Files.readString(file);
@@ -188,9 +188,9 @@ class RemoteEngineContractTest extends EngineContractTest {
         assertThat(changed).isNotEqualTo(text);
         Files.writeString(file, changed);
 
-        Await.await("the edit", () -> engine.snapshot().contracts().stream()
+        Await.await("the edit", () -> engine.projection().snapshot().contracts().stream()
                 .anyMatch(f -> f.file().equals(edited.file()) && "remote-edit".equals(f.contract().status())));
-        List<ContractFile> after = engine.snapshot().contracts();
+        List<ContractFile> after = engine.projection().snapshot().contracts();
         assertThat(after).hasSameSizeAs(before);
         for (int i = 0; i < before.size(); i++) {
             if (!before.get(i).file().equals(edited.file())) {
@@ -204,7 +204,7 @@ class RemoteEngineContractTest extends EngineContractTest {
 
     @Test
     void watchStatus_isTheDaemons() throws Exception {
-        assertThat(engine.watchStatus()).get().satisfies(w -> {
+        assertThat(engine.projection().watchStatus()).get().satisfies(w -> {
             assertThat(w.live()).isEqualTo(daemon.watchStatus().live());
             assertThat(w.watchedDirectories()).isEqualTo(daemon.watchStatus().watchedDirectories()).isPositive();
             assertThat(w.since()).isEqualTo(daemon.watchStatus().since());
@@ -224,7 +224,7 @@ class RemoteEngineContractTest extends EngineContractTest {
                   "web": {"url": "http://user:pw-secret@127.0.0.1:9/mcp", "headers": {"Authorization": "Bearer tok-secret"}}%s
                 }}
                 """.formatted(more));
-        List<ServerConfig> servers = engine.servers();
+        List<ServerConfig> servers = engine.probes().servers();
         ServerConfig local = servers.stream().filter(s -> s.name().equals("local")).findFirst().orElseThrow();
         assertThat(local.env()).containsOnlyKeys("API_KEY").containsEntry("API_KEY", Wire.REDACTED);
         ServerConfig web = servers.stream().filter(s -> s.name().equals("web")).findFirst().orElseThrow();
@@ -275,7 +275,7 @@ class RemoteEngineContractTest extends EngineContractTest {
 
         // no token: reads work, a mutation is refused
         try (RemoteEngine readOnly = RemoteEngine.connect(daemon.url(), null, null, Clock.systemUTC())) {
-            assertThat(readOnly.seeds()).isNotNull();
+            assertThat(readOnly.seeds().list()).isNotNull();
             assertThatThrownBy(() -> readOnly.heal(true, "k")).isInstanceOf(EngineException.class)
                     .extracting(e -> ((EngineException) e).kind()).isEqualTo(EngineException.Kind.UNAUTHORIZED);
         }

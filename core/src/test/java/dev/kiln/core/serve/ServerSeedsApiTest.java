@@ -84,17 +84,17 @@ class ServerSeedsApiTest {
                         Duration.ofMillis(50), Duration.ofMillis(400))) {
             daemon.awaitFirstProjection(Duration.ofSeconds(60));
 
-            List<ServerSeedInfo> before = engine.serverSeeds();
+            List<ServerSeedInfo> before = engine.seeds().servers();
             assertThat(before).extracting(ServerSeedInfo::server).containsExactly("memory");
             assertThat(before.get(0).state()).isEqualTo(ServerSeedInfo.State.MISSING);
             assertThat(before.get(0).problem()).contains("server memory").contains("kiln warm --servers");
-            assertThatThrownBy(() -> engine.warmServerSeeds(List.of("nope"), "")).isInstanceOf(EngineException.class)
+            assertThatThrownBy(() -> engine.seeds().warmServers(List.of("nope"), "")).isInstanceOf(EngineException.class)
                     .hasMessageContaining("nope");
             Http.Response noToken = Http.call("POST", daemon.url().resolve(Wire.SERVER_SEEDS_WARM));
             assertThat(noToken.statusCode()).as("a warm is a mutation: the token is needed").isEqualTo(401);
 
-            Action<ServerSeedsWarmed> warm = engine.warmServerSeeds(List.of(), "warm-servers-1");
-            assertThat(engine.warmServerSeeds(List.of(), "warm-servers-1").id()).as("the same key: the same action")
+            Action<ServerSeedsWarmed> warm = engine.seeds().warmServers(List.of(), "warm-servers-1");
+            assertThat(engine.seeds().warmServers(List.of(), "warm-servers-1").id()).as("the same key: the same action")
                     .isEqualTo(warm.id());
             ServerSeedsWarmed warmed = warm.result().get(5, TimeUnit.MINUTES);
             assertThat(warmed.servers()).extracting(ServerSeedsWarmed.Server::server).containsExactly("memory");
@@ -103,7 +103,7 @@ class ServerSeedsApiTest {
             assertThat(w.seed()).isNotNull();
             assertThat(w.seed().state()).isEqualTo(ServerSeedInfo.State.OK);
 
-            ServerSeedInfo seed = engine.serverSeeds().get(0);
+            ServerSeedInfo seed = engine.seeds().servers().get(0);
             assertThat(seed.state()).as(seed.problem()).isEqualTo(ServerSeedInfo.State.OK);
             assertThat(seed.spec()).isEqualTo(SPEC);
             assertThat(seed.runtimeVersion()).startsWith("node v");
@@ -128,7 +128,7 @@ class ServerSeedsApiTest {
             }
             assertThat(problems).as("the live answers have the shape of their goldens").isEmpty();
 
-            ServerConfig configured = actions.servers().stream().filter(s -> s.name().equals("memory")).findFirst()
+            ServerConfig configured = actions.probes().servers().stream().filter(s -> s.name().equals("memory")).findFirst()
                     .orElseThrow();
             // Applied as each client applies its entry: its command and args replace the server's, its env is added.
             ServerResult desktop = start(applyJson(configured, seed.snippet(ServerSeeds.Form.CACHE, "claude-desktop")
@@ -153,14 +153,14 @@ class ServerSeedsApiTest {
                 js = files.filter(p -> p.toString().endsWith(".js")).findFirst().orElseThrow();
             }
             Files.writeString(js, Files.readString(js) + "\n// changed after the warm");
-            ServerSeedInfo corrupt = engine.serverSeeds().get(0);
+            ServerSeedInfo corrupt = engine.seeds().servers().get(0);
             assertThat(corrupt.state()).isEqualTo(ServerSeedInfo.State.CORRUPT);
             assertThat(corrupt.problem()).contains("server memory").contains("does not match its hash").contains("never used");
             assertThat(corrupt.snippets()).as("a corrupt seed is never offered").isEmpty();
-            ServerSeedsWarmed again = engine.warmServerSeeds(List.of("memory"), "").result().get(5, TimeUnit.MINUTES);
+            ServerSeedsWarmed again = engine.seeds().warmServers(List.of("memory"), "").result().get(5, TimeUnit.MINUTES);
             assertThat(again.servers().get(0).outcome()).as(again.servers().get(0).message()).isEqualTo("warmed");
             assertThat(again.servers().get(0).message()).contains("did not match its hash and was replaced");
-            assertThat(engine.serverSeeds().get(0).state()).isEqualTo(ServerSeedInfo.State.OK);
+            assertThat(engine.seeds().servers().get(0).state()).isEqualTo(ServerSeedInfo.State.OK);
             assertThat(Files.readString(js)).doesNotContain("changed after the warm");
         }
     }

@@ -91,21 +91,21 @@ class StoreApiTest {
         RemoteEngine hostA = host(tmp.resolve("a"));
         RemoteEngine hostB = host(tmp.resolve("b"));
 
-        StoreStatus before = hostA.storeStatus().orElseThrow();
+        StoreStatus before = hostA.store().status().orElseThrow();
         assertThat(before.seeds()).singleElement().extracting(SeedPresence::place).isEqualTo(SeedPresence.Place.LOCAL);
         assertThat(before.store()).isEqualTo(cfg.url() + " at " + cfg.endpoint().orElseThrow());
 
-        Action<Transfer> push = hostA.pushSeed("app", "push-1");
+        Action<Transfer> push = hostA.store().push("app", "push-1");
         Transfer pushed = push.result().get(120, TimeUnit.SECONDS);
         assertThat(pushed.outcome()).isEqualTo(Transfer.Outcome.PUSHED);
-        assertThat(hostA.pushSeed("app", "push-1").id()).isEqualTo(push.id()); // idempotent: the same action
-        assertThat(hostB.storeStatus().orElseThrow().seeds().get(0).place()).isEqualTo(SeedPresence.Place.STORE);
+        assertThat(hostA.store().push("app", "push-1").id()).isEqualTo(push.id()); // idempotent: the same action
+        assertThat(hostB.store().status().orElseThrow().seeds().get(0).place()).isEqualTo(SeedPresence.Place.STORE);
 
-        Transfer pulled = hostB.pullSeed("app", "pull-1").result().get(120, TimeUnit.SECONDS);
+        Transfer pulled = hostB.store().pull("app", "pull-1").result().get(120, TimeUnit.SECONDS);
         assertThat(pulled.outcome()).isEqualTo(Transfer.Outcome.PULLED);
         assertThat(pulled.manifest().sha256()).isEqualTo(pushed.manifest().sha256());
         assertThat(SeedFixtures.digest(b.seedDir("app"))).isEqualTo(SeedFixtures.digest(a.seedDir("app")));
-        StoreStatus after = hostB.storeStatus().orElseThrow();
+        StoreStatus after = hostB.store().status().orElseThrow();
         assertThat(after.seeds().get(0).place()).isEqualTo(SeedPresence.Place.BOTH);
         assertThat(after.stats().pulls()).isEqualTo(1);
         assertThat(after.stats().bytesReceived()).isEqualTo(pushed.manifest().bytes());
@@ -115,17 +115,17 @@ class StoreApiTest {
         ServerSeeds serversB = ServerSeeds.of(b, System.getenv(), Clock.systemUTC());
         ServerSeeds.Plan planA = serversA.plan(ServerConfigs.read(tmp.resolve("a/servers.json")).get(0));
         SeedFixtures.serverSeed(serversA, planA, 40, "api-server");
-        Transfer serverPushed = hostA.pushServerSeed("memory", "push-server-1").result().get(120, TimeUnit.SECONDS);
+        Transfer serverPushed = hostA.store().pushServer("memory", "push-server-1").result().get(120, TimeUnit.SECONDS);
         assertThat(serverPushed.outcome()).isEqualTo(Transfer.Outcome.PUSHED);
         assertThat(serverPushed.key()).isEqualTo(dev.kiln.core.store.ObjectStore.serverKey(planA));
-        Transfer serverPulled = hostB.pullServerSeed("memory", "pull-server-1").result().get(120, TimeUnit.SECONDS);
+        Transfer serverPulled = hostB.store().pullServer("memory", "pull-server-1").result().get(120, TimeUnit.SECONDS);
         assertThat(serverPulled.outcome()).isEqualTo(Transfer.Outcome.PULLED);
         ServerSeeds.Plan planB = serversB.plan(ServerConfigs.read(tmp.resolve("b/servers.json")).get(0));
         assertThat(serversB.find(planB)).as("host b's seed of memory is sound").isPresent();
         assertThat(SeedFixtures.digest(planB.dir())).isEqualTo(SeedFixtures.digest(planA.dir()));
         // ... and the server seeds' store state (GET store/servers) on both hosts: the same copy in both places.
         for (RemoteEngine host : List.of(hostA, hostB)) {
-            StoreStatus servers = host.serverStoreStatus().orElseThrow();
+            StoreStatus servers = host.store().serverStatus().orElseThrow();
             assertThat(servers.servers()).singleElement().satisfies(p -> {
                 assertThat(p.server()).isEqualTo("memory");
                 assertThat(p.place()).hasValue(SeedPresence.Place.BOTH);
@@ -165,11 +165,11 @@ class StoreApiTest {
         java.nio.file.Files.createDirectories(tmp.resolve("a/src/pkg"));
         java.nio.file.Files.writeString(tmp.resolve("a/src/pkg/mod.py"), "VALUE = 28\n");
         java.nio.file.Files.writeString(tmp.resolve("a/src/README"), "travels\n");
-        Action<Transfer> archivePush = hostA.pushArchive("src", List.of(), "archive-push-1");
+        Action<Transfer> archivePush = hostA.store().pushArchive("src", List.of(), "archive-push-1");
         Transfer archived = archivePush.result().get(120, TimeUnit.SECONDS);
         assertThat(archived.outcome()).isEqualTo(Transfer.Outcome.PUSHED);
         String sha = archived.manifest().sha256();
-        Transfer archivePulled = hostB.pullArchive(sha, "archive-pull-1").result().get(120, TimeUnit.SECONDS);
+        Transfer archivePulled = hostB.store().pullArchive(sha, "archive-pull-1").result().get(120, TimeUnit.SECONDS);
         assertThat(archivePulled.outcome()).isEqualTo(Transfer.Outcome.PULLED);
         Path landed = WorkspaceLayout.of(tmp.resolve("b")).archivesDir().resolve(sha + ".tar.gz");
         assertThat(java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")

@@ -118,7 +118,7 @@ public final class CachesViewModel {
 
     /** Reads the archive cache's counters and entries now (the page calls it when it opens). */
     public void refresh() {
-        background.run(engine::archiveStats, s -> {
+        background.run(engine.archives()::stats, s -> {
             if (activity.isEmpty()) {
                 stats.set(s); // events carry newer counters than a read that raced them
             }
@@ -134,8 +134,8 @@ public final class CachesViewModel {
         }
         entriesLoading = true;
         java.nio.file.Path root = engine.layout().root();
-        String policy = engine.archivePolicy();
-        background.run(engine::archiveEntries, list -> {
+        String policy = engine.archives().policy();
+        background.run(engine.archives()::entries, list -> {
             entriesLoading = false;
             entries.setAll(list.stream().map(a -> EntryRow.of(a, root, policy)).toList());
             if (entriesStale) {
@@ -242,7 +242,7 @@ public final class CachesViewModel {
                 .filter(s -> !s.isBlank()).toList();
         busy.set(true);
         error.set("");
-        background.run(() -> engine.archive(dir, names), a -> {
+        background.run(() -> engine.archives().archive(dir, names), a -> {
             busy.set(false);
             result.set(String.format("%s · %,d bytes · %d files · sha256 %s", a.root().getFileName(), a.bytes(), a.files(), a.sha256()));
         }, e -> {
@@ -254,8 +254,8 @@ public final class CachesViewModel {
     /** Drops every cached archive (the next request rebuilds). */
     public void invalidateAll() {
         background.run(() -> {
-            engine.invalidateArchives();
-            return engine.archiveStats();
+            engine.archives().invalidate();
+            return engine.archives().stats();
         }, s -> {
             stats.set(s);
             refreshEntries();
@@ -264,11 +264,11 @@ public final class CachesViewModel {
 
     /** The archive cache's bound on the bytes it holds. */
     public long maximumBytes() {
-        return engine.archiveMaximumBytes();
+        return engine.archives().maximumBytes();
     }
 
     public String policy() {
-        return engine.archivePolicy();
+        return engine.archives().policy();
     }
 
     /** Whether the engine's files are on another host (then there is no directory to browse for). */

@@ -91,8 +91,8 @@ public final class ContractsViewModel {
     public void refresh() {
         loading.set(true);
         background.run(() -> {
-            engine.projectNow();
-            return engine.snapshot();
+            engine.projection().projectNow();
+            return engine.projection().snapshot();
         }, this::show, e -> {
             loading.set(false);
             error.set("Projection failed: " + e.getMessage());
@@ -128,7 +128,7 @@ public final class ContractsViewModel {
             summarizeLatest();
             return;
         }
-        ContractSnapshot s = engine.snapshot();
+        ContractSnapshot s = engine.projection().snapshot();
         if (s != null && s != shownSnapshot) {
             show(s);
         }
@@ -136,7 +136,7 @@ public final class ContractsViewModel {
 
     /** While the page is hidden: the summary line alone (the status bar shows it), counted off the FX thread. */
     private void summarizeLatest() {
-        ContractSnapshot s = engine.snapshot();
+        ContractSnapshot s = engine.projection().snapshot();
         if (s == null || s == summarized) {
             return;
         }
@@ -398,7 +398,7 @@ public final class ContractsViewModel {
     /** Plans a heal (a dry run: nothing is written) and shows what it would change. */
     public void previewHeal() {
         notice.set("");
-        background.run(() -> engine.heal(false, ""), healPreview::set,
+        background.run(() -> engine.projection().heal(false, ""), healPreview::set,
                 e -> error.set("Heal preview failed: " + e.getMessage()));
     }
 
@@ -409,7 +409,7 @@ public final class ContractsViewModel {
         }
         healPreview.set(null);
         String key = java.util.UUID.randomUUID().toString(); // one per click: a retried request heals once
-        background.run(() -> engine.heal(true, key), report -> {
+        background.run(() -> engine.projection().heal(true, key), report -> {
             notice.set("Healed " + report.changes().size() + " leaf ids"
                     + (report.misplaced().isEmpty() ? "" : "; " + report.misplaced().size() + " misplaced ids left for you to decide")
                     + (report.problems().isEmpty() ? "" : "; " + report.problems().size() + " files could not be rewritten"));

@@ -80,11 +80,11 @@ public final class ProjectionViewModel {
      */
     public void start(boolean live) {
         this.live = live;
-        background.run(() -> engine.start(live), why -> {
+        background.run(() -> engine.projection().start(live), why -> {
             if (why.isPresent() && "starting…".equals(watch.get())) {
                 watch.set(why.get()); // an engine that publishes no ownership change (attached) still says how it projects
             }
-            engine.apiUrl().ifPresent(apiUrl::set);
+            engine.projection().apiUrl().ifPresent(apiUrl::set);
             health.refresh();
         }, e -> error.set("Projection failed: " + e.getMessage()));
     }
@@ -205,7 +205,7 @@ public final class ProjectionViewModel {
         manualAsked = true;
         manualResult.set("Project now: asked…");
         background.run(() -> {
-            engine.projectNow();
+            engine.projection().projectNow();
             return null;
         }, r -> error.set(""), e -> {
             manualAsked = false;

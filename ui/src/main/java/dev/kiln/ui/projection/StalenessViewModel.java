@@ -67,7 +67,7 @@ public final class StalenessViewModel {
     private final ObservableList<Row> rowsView = FXCollections.unmodifiableObservableList(rows);
 
     /**
-     * @param engine whose published state the doctor checks ({@link Engine#diagnose()})
+     * @param engine whose published state the doctor checks ({@link dev.kiln.core.engine.Projection#diagnose()})
      * @param background where the diagnosis runs; its result comes back on the UI thread
      */
     public StalenessViewModel(Engine engine, Background background) {
@@ -82,7 +82,7 @@ public final class StalenessViewModel {
         }
         running.set(true);
         error.set("");
-        background.run(engine::diagnose, this::show, e -> {
+        background.run(engine.projection()::diagnose, this::show, e -> {
             running.set(false);
             error.set("The doctor failed: " + e.getMessage());
         });

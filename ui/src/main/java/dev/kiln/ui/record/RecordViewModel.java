@@ -82,7 +82,7 @@ public final class RecordViewModel {
         try {
             Recorder r = Recorder.builder().file(file).clock(engine.clock()).maxBytes(256L << 20)
                     .source(engine.remote() ? "remote" : "local", engine.location(), engine.layout().root().toString(),
-                            engine.defaultStartupTimeout()).build();
+                            engine.probes().defaultStartupTimeout()).build();
             feed = engine.frames((event, data) -> {
                 try {
                     r.frame(event, data);

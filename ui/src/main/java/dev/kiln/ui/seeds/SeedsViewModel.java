@@ -115,8 +115,8 @@ public final class SeedsViewModel {
     /** Re-reads the seeds, the warm journal and uv's availability in the background. */
     public void refresh() {
         background.run(() -> {
-            List<SeedInfo> s = engine.seeds();
-            return new Read(s, engine.warmHistory(), uvProblem(s));
+            List<SeedInfo> s = engine.seeds().list();
+            return new Read(s, engine.seeds().history(), uvProblem(s));
         }, r -> {
             seeds = r.seeds();
             journal = r.history();
@@ -133,7 +133,7 @@ public final class SeedsViewModel {
 
     /** Asks the engine where each seed is against the store (the engine asks the store: one request per target). */
     public void refreshStore() {
-        background.run(engine::storeStatus, s -> {
+        background.run(engine.store()::status, s -> {
             store = s;
             storeReadError = "";
             storeRead = true;
@@ -167,7 +167,7 @@ public final class SeedsViewModel {
     private String uvProblem(List<SeedInfo> seeds) {
         for (SeedInfo s : seeds) {
             if (s.currentHash().isPresent()) {
-                return engine.planWarm(s.target()).uvProblem().orElse("");
+                return engine.seeds().plan(s.target()).uvProblem().orElse("");
             }
         }
         return "";
@@ -281,7 +281,7 @@ public final class SeedsViewModel {
         rebuildRows();
         String key = UUID.randomUUID().toString(); // one per press: a retried request moves the seed once
         background.run(() -> {
-            Action<Transfer> a = push ? engine.pushSeed(target, key) : engine.pullSeed(target, key);
+            Action<Transfer> a = push ? engine.store().push(target, key) : engine.store().pull(target, key);
             try {
                 return a.result().get();
             } catch (ExecutionException e) {
@@ -359,7 +359,7 @@ public final class SeedsViewModel {
             return;
         }
         error.set("");
-        background.run(() -> engine.planWarm(target), p -> message.set(describe(p)), e -> error.set(e.getMessage()));
+        background.run(() -> engine.seeds().plan(target), p -> message.set(describe(p)), e -> error.set(e.getMessage()));
     }
 
     static String describe(WarmPlan p) {
@@ -426,7 +426,7 @@ public final class SeedsViewModel {
         rebuildRows();
         String key = UUID.randomUUID().toString(); // one per warm asked for: a retried request warms once
         background.run(() -> {
-            Action<WarmResult> a = engine.warm(target, key);
+            Action<WarmResult> a = engine.seeds().warm(target, key);
             running = a;
             if (cancelled) {
                 a.cancel(); // cancel was pressed while the request was on its way

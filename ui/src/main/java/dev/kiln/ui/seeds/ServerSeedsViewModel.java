@@ -117,7 +117,7 @@ public final class ServerSeedsViewModel {
 
     /** Re-reads the server seeds (each is hashed on the engine's host), then their place against the store. */
     public void refresh() {
-        background.run(engine::serverSeeds, s -> {
+        background.run(engine.seeds()::servers, s -> {
             show(s);
             refreshStore();
         }, e -> error.set("Could not read the server seeds: " + e.getMessage()));
@@ -125,7 +125,7 @@ public final class ServerSeedsViewModel {
 
     /** Asks the engine where each server seed is against the store (it hashes them and asks the store per server). */
     public void refreshStore() {
-        background.run(engine::serverStoreStatus, s -> {
+        background.run(engine.store()::serverStatus, s -> {
             store = s;
             storeReadError = "";
             storeRead = true;
@@ -233,7 +233,7 @@ public final class ServerSeedsViewModel {
         error.set("");
         message.set("Warming " + String.join(", ", names) + " (npm/uv download the packages once)…");
         background.run(() -> {
-            Action<ServerSeedsWarmed> a = engine.warmServerSeeds(names, "console-" + UUID.randomUUID());
+            Action<ServerSeedsWarmed> a = engine.seeds().warmServers(names, "console-" + UUID.randomUUID());
             running = a;
             return a.result().get();
         }, w -> {
@@ -277,7 +277,7 @@ public final class ServerSeedsViewModel {
         rebuild();
         String key = "console-" + UUID.randomUUID(); // one per press: a retried request moves the seed once
         background.run(() -> {
-            Action<dev.kiln.core.store.Transfer> a = push ? engine.pushServerSeed(server, key) : engine.pullServerSeed(server, key);
+            Action<dev.kiln.core.store.Transfer> a = push ? engine.store().pushServer(server, key) : engine.store().pullServer(server, key);
             try {
                 return a.result().get();
             } catch (java.util.concurrent.ExecutionException e) {

@@ -168,7 +168,7 @@ public final class StartupViewModel {
 
     /** Re-reads {@code servers.json}; a malformed file is an error naming the file, server and field. */
     public void load() {
-        background.run(engine::servers, list -> {
+        background.run(engine.probes()::servers, list -> {
             servers.setAll(list);
             error.set("");
             if (lanes.isEmpty()) {
@@ -206,7 +206,7 @@ public final class StartupViewModel {
         java.util.Map<String, String> out = new java.util.HashMap<>();
         for (SavedRun r : runs.subList(0, Math.min(NAMED_RUNS, runs.size()))) {
             try {
-                out.put(r.id(), runName(r, engine.probeRun(r.id())));
+                out.put(r.id(), runName(r, engine.probes().run(r.id())));
             } catch (RuntimeException e) {
                 out.put(r.id(), RUN_TIME.format(r.startedAt().atZone(zone)) + " · unreadable");
             }
@@ -221,8 +221,8 @@ public final class StartupViewModel {
 
     private void refreshSaved(boolean openLatest) {
         background.run(() -> {
-            List<SavedRun> runs = engine.probeRuns();
-            return new Saved(runs, names(runs), engine.latestSweep());
+            List<SavedRun> runs = engine.probes().runs();
+            return new Saved(runs, names(runs), engine.probes().latestSweep());
         }, saved -> {
             runNames.putAll(saved.names());
             savedRuns.setAll(saved.runs());
@@ -238,7 +238,7 @@ public final class StartupViewModel {
         if (run == null) {
             return;
         }
-        background.run(() -> engine.probeRun(run.id()), saved -> {
+        background.run(() -> engine.probes().run(run.id()), saved -> {
             runNames.put(run.id(), runName(run, saved));
             showSaved(saved, "Saved run of " + RUN_TIME.format(run.startedAt().atZone(zone)));
             shownRun.set(run.id());
@@ -289,7 +289,7 @@ public final class StartupViewModel {
             error.set("Pick two saved runs to compare.");
             return;
         }
-        background.run(() -> List.of(engine.probeRun(a.id()), engine.probeRun(b.id())), both -> {
+        background.run(() -> List.of(engine.probes().run(a.id()), engine.probes().run(b.id())), both -> {
             java.util.Map<String, Double> am = medians(both.get(0));
             java.util.Map<String, Double> bm = medians(both.get(1));
             java.util.LinkedHashSet<String> names = new java.util.LinkedHashSet<>(am.keySet());
@@ -309,7 +309,7 @@ public final class StartupViewModel {
 
     private double timeoutMs(ServerConfig s) {
         Optional<Duration> forced = parseTimeout();
-        return forced.or(s::startupTimeout).orElse(engine.defaultStartupTimeout()).toMillis();
+        return forced.or(s::startupTimeout).orElse(engine.probes().defaultStartupTimeout()).toMillis();
     }
 
     private Optional<Duration> parseTimeout() {
@@ -361,14 +361,14 @@ public final class StartupViewModel {
         updateEmpty();
         background.run(() -> {
             Optional<SavedProbeRun> previous = previousRun();
-            Action<ProbeReport> action = engine.probe(request, key);
+            Action<ProbeReport> action = engine.probes().probe(request, key);
             running = action;
             return new Probed(await(action), previous);
         }, p -> {
             running = null;
             probing.set(false);
             show(p.report(), p.previous());
-            background.run(engine::probeRuns, runs -> {
+            background.run(engine.probes()::runs, runs -> {
                 savedRuns.setAll(runs);
                 if (!runs.isEmpty()) {
                     shownRun.set(runs.get(0).id());
@@ -397,9 +397,9 @@ public final class StartupViewModel {
 
     private Optional<SavedProbeRun> previousRun() {
         try {
-            List<SavedRun> runs = engine.probeRuns();
+            List<SavedRun> runs = engine.probes().runs();
             // Newest first: the run before this one, which is what "since the last run" means.
-            return runs.isEmpty() ? Optional.empty() : Optional.of(engine.probeRun(runs.get(0).id()));
+            return runs.isEmpty() ? Optional.empty() : Optional.of(engine.probes().run(runs.get(0).id()));
         } catch (RuntimeException e) {
             return Optional.empty(); // a damaged earlier run only loses the comparison
         }
@@ -540,7 +540,7 @@ public final class StartupViewModel {
         }
         // a probe this console did not start (a recording's, or another client's of the daemon): its servers get
         // lanes as their events arrive, with the engine's default timeout until their result says their own
-        lanes.add(step.apply(Lane.waiting(server, engine.defaultStartupTimeout().toMillis())));
+        lanes.add(step.apply(Lane.waiting(server, engine.probes().defaultStartupTimeout().toMillis())));
         updateEmpty();
     }
 
@@ -550,7 +550,7 @@ public final class StartupViewModel {
             return;
         }
         bytecode.set("Auditing " + server.name() + "…");
-        background.run(() -> engine.audit(server.name()), r -> bytecode.set(describe(server.name(), r)), e -> bytecode.set(server.name() + ": " + e.getMessage()));
+        background.run(() -> engine.probes().audit(server.name()), r -> bytecode.set(describe(server.name(), r)), e -> bytecode.set(server.name() + ": " + e.getMessage()));
     }
 
     /** Precompiles the Python server's environment ({@code compileall}), then re-audits. */
@@ -560,7 +560,7 @@ public final class StartupViewModel {
         }
         bytecode.set("Precompiling " + server.name() + "…");
         String key = java.util.UUID.randomUUID().toString();
-        background.run(() -> await(engine.precompile(server.name(), key)), r -> bytecode.set(describe(server.name(), r.before()) + "\nafter precompile (" + String.format("%.0f ms", r.elapsedMs()) + "): "
+        background.run(() -> await(engine.probes().precompile(server.name(), key)), r -> bytecode.set(describe(server.name(), r.before()) + "\nafter precompile (" + String.format("%.0f ms", r.elapsedMs()) + "): "
                 + counts(r.after()) + (r.exitCode() == 0 ? "" : " · compileall exited " + r.exitCode())),
                 e -> bytecode.set(server.name() + ": " + e.getMessage()));
     }

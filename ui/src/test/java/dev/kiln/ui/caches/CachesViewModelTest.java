@@ -60,7 +60,7 @@ abstract class CachesViewModelTest extends EngineTestBase {
                 last = a;
             }
         }
-        return last != null && last.stats().equals(engine.archiveStats());
+        return last != null && last.stats().equals(engine.archives().stats());
     }
 
     private Path source() throws Exception {

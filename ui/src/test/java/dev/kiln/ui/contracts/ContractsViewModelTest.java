@@ -147,7 +147,7 @@ abstract class ContractsViewModelTest extends EngineTestBase {
         new DemoWorkspace().write(tmp, 30, 5, false);
         java.util.Deque<Runnable> queued = new java.util.ArrayDeque<>();
         dev.kiln.core.engine.Engine kiln = engine(tmp);
-        kiln.start(false); // one tick now, then only on demand
+        kiln.projection().start(false); // one tick now, then only on demand
         ContractsViewModel vm = new ContractsViewModel(kiln, new Background() {
             @Override
             public <T> Cancellable run(java.util.concurrent.Callable<T> work, java.util.function.Consumer<? super T> onResult,
@@ -162,7 +162,7 @@ abstract class ContractsViewModelTest extends EngineTestBase {
                 return () -> { };
             }
         });
-        kiln.projectNow();
+        kiln.projection().projectNow();
         vm.showLatest();
         assertThat(queued).hasSize(1);
         assertThat(vm.rows()).isEmpty(); // not built yet
@@ -177,7 +177,7 @@ abstract class ContractsViewModelTest extends EngineTestBase {
             if (edited.size() < 2 && json.matches("(?s).*\"status\" : \"[a-z]+\".*")) {
                 Files.writeString(f, json.replaceFirst("\"status\" : \"[a-z]+\"", "\"status\" : \"coalesced\""));
                 edited.add(tmp.resolve("tasks").relativize(f).toString());
-                kiln.projectNow();
+                kiln.projection().projectNow();
                 vm.showLatest(); // while the first build is still queued
             }
         }
@@ -225,7 +225,7 @@ abstract class ContractsViewModelTest extends EngineTestBase {
         vm.setShowing(false);
         ContractRow gone = vm.rows().stream().filter(r -> r.state().equals("ok")).findFirst().orElseThrow();
         Files.delete(tmp.resolve("tasks").resolve(gone.file()));
-        engine.projectNow();
+        engine.projection().projectNow();
         vm.showLatest(); // as after every tick
 
         assertThat(vm.rows()).as("hidden: the rows stay as last shown").hasSize(30).contains(gone);

@@ -286,7 +286,7 @@ class FleetPicturesTest {
                 result("demo-stdlib", 640 * Math.min(scale, 4), 30_000),
                 result("demo-import-graph", 1000 * scale, 10_000));
         ProbeReport report = new ProbeReport(T0, "", 1, BytecodeMode.AS_IS, rs);
-        return (Engine) java.lang.reflect.Proxy.newProxyInstance(FleetPicturesTest.class.getClassLoader(), new Class<?>[] {Engine.class},
+        return dev.kiln.ui.Scripted.engine(
                 (proxy, m, args) -> switch (m.getName()) {
                     case "probe" -> new Action<ProbeReport>() {
                         public String id() {

@@ -617,8 +617,7 @@ class FleetViewModelTest {
         final java.util.concurrent.atomic.AtomicBoolean cancelled = new java.util.concurrent.atomic.AtomicBoolean();
 
         dev.kiln.core.engine.Engine engine() {
-            return (dev.kiln.core.engine.Engine) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
-                    new Class<?>[] {dev.kiln.core.engine.Engine.class}, (proxy, m, args) -> switch (m.getName()) {
+            return dev.kiln.ui.Scripted.engine((proxy, m, args) -> switch (m.getName()) {
                         case "probe" -> new dev.kiln.core.engine.Action<dev.kiln.core.startup.ProbeReport>() {
                             public String id() {
                                 return "a-1";

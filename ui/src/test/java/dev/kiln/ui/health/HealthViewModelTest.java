@@ -35,7 +35,7 @@ abstract class HealthViewModelTest extends EngineTestBase {
         DemoSummary demo = new DemoWorkspace().write(tmp, 8, 4, false); // one malformed contract, one never-warmed target
         Engine engine = engine(tmp);
         if (!engine.remote()) {
-            engine.start(false);
+            engine.projection().start(false);
         }
         List<AlertFired> fired = new ArrayList<>();
         HealthViewModel vm = new HealthViewModel(engine, Background.inline(), AlertRules.defaults());
@@ -65,7 +65,7 @@ abstract class HealthViewModelTest extends EngineTestBase {
         Path malformed = Files.exists(tmp.resolve(demo.malformed())) ? tmp.resolve(demo.malformed())
                 : tmp.resolve("tasks").resolve(demo.malformed());
         Files.delete(malformed);
-        engine.projectNow();
+        engine.projection().projectNow();
         dev.kiln.testkit.Await.await("the fixed workspace judged", () -> {
             vm.refresh();
             return vm.cardProperty(HealthViewModel.Card.FAILURES).get().state() == HealthState.HEALTHY;

@@ -58,7 +58,7 @@ class ReplayPageTest {
         new DemoWorkspace().write(ws, 60, 3, false);
         Path out = dir.resolve("session.kilnrec");
         try (Kiln kiln = Kiln.open(ws, new EventBus(), Clock.systemUTC()); Engine engine = kiln.engine()) {
-            engine.start(false);
+            engine.projection().start(false);
             try (Recorder rec = Recorder.builder().file(out).source("local", ws.toString(), ws.toString(), Duration.ofSeconds(30))
                     .build(); AutoCloseable feed = engine.frames((e, d) -> {
                         try {
@@ -78,7 +78,7 @@ class ReplayPageTest {
                     Files.writeString(f, Files.readString(f).replaceFirst("\"status\" : \"[^\"]*\"", "\"status\" : \"done\"")
                             .replaceFirst("\"title\" : \"[^\"]*\"", "\"title\" : \"Replayed edit " + i + "\""));
                     long before = rec.frames();
-                    engine.projectNow();
+                    engine.projection().projectNow();
                     Await.await("the edit recorded", () -> rec.frames() >= before + 2);
                 }
             }

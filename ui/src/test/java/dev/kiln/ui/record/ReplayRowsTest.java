@@ -130,7 +130,7 @@ abstract class ReplayRowsTest extends EngineTestBase {
         // then a real warm of the demo target (uv) and a real probe of its three servers, both recorded
         long beforeActions = rec.framesRecorded();
         List<KilnEvent> liveActions = recording(live);
-        dev.kiln.core.seed.WarmResult warmed = live.warm("demo", java.util.UUID.randomUUID().toString()).result()
+        dev.kiln.core.seed.WarmResult warmed = live.seeds().warm("demo", java.util.UUID.randomUUID().toString()).result()
                 .get(3, java.util.concurrent.TimeUnit.MINUTES);
         assertThat(warmed.outcome()).isIn(dev.kiln.core.seed.WarmOutcome.WARMED, dev.kiln.core.seed.WarmOutcome.UNCHANGED);
         StartupViewModel liveStartup = new StartupViewModel(live, Background.inline());

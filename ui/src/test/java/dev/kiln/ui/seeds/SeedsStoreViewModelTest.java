@@ -65,8 +65,8 @@ abstract class SeedsStoreViewModelTest extends EngineTestBase {
     /** A remote engine attached to a daemon (in this process) that owns {@code workspace} and has {@code env}'s credentials. */
     static Engine remoteWith(Path workspace, Clock clock, Map<String, String> env) {
         Engine served = Kiln.open(workspace, new EventBus(), clock).storeEnvironment(env).engine();
-        served.start(true);
-        RemoteEngine remote = RemoteEngine.connect(URI.create(served.apiUrl().orElseThrow()), served.layout().apiTokenFile(), null, clock);
+        served.projection().start(true);
+        RemoteEngine remote = RemoteEngine.connect(URI.create(served.projection().apiUrl().orElseThrow()), served.layout().apiTokenFile(), null, clock);
         remote.start(false);
         return (Engine) Proxy.newProxyInstance(Engine.class.getClassLoader(), new Class<?>[] {Engine.class}, (proxy, m, args) -> {
             try {

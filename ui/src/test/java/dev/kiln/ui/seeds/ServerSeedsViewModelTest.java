@@ -9,7 +9,6 @@ import dev.kiln.core.seed.ServerSeedInfo;
 import dev.kiln.core.seed.ServerSeeds;
 import dev.kiln.core.seed.ServerSeedsWarmed;
 import dev.kiln.ui.util.Background;
-import java.lang.reflect.Proxy;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -30,18 +29,18 @@ class ServerSeedsViewModelTest {
     private final List<List<String>> warmed = new ArrayList<>();
 
     private Engine engine() {
-        return (Engine) Proxy.newProxyInstance(Engine.class.getClassLoader(), new Class<?>[] {Engine.class}, (p, m, a) -> {
+        return dev.kiln.ui.Scripted.engine((p, m, a) -> {
             switch (m.getName()) {
-                case "serverSeeds":
+                case "servers":
                     return inventory.get();
-                case "warmServerSeeds":
+                case "warmServers":
                     @SuppressWarnings("unchecked")
                     List<String> names = (List<String>) a[0];
                     warmed.add(names);
                     inventory.set(List.of(ok("memory"), ok("time")));
                     return action(new ServerSeedsWarmed(names.stream().map(n -> new ServerSeedsWarmed.Server(n, "warmed",
                             "warmed " + n, null)).toList()));
-                case "serverStoreStatus":
+                case "serverStatus":
                     return java.util.Optional.empty(); // kiln.json names no store
                 case "location":
                     return "test";

@@ -69,8 +69,8 @@ class AttachedConsoleTest {
 
         // Attached: a daemon owns the workspace; the same window shows it through a RemoteEngine.
         served = Kiln.open(workspace, new EventBus(), Clock.systemUTC()).engine();
-        served.start(true);
-        URI url = URI.create(served.apiUrl().orElseThrow());
+        served.projection().start(true);
+        URI url = URI.create(served.projection().apiUrl().orElseThrow());
         Engine remote = RemoteEngine.connect(url, WorkspaceLayout.of(workspace).apiTokenFile(), null, Clock.systemUTC());
         MainViewModel[] attached = new MainViewModel[1];
         robot.interact(() -> attached[0] = KilnConsole.show(stage, remote, new MainViewModel(remote.layout(), "daemon",

@@ -1,26 +1,23 @@
 package dev.kiln.core.serve.client;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.kiln.core.archive.ArchiveCacheStats;
-import dev.kiln.core.archive.ArchiveEntry;
 import dev.kiln.core.contract.Contract;
 import dev.kiln.core.contract.HealReport;
 import dev.kiln.core.doctor.Diagnosis;
 import dev.kiln.core.engine.Action;
+import dev.kiln.core.engine.Archives;
 import dev.kiln.core.engine.Engine;
 import dev.kiln.core.engine.EngineEvent;
 import dev.kiln.core.engine.EngineException;
-import dev.kiln.core.engine.ProbeRequest;
-import dev.kiln.core.engine.SavedRun;
+import dev.kiln.core.engine.Probes;
+import dev.kiln.core.engine.Projection;
+import dev.kiln.core.engine.Seeds;
+import dev.kiln.core.engine.Store;
 import dev.kiln.core.http.BoundedRead;
 import dev.kiln.core.projection.TickFinished;
 import dev.kiln.core.projection.TickRecord;
 import dev.kiln.core.projection.TickResult;
 import dev.kiln.core.projection.WakeReason;
-import dev.kiln.core.seed.SeedInfo;
-import dev.kiln.core.seed.WarmPlan;
-import dev.kiln.core.seed.WarmResult;
-import dev.kiln.core.serve.wire.StoreWire;
 import dev.kiln.core.serve.wire.Wire;
 import dev.kiln.core.serve.wire.WireTypes;
 import dev.kiln.core.snapshot.ContractFile;
@@ -28,12 +25,6 @@ import dev.kiln.core.snapshot.ContractSnapshot;
 import dev.kiln.core.snapshot.SnapshotFailure;
 import dev.kiln.core.snapshot.SnapshotStats;
 import dev.kiln.core.snapshot.StatIdentity;
-import dev.kiln.core.startup.Bytecode;
-import dev.kiln.core.startup.BytecodeReport;
-import dev.kiln.core.startup.ProbeReport;
-import dev.kiln.core.startup.SavedProbeRun;
-import dev.kiln.core.startup.SavedSweep;
-import dev.kiln.core.startup.ServerConfig;
 import dev.kiln.core.telemetry.EventBus;
 import dev.kiln.core.telemetry.KilnEvent;
 import dev.kiln.core.watch.WatchChanged;
@@ -67,7 +58,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The {@link Engine} of a {@code kiln serve} reached over its API ({@code /api/v1}), on this host or another: every
- * capability is a request to the daemon, and the daemon's events (ticks, watch changes, warm lines, probe steps,
+ * capability is a request to the daemon (the projection here, the other facets in {@link RemoteSeeds},
+ * {@link RemoteProbes}, {@link RemoteArchives} and {@link RemoteStore}, over this engine's client, request helpers and
+ * action tracking), and the daemon's events (ticks, watch changes, warm lines, probe steps,
  * archive events, heals, finished actions) arrive on {@link #events()} as the same core event types a local engine
  * publishes, so a view model cannot tell the two apart.
  *
@@ -90,15 +83,15 @@ import org.slf4j.LoggerFactory;
  * events (in the daemon's order); {@code state} is replaced whole (volatile) under {@code this}. One scheduler
  * thread watches for a stalled stream and asks the daemon about actions whose end the stream did not bring.
  */
-public final class RemoteEngine implements Engine {
+public final class RemoteEngine implements Engine, Projection {
     private static final Logger LOG = LoggerFactory.getLogger(RemoteEngine.class);
     /** No byte for this long on the event stream (the daemon sends a comment every 2 s when idle): it is broken. */
     static final Duration STALL = EventStream.STALL;
-    private static final Duration READ = Duration.ofSeconds(10);
+    static final Duration READ = Duration.ofSeconds(10);
     /** The state is megabytes (34 MB for 100,000 contracts, gzipped on the wire): its whole answer gets longer. */
     private static final Duration STATE_READ = Duration.ofSeconds(60);
-    private static final Duration WRITE = Duration.ofSeconds(30);
-    private static final Duration SLOW = Duration.ofMinutes(3);
+    static final Duration WRITE = Duration.ofSeconds(30);
+    static final Duration SLOW = Duration.ofMinutes(3);
     /** A synthetic identity: a contract's stat identity does not travel (it names the daemon host's inode). */
     private static final StatIdentity REMOTE = new StatIdentity(0, 0, 0, null, false);
 
@@ -107,9 +100,10 @@ public final class RemoteEngine implements Engine {
     private final Clock clock;
     private final EventBus bus = new EventBus();
     private final WorkspaceLayout layout;
-    private final Duration defaultStartupTimeout;
-    private final long archiveMaximumBytes;
-    private final String archivePolicy;
+    private final Seeds seeds = new RemoteSeeds(this);
+    private final Probes probes;
+    private final Archives archives;
+    private final Store store = new RemoteStore(this);
     private final Duration retryMin;
     private final Duration retryMax;
     private final ScheduledExecutorService scheduler;
@@ -139,9 +133,9 @@ public final class RemoteEngine implements Engine {
         this.client = client;
         this.clock = clock;
         this.layout = WorkspaceLayout.of(Path.of(workspace.path("root").asText("/")));
-        this.defaultStartupTimeout = Duration.ofMillis(workspace.path("default_startup_timeout_ms").asLong(30_000));
-        this.archiveMaximumBytes = workspace.path("archive_max_bytes").asLong();
-        this.archivePolicy = workspace.path("archive_policy").asText("validated");
+        this.probes = new RemoteProbes(this, Duration.ofMillis(workspace.path("default_startup_timeout_ms").asLong(30_000)));
+        this.archives = new RemoteArchives(this, workspace.path("archive_max_bytes").asLong(),
+                workspace.path("archive_policy").asText("validated"));
         this.retryMin = retryMin;
         this.retryMax = retryMax;
         this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -341,11 +335,36 @@ public final class RemoteEngine implements Engine {
     }
 
     @Override
+    public Projection projection() {
+        return this;
+    }
+
+    @Override
+    public Seeds seeds() {
+        return seeds;
+    }
+
+    @Override
+    public Probes probes() {
+        return probes;
+    }
+
+    @Override
+    public Archives archives() {
+        return archives;
+    }
+
+    @Override
+    public Store store() {
+        return store;
+    }
+
+    @Override
     public Diagnosis diagnose() {
         return value("GET", Wire.DOCTOR, null, null, null, Duration.ofSeconds(60), Diagnosis.class);
     }
 
-    // ---- heal, seeds, probe, bytecode, archive ---------------------------------------------------------------------
+    // ---- heal ---------------------------------------------------------------------
 
     @Override
     public HealReport heal(boolean apply, String idempotencyKey) {
@@ -359,66 +378,8 @@ public final class RemoteEngine implements Engine {
         }
     }
 
-    @Override
-    public List<SeedInfo> seeds() {
-        return list(Wire.SEEDS, null, SeedInfo.class);
-    }
-
-    @Override
-    public List<WarmResult> warmHistory() {
-        return list(Wire.WARM_HISTORY, null, WarmResult.class);
-    }
-
-    @Override
-    public WarmPlan planWarm(String target) {
-        return value("GET", Wire.WARM_PLAN, "target=" + enc(target), null, null, READ, WarmPlan.class);
-    }
-
-    @Override
-    public Action<WarmResult> warm(String target, String idempotencyKey) {
-        return startAction(Wire.WARM, Wire.JSON.createObjectNode().put("target", target), idempotencyKey, WarmResult.class);
-    }
-
-    @Override
-    public List<ServerConfig> servers() {
-        return list(Wire.SERVERS, null, ServerConfig.class);
-    }
-
-    @Override
-    public Duration defaultStartupTimeout() {
-        return defaultStartupTimeout;
-    }
-
-    @Override
-    public Action<ProbeReport> probe(ProbeRequest request, String idempotencyKey) {
-        return startAction(Wire.PROBE, Wire.probeRequest(request), idempotencyKey, ProbeReport.class);
-    }
-
-    @Override
-    public List<SavedRun> probeRuns() {
-        return list(Wire.PROBE_RUNS, null, SavedRun.class);
-    }
-
-    @Override
-    public SavedProbeRun probeRun(String id) {
-        String route = Wire.withId(Wire.PROBE_RUN, id);
-        ServeClient.Answer a = request("GET", route, null, null, null, READ);
-        check("GET /" + route, a);
-        return read("GET /" + route, a, SavedProbeRun::fromJson);
-    }
-
-    @Override
-    public Optional<SavedSweep> latestSweep() {
-        ServeClient.Answer a = request("GET", Wire.PROBE_SWEEP, null, null, null, READ);
-        if (a.status() == 404 && Wire.errorText(a.text()).contains("(no_sweep)")) {
-            return Optional.empty();
-        }
-        check("GET /" + Wire.PROBE_SWEEP, a);
-        return Optional.of(read("GET /" + Wire.PROBE_SWEEP, a, SavedSweep::fromJson));
-    }
-
     /** A saved run or sweep served as stored, read by its record's one reader; a body it cannot read is {@code INCOMPATIBLE}. */
-    private <T> T read(String what, ServeClient.Answer a, java.util.function.BiFunction<JsonNode, String, T> reader) {
+    <T> T read(String what, ServeClient.Answer a, java.util.function.BiFunction<JsonNode, String, T> reader) {
         try {
             return reader.apply(json(what, a), what + " of " + location());
         } catch (IllegalArgumentException e) {
@@ -426,53 +387,9 @@ public final class RemoteEngine implements Engine {
         }
     }
 
-    @Override
-    public BytecodeReport audit(String server) {
-        return value("GET", Wire.BYTECODE, "server=" + enc(server), null, null, Duration.ofSeconds(60), BytecodeReport.class);
-    }
-
-    @Override
-    public Action<Bytecode.CompileResult> precompile(String server, String idempotencyKey) {
-        return startAction(Wire.PRECOMPILE, Wire.JSON.createObjectNode().put("server", server), idempotencyKey,
-                Bytecode.CompileResult.class);
-    }
-
-    @Override
-    public ArchiveCacheStats archiveStats() {
-        return value("GET", Wire.ARCHIVE_STATS, null, null, null, READ, ArchiveCacheStats.class);
-    }
-
-    @Override
-    public List<ArchiveEntry> archiveEntries() {
-        return list(Wire.ARCHIVE_ENTRIES, null, ArchiveEntry.class);
-    }
-
-    @Override
-    public long archiveMaximumBytes() {
-        return archiveMaximumBytes;
-    }
-
-    @Override
-    public String archivePolicy() {
-        return archivePolicy;
-    }
-
-    @Override
-    public ArchiveEntry archive(String directory, List<String> members) {
-        com.fasterxml.jackson.databind.node.ObjectNode body = Wire.JSON.createObjectNode().put("directory", directory);
-        members.forEach(body.putArray("members")::add);
-        return value("POST", Wire.ARCHIVE_BUILD, null, body, null, SLOW, ArchiveEntry.class);
-    }
-
-    @Override
-    public void invalidateArchives() {
-        ServeClient.Answer a = request("POST", Wire.ARCHIVE_INVALIDATE, null, null, null, WRITE);
-        check("POST /" + Wire.ARCHIVE_INVALIDATE, a);
-    }
-
     // ---- long actions --------------------------------------------------------------------------------------------
 
-    private <T> Action<T> startAction(String route, JsonNode body, String idempotencyKey, Class<T> type) {
+    <T> Action<T> startAction(String route, JsonNode body, String idempotencyKey, Class<T> type) {
         // An action reports its progress and its end on the event stream: open it if nothing has yet, as the
         // in-process engine's actions publish on its bus whether or not its projection was started.
         start(false);
@@ -497,79 +414,6 @@ public final class RemoteEngine implements Engine {
             scheduler.execute(() -> poll(action)); // it may have ended before the stream was there to tell
         }
         return action;
-    }
-
-    // --- server seeds: on the daemon's host
-
-    @Override
-    public List<dev.kiln.core.seed.ServerSeedInfo> serverSeeds() {
-        return list(Wire.SERVER_SEEDS, null, dev.kiln.core.seed.ServerSeedInfo.class);
-    }
-
-    @Override
-    public Action<dev.kiln.core.seed.ServerSeedsWarmed> warmServerSeeds(List<String> servers, String idempotencyKey) {
-        com.fasterxml.jackson.databind.node.ObjectNode body = Wire.JSON.createObjectNode();
-        servers.forEach(body.putArray("servers")::add);
-        return startAction(Wire.SERVER_SEEDS_WARM, body, idempotencyKey, dev.kiln.core.seed.ServerSeedsWarmed.class);
-    }
-
-    // --- object store: the daemon's host pushes and pulls, with its own credentials
-
-    @Override
-    public Optional<dev.kiln.core.store.StoreStatus> storeStatus() {
-        return value("GET", Wire.STORE_STATUS, null, null, null, READ, StoreWire.Status.class).toCore();
-    }
-
-    @Override
-    public Optional<dev.kiln.core.store.StoreStatus> serverStoreStatus() {
-        // the daemon hashes every server seed and asks the store per server (with its retries): not a quick read
-        return value("GET", Wire.STORE_SERVERS, null, null, null, SLOW, dev.kiln.core.serve.wire.WireStoreServers.Status.class)
-                .toCore();
-    }
-
-    @Override
-    public Action<dev.kiln.core.store.Transfer> pushSeed(String target, String idempotencyKey) {
-        return transfer(startAction(Wire.STORE_PUSH, Wire.JSON.createObjectNode().put("target", target), idempotencyKey,
-                StoreWire.TransferWire.class));
-    }
-
-    @Override
-    public Action<dev.kiln.core.store.Transfer> pullSeed(String target, String idempotencyKey) {
-        return transfer(startAction(Wire.STORE_PULL, Wire.JSON.createObjectNode().put("target", target), idempotencyKey,
-                StoreWire.TransferWire.class));
-    }
-
-    // The same routes with {"server": NAME} instead of {"target": …}: the daemon's host moves that server's runtime seed.
-    @Override
-    public Action<dev.kiln.core.store.Transfer> pushServerSeed(String server, String idempotencyKey) {
-        return transfer(startAction(Wire.STORE_PUSH, Wire.JSON.createObjectNode().put("server", server), idempotencyKey,
-                StoreWire.TransferWire.class));
-    }
-
-    @Override
-    public Action<dev.kiln.core.store.Transfer> pullServerSeed(String server, String idempotencyKey) {
-        return transfer(startAction(Wire.STORE_PULL, Wire.JSON.createObjectNode().put("server", server), idempotencyKey,
-                StoreWire.TransferWire.class));
-    }
-
-    private static Action<dev.kiln.core.store.Transfer> transfer(Action<StoreWire.TransferWire> a) {
-        CompletableFuture<dev.kiln.core.store.Transfer> f = a.result().thenApply(StoreWire.TransferWire::toCore);
-        return new Action<>() {
-            @Override
-            public String id() {
-                return a.id();
-            }
-
-            @Override
-            public CompletableFuture<dev.kiln.core.store.Transfer> result() {
-                return f;
-            }
-
-            @Override
-            public void cancel() {
-                a.cancel();
-            }
-        };
     }
 
     /** Asks the daemon about an action; ends it when the daemon says it ended. Never throws. */
@@ -1037,7 +881,7 @@ public final class RemoteEngine implements Engine {
 
     // ---- requests ------------------------------------------------------------------------------------------------
 
-    private <T> T value(String method, String route, @Nullable String query, @Nullable JsonNode body,
+    <T> T value(String method, String route, @Nullable String query, @Nullable JsonNode body,
             @Nullable String key, Duration timeout, Class<T> type) {
         String what = method + " /" + route;
         ServeClient.Answer a = request(method, route, query, body, key, timeout);
@@ -1049,7 +893,7 @@ public final class RemoteEngine implements Engine {
         }
     }
 
-    private <T> List<T> list(String route, @Nullable String query, Class<T> type) {
+    <T> List<T> list(String route, @Nullable String query, Class<T> type) {
         String what = "GET /" + route;
         ServeClient.Answer a = request("GET", route, query, null, null, READ);
         check(what, a);
@@ -1060,7 +904,7 @@ public final class RemoteEngine implements Engine {
         }
     }
 
-    private ServeClient.Answer request(String method, String route, @Nullable String query, @Nullable JsonNode body,
+    ServeClient.Answer request(String method, String route, @Nullable String query, @Nullable JsonNode body,
             @Nullable String key, Duration timeout) {
         byte[] b;
         try {
@@ -1102,7 +946,7 @@ public final class RemoteEngine implements Engine {
         throw new EngineException(kind, message, cause);
     }
 
-    private void check(String what, ServeClient.Answer a) {
+    void check(String what, ServeClient.Answer a) {
         check(client, url, what, a);
     }
 
@@ -1170,7 +1014,7 @@ public final class RemoteEngine implements Engine {
         return f == null ? "attach with a token file" : "copy its observer/api-token to " + f + " again";
     }
 
-    private static String enc(String s) {
+    static String enc(String s) {
         return URLEncoder.encode(s, StandardCharsets.UTF_8);
     }
 
@@ -1193,20 +1037,5 @@ public final class RemoteEngine implements Engine {
             Thread.currentThread().interrupt();
             throw new EngineException(EngineException.Kind.UNREACHABLE, "interrupted while asking " + url + " its health", e);
         }
-    }
-
-    // --- object store: source archives, moved on the daemon's host with its credentials (issue #28) ------------------
-
-    @Override
-    public Action<dev.kiln.core.store.Transfer> pushArchive(String directory, List<String> members, String idempotencyKey) {
-        com.fasterxml.jackson.databind.node.ObjectNode body = Wire.JSON.createObjectNode().put("directory", directory);
-        members.forEach(body.putArray("members")::add);
-        return transfer(startAction(Wire.STORE_ARCHIVES_PUSH, body, idempotencyKey, StoreWire.TransferWire.class));
-    }
-
-    @Override
-    public Action<dev.kiln.core.store.Transfer> pullArchive(String sha256, String idempotencyKey) {
-        return transfer(startAction(Wire.STORE_ARCHIVES_PULL, Wire.JSON.createObjectNode().put("sha256", sha256),
-                idempotencyKey, StoreWire.TransferWire.class));
     }
 }
