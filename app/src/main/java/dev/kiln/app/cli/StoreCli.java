@@ -52,43 +52,58 @@ final class StoreCli {
         }
     }
 
+    /** An engine {@link #engine} opened, and what closing it closes (the local workspace's {@code Kiln} too; null for a daemon). */
+    record Opened(dev.kiln.core.engine.Engine engine, dev.kiln.core.Kiln kiln)
+            implements AutoCloseable {
+        @Override
+        public void close() {
+            engine.close();
+            if (kiln != null) {
+                kiln.close();
+            }
+        }
+    }
+
+    /**
+     * The engine {@code where} names: this process's over the workspace directory (its kiln.json must name a store,
+     * else a clear exit 2 before anything opens), or a daemon's remote engine (its URL or NAME, token file and pin).
+     */
+    static Opened engine(EngineArgument where) {
+        java.time.Clock clock = java.time.Clock.systemUTC();
+        if (where.local()) {
+            Path ws = dev.kiln.app.common.Workspaces.require(Path.of(where.where));
+            requireStore(ws);
+            try {
+                dev.kiln.core.Kiln kiln = dev.kiln.core.Kiln.open(ws, new dev.kiln.core.telemetry.EventBus(), clock);
+                return new Opened(kiln.engine(), kiln);
+            } catch (WorkspaceException e) {
+                throw new CliException(e.getMessage(), e);
+            }
+        }
+        dev.kiln.core.fleet.DaemonEntry d = where.credentials.resolve(where.where);
+        try {
+            return new Opened(dev.kiln.core.serve.client.RemoteEngine.connect(d.url(), d.tokenFile().orElse(null),
+                    d.pin().orElse(null), clock), null);
+        } catch (dev.kiln.core.engine.EngineException e) {
+            throw new CliException(e.getMessage(), e);
+        }
+    }
+
     /**
      * Pushes or pulls each of {@code names} (targets, or servers with {@code server}) through the engine {@code where}
      * names, one after another, printing one line (or JSON object) per name; a failure of one is reported and the next
      * is moved. Exit 0 when all moved, 1 when one failed, 2 when the engine cannot be had.
      */
     static int move(EngineArgument where, java.util.List<String> names, boolean server, boolean push, boolean asJson) {
-        dev.kiln.core.Kiln kiln = null;
-        dev.kiln.core.engine.Engine engine;
-        java.time.Clock clock = java.time.Clock.systemUTC();
-        if (where.local()) {
-            Path ws = dev.kiln.app.common.Workspaces.require(Path.of(where.where));
-            requireStore(ws);
-            try {
-                kiln = dev.kiln.core.Kiln.open(ws, new dev.kiln.core.telemetry.EventBus(), clock);
-            } catch (WorkspaceException e) {
-                throw new CliException(e.getMessage(), e);
-            }
-            engine = kiln.engine();
-        } else {
-            dev.kiln.core.fleet.DaemonEntry d = where.credentials.resolve(where.where);
-            try {
-                engine = dev.kiln.core.serve.client.RemoteEngine.connect(d.url(), d.tokenFile().orElse(null),
-                        d.pin().orElse(null), clock);
-            } catch (dev.kiln.core.engine.EngineException e) {
-                throw new CliException(e.getMessage(), e);
-            }
-        }
         String verb = push ? "push" : "pull";
         boolean ok = true;
-        try {
+        try (Opened opened = engine(where)) {
+            dev.kiln.core.engine.Engine engine = opened.engine();
             for (String name : names) {
-                // One key per name and run: a retried request of this run moves the seed once.
-                String key = "cli-" + verb + "-" + java.util.UUID.randomUUID();
                 try {
                     dev.kiln.core.engine.Action<Transfer> a = server
-                            ? (push ? engine.store().pushServer(name, key) : engine.store().pullServer(name, key))
-                            : (push ? engine.store().push(name, key) : engine.store().pull(name, key));
+                            ? (push ? engine.store().pushServer(name, key(verb)) : engine.store().pullServer(name, key(verb)))
+                            : (push ? engine.store().push(name, key(verb)) : engine.store().pull(name, key(verb)));
                     Transfer t = await(a);
                     System.out.println(asJson ? Json.compact(json(t).put("target", name)) : line(name, t));
                 } catch (RuntimeException e) {
@@ -96,17 +111,17 @@ final class StoreCli {
                     System.err.println("kiln: seed " + verb + " " + (server ? "--server " : "") + name + ": " + e.getMessage());
                 }
             }
-        } finally {
-            engine.close();
-            if (kiln != null) {
-                kiln.close();
-            }
         }
         return ok ? 0 : 1;
     }
 
+    /** One idempotency key per request of this run: a retried request of it moves (or warms) once. */
+    static String key(String verb) {
+        return "cli-" + verb + "-" + java.util.UUID.randomUUID();
+    }
+
     /** The action's transfer; its failure as the exception the engine gave (a store's message, a daemon's refusal). */
-    private static Transfer await(dev.kiln.core.engine.Action<Transfer> a) {
+    static <T> T await(dev.kiln.core.engine.Action<T> a) {
         try {
             return a.result().get();
         } catch (InterruptedException e) {

@@ -4,12 +4,17 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kiln.app.common.CliException;
 import dev.kiln.app.common.Json;
 import dev.kiln.app.common.JsonOption;
-import dev.kiln.app.common.WorkspaceArgument;
+import dev.kiln.app.common.Workspaces;
+import dev.kiln.core.engine.Engine;
 import dev.kiln.core.seed.Cancellation;
 import dev.kiln.core.seed.SeedCaches;
 import dev.kiln.core.seed.SeedEvent;
+import dev.kiln.core.seed.SeedInfo;
 import dev.kiln.core.seed.WarmPlan;
 import dev.kiln.core.seed.WarmResult;
+import dev.kiln.core.store.SeedPresence;
+import dev.kiln.core.store.StoreStatus;
+import dev.kiln.core.store.Transfer;
 import dev.kiln.core.workspace.WorkspaceException;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -23,17 +28,24 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code kiln warm DIR [TARGET…|--all] [--dry-run] [--json]}: warms seed caches, one target after another. */
+/**
+ * {@code kiln warm DIR [TARGET…|--all] [--dry-run] [--json]}: warms seed caches, one target after another; with
+ * {@code --pull}, through an engine (DIR here, or a daemon's URL or NAME on its host) and the workspace's store.
+ */
 @Command(name = "warm", mixinStandardHelpOptions = true,
         header = "Warm targets' seed caches with uv, wheels-only.",
         description = {"Warm the seed cache of targets: uv sync wheels-only into a fresh cache, swapped in whole,",
             "only when the lockfile hash changed. Exit 0 when every target is warmed or unchanged, 1 otherwise.",
             "Ctrl-C cancels the running warm (uv's process tree is killed, the previous seed is kept).",
-            "With --json, one object per target: target, outcome, hash, seconds, bytes, message."})
+            "With --json, one object per target: target, outcome, hash, seconds, bytes, message.",
+            "With --pull, DIR may be a daemon's URL or NAME (--token-file, --pin as for kiln attach): the daemon takes the",
+            "store's seed or warms and pushes on its own host, with its own credentials. Exit 1 when a target's seed is not",
+            "current, or the store could not be used for it."})
 final class WarmCommand implements Callable<Integer> {
 
+    /** DIR (every form), or a daemon's URL or NAME (--pull only); its --token-file and --pin. */
     @Mixin
-    WorkspaceArgument workspace;
+    StoreCli.EngineArgument where;
 
     @Parameters(index = "1..*", paramLabel = "TARGET", description = "Targets to warm (names under targets/).")
     List<String> targets = new ArrayList<>();
@@ -44,8 +56,8 @@ final class WarmCommand implements Callable<Integer> {
     @Option(names = "--dry-run", description = "Report the hash, whether a warm is needed and the exact command; write nothing.")
     boolean dryRun;
 
-    @Option(names = "--pull", description = {"Use the workspace's object store (kiln.json \"store\"): take the store's seed",
-        "when it has one for the lockfile hash, else warm and push what was warmed."})
+    @Option(names = "--pull", description = {"Use the workspace's object store (kiln.json \"store\") through the engine: take",
+        "the store's seed when it has one for the lockfile hash, else warm and push what was warmed."})
     boolean pull;
 
     @Mixin
@@ -62,12 +74,12 @@ final class WarmCommand implements Callable<Integer> {
             if (all) {
                 throw new CliException("--servers warms every server of the config unless names are given: drop --all");
             }
-            return ServerWarm.run(workspace.given(), targets, dryRun, json.enabled());
+            return ServerWarm.run(Path.of(where.where), targets, dryRun, json.enabled());
         }
-        Path ws = workspace.require();
         if (pull && !dryRun) {
-            return warmThroughStore(ws);
+            return warmThroughStore();
         }
+        Path ws = Workspaces.require(Path.of(where.where));
         boolean json = this.json.enabled();
         PrintStream out = System.out;
         PrintStream err = System.err;
@@ -158,43 +170,129 @@ final class WarmCommand implements Callable<Integer> {
         return ok ? 0 : 1;
     }
 
-    /** {@code --pull}: per target, the store's copy when it has the lockfile's hash; else a warm, then a push. */
-    private int warmThroughStore(Path ws) {
+    /**
+     * {@code --pull}, through the engine {@link #where} names: asks the store where each target's seed for its current
+     * lockfile is ({@code engine.store().status()}); pulls it when the store has it, else warms and pushes what was warmed.
+     * A failed pull falls back to a warm (nothing is lost here); a store that cannot be asked does not stop the warm.
+     */
+    private int warmThroughStore() {
+        boolean asJson = json.enabled();
         PrintStream out = System.out;
-        SeedCaches seeds = SeedCaches.builder(ws).events(e -> {
-            if (!json.enabled() && e instanceof SeedEvent.WarmOutput o) {
-                System.err.println("  [" + o.target() + "] " + o.line());
-            }
-        }).build();
-        boolean ok = true;
-        try (dev.kiln.core.store.ObjectStore store = StoreCli.open(ws)) {
-            for (String name : selected(seeds)) {
-                dev.kiln.core.store.StoreWarm w = store.warm(seeds, name, Cancellation.create());
-                ok &= w.ok();
-                if (json.enabled()) {
-                    ObjectNode o = Json.object().put("target", name).put("ok", w.ok())
-                            .put("source", w.pulled().isPresent() ? "store" : "warm").put("message", w.message());
-                    w.pulled().ifPresent(t -> o.set("pull", StoreCli.json(t)));
-                    w.warm().ifPresent(r -> o.put("outcome", r.outcome().label()).put("hash", r.hash()));
-                    w.pushed().ifPresent(t -> o.set("push", StoreCli.json(t)));
-                    w.storeProblem().ifPresent(p -> o.put("store_problem", p));
-                    out.println(Json.compact(o));
-                } else {
-                    out.println(w.message());
+        try (StoreCli.Opened opened = StoreCli.engine(where)) {
+            Engine engine = opened.engine();
+            List<String> names = selected(engine.seeds().list().stream().map(SeedInfo::target).toList());
+            AutoCloseable lines = engine.events().subscribe(e -> {
+                if (!asJson && e instanceof SeedEvent.WarmOutput o && names.contains(o.target())) {
+                    System.err.println("  [" + o.target() + "] " + o.line());
                 }
+            });
+            StoreStatus status = engine.store().status().orElseThrow(() -> new CliException(engine.location()
+                    + ": its kiln.json names no object store; add \"store\": {\"url\": \"s3://bucket/prefix\", \"endpoint\":"
+                    + " \"https://…\", \"region\": \"…\"} there"));
+            boolean ok = true;
+            for (String name : names) {
+                StoreWarmed w = warmThroughStore(engine, status, name);
+                ok &= w.ok();
+                out.println(asJson ? Json.compact(w.json()) : w.line());
+            }
+            try {
+                lines.close();
+            } catch (Exception ignored) {
+                // unsubscribing cannot fail in a way that matters here
+            }
+            return ok ? 0 : 1;
+        }
+    }
+
+    /** One target of {@code --pull}: the store's copy, or a warm and a push, or why not. */
+    private static StoreWarmed warmThroughStore(Engine engine, StoreStatus status, String name) {
+        SeedPresence row = status.seeds().stream().filter(s -> s.target().equals(name)).findFirst().orElse(null);
+        String pullError = null;
+        if (row != null && row.store().isPresent()) { // the store holds the seed of the current lockfile: take it
+            try {
+                Transfer t = StoreCli.await(engine.store().pull(name, StoreCli.key("pull")));
+                return new StoreWarmed(name, t.outcome() == Transfer.Outcome.UNCHANGED ? "unchanged" : "pulled", row.lockHash(),
+                        t, null, null, null);
+            } catch (RuntimeException e) {
+                pullError = "pull failed: " + e.getMessage();
             }
         }
-        return ok ? 0 : 1;
+        WarmResult w;
+        try {
+            w = StoreCli.await(engine.seeds().warm(name, StoreCli.key("warm")));
+        } catch (RuntimeException e) {
+            return new StoreWarmed(name, "failed", row == null ? null : row.lockHash(), null, null, null,
+                    String.valueOf(e.getMessage()));
+        }
+        if (!w.outcome().isSuccess()) {
+            return new StoreWarmed(name, "failed", w.hash(), null, w, null, pullError);
+        }
+        if (pullError != null) { // the store has the key (its copy would not come): no push; the seed here is current
+            return new StoreWarmed(name, "warmed", w.hash(), null, w, null, pullError);
+        }
+        if (row == null) { // the store could not be asked about this target: the seed is current here, not pushed
+            return new StoreWarmed(name, "warmed", w.hash(), null, w, null, status.problem()
+                    .orElse(status.store() + " did not say where the seed of " + name + " is"));
+        }
+        try {
+            Transfer p = StoreCli.await(engine.store().push(name, StoreCli.key("push")));
+            return new StoreWarmed(name, "warmed_pushed", w.hash(), null, w, p, null);
+        } catch (RuntimeException e) {
+            return new StoreWarmed(name, "warmed", w.hash(), null, w, null, "push failed: " + e.getMessage());
+        }
+    }
+
+    /**
+     * What {@code --pull} did for one target.
+     *
+     * @param result {@code pulled}, {@code unchanged} (the store's copy was already here), {@code warmed_pushed},
+     *     {@code warmed} (current here, but the store was not used: see {@code problem}) or {@code failed}
+     * @param problem why the store was not used, or why the target failed
+     */
+    private record StoreWarmed(String target, String result, String hash, Transfer pull, WarmResult warm, Transfer push,
+            String problem) {
+        boolean ok() {
+            return problem == null && !result.equals("failed");
+        }
+
+        ObjectNode json() {
+            ObjectNode o = Json.object().put("target", target).put("ok", ok()).put("result", result)
+                    .put("source", pull != null ? "store" : warm != null ? "warm" : null).put("hash", hash)
+                    .put("outcome", warm == null ? null : warm.outcome().label());
+            o.set("pull", pull == null ? null : StoreCli.json(pull));
+            o.set("warm", warm == null ? null : Json.object().put("outcome", warm.outcome().label()).put("hash", warm.hash())
+                    .put("seconds", warm.duration().toMillis() / 1000.0).put("bytes", warm.bytes()).put("files", warm.files())
+                    .put("message", warm.message()));
+            o.set("push", push == null ? null : StoreCli.json(push));
+            return o.put("store_problem", problem).put("message", line());
+        }
+
+        String line() {
+            String w = warm == null ? "" : "warm " + warm.outcome().label() + " in " + warm.duration().toMillis() / 1000.0
+                    + "s: " + warm.message();
+            String what = switch (result) {
+                case "pulled" -> "pulled from the store (" + pull.message() + ")";
+                case "unchanged" -> "already the store's copy (" + pull.message() + ")";
+                case "warmed_pushed" -> w + "; pushed: " + push.outcome().wire().replace('_', ' ') + " (" + push.message() + ")";
+                case "warmed" -> w + "; not pushed";
+                default -> "failed" + (warm == null ? "" : " (" + w + ")");
+            };
+            return target + ": " + what + (problem == null ? "" : " — " + problem);
+        }
     }
 
     private List<String> selected(SeedCaches seeds) {
-        List<String> known = seeds.targets();
+        return selected(seeds.targets());
+    }
+
+    private List<String> selected(List<String> known) {
         if (all && !targets.isEmpty()) {
             throw new CliException("pass target names or --all, not both");
         }
         if (all) {
             if (known.isEmpty()) {
-                throw new CliException("no targets in " + workspace.given().toAbsolutePath().resolve("targets")
+                throw new CliException("no targets in " + (where.local() ? Path.of(where.where).toAbsolutePath().resolve("targets")
+                        : where.where + "'s workspace")
                         + " (each is targets/<name>/target.json)");
             }
             return known;

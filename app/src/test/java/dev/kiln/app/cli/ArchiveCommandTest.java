@@ -84,6 +84,14 @@ class ArchiveCommandTest {
     }
 
     @Test
+    void archive_noSourceNorSubCommand_exitTwoNamingBoth() {
+        int code = kiln("archive");
+
+        assertThat(code).isEqualTo(2);
+        assertThat(err.toString()).contains("Missing required parameter: 'SRC'").contains("push, pull");
+    }
+
+    @Test
     void benchArchive_json_reportsEveryFigureAndStableBytes() throws Exception {
         int code = kiln("bench", "archive", "--json", "--runs", "1", "--hits", "3", "--warmup", "1");
 

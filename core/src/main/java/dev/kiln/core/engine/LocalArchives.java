@@ -53,6 +53,12 @@ final class LocalArchives implements Archives {
      * bound ({@code archive_max_bytes}: an archive is built in memory, and a 1.5 GB tree ran the daemon out of
      * heap; {@link EngineException.Refusal#TOO_LARGE}). The walk itself never follows a symlink.
      */
+    /** The archive {@link #archive} answers, as its bytes (the cache's copy when nothing changed): what a push uploads. */
+    dev.kiln.core.archive.SourceArchive source(String directory, List<String> members) {
+        Path root = archive(directory, members).root();
+        return archives.get(root, members, dev.kiln.core.archive.SourceArchive.DEFAULT_EXCLUDES, archives.maximumBytes());
+    }
+
     @Override
     public ArchiveEntry archive(String directory, List<String> members) {
         Path workspace = realPath(layout.root(), "the workspace " + layout.root());

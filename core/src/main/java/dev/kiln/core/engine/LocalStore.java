@@ -38,6 +38,7 @@ final class LocalStore implements Store, AutoCloseable {
     private final WorkspaceLayout layout;
     private final LocalSeeds seeds;
     private final LocalProbes probes;
+    private final LocalArchives archives;
     private final EventSink events;
     private final Clock clock;
     private final Object lock = new Object();
@@ -51,12 +52,13 @@ final class LocalStore implements Store, AutoCloseable {
 
     private volatile @Nullable StoreCheck storeCheck;
 
-    LocalStore(WorkspaceActions actions, WorkspaceLayout layout, LocalSeeds seeds, LocalProbes probes, EventSink events,
-            Clock clock) {
+    LocalStore(WorkspaceActions actions, WorkspaceLayout layout, LocalSeeds seeds, LocalProbes probes, LocalArchives archives,
+            EventSink events, Clock clock) {
         this.actions = actions;
         this.layout = layout;
         this.seeds = seeds;
         this.probes = probes;
+        this.archives = archives;
         this.events = events;
         this.clock = clock;
     }
@@ -248,6 +250,45 @@ final class LocalStore implements Store, AutoCloseable {
             return new WorkspaceActions.Job<>(c::cancel, () -> noted(() -> s.pullServerSeed(seeds.serverSeedStore(),
                     serverSeedPlan(server), c)));
         });
+    }
+
+    /**
+     * In the action, the archive of {@code directory} (the refusals and bound of {@link LocalArchives#archive}; the
+     * cache's copy when nothing changed) is written to a temporary file and pushed by its SHA-256.
+     */
+    @Override
+    public Action<Transfer> pushArchive(String directory, List<String> members, String idempotencyKey) {
+        ObjectStore s = requireStore();
+        List<String> m = List.copyOf(members);
+        return actions.start("push_archive", List.of(directory, m), "a push of the archive of '" + directory + "'"
+                + (m.isEmpty() ? "" : " (members " + m + ")"), idempotencyKey, () -> new WorkspaceActions.Job<>(null, () -> {
+                    dev.kiln.core.archive.SourceArchive a = archives.source(directory, m);
+                    java.nio.file.Path tmp = java.nio.file.Files.createTempFile("kiln-archive-push-", ".tar.gz");
+                    try {
+                        a.writeTo(tmp);
+                        return noted(() -> s.pushFile(dev.kiln.core.store.StoreKey.archive(a.sha256()), tmp));
+                    } finally {
+                        java.nio.file.Files.deleteIfExists(tmp);
+                    }
+                }));
+    }
+
+    /** Into {@link WorkspaceLayout#archivesDir()}, checked against the SHA-256, atomically. */
+    @Override
+    public Action<Transfer> pullArchive(String sha256, String idempotencyKey) {
+        dev.kiln.core.store.StoreKey key;
+        try {
+            key = dev.kiln.core.store.StoreKey.archive(sha256);
+        } catch (IllegalArgumentException e) {
+            throw new EngineException(EngineException.Kind.REJECTED, String.valueOf(e.getMessage()));
+        }
+        ObjectStore s = requireStore();
+        java.nio.file.Path out = layout.archivesDir().resolve(sha256 + ".tar.gz");
+        return actions.start("pull_archive", sha256, "a pull of archive " + sha256, idempotencyKey,
+                () -> new WorkspaceActions.Job<>(null, () -> {
+                    java.nio.file.Files.createDirectories(layout.archivesDir());
+                    return noted(() -> s.pullFile(key, out));
+                }));
     }
 
     private ServerConfig seedableServer(String name) {

@@ -5,8 +5,8 @@ import dev.kiln.core.store.Transfer;
 import java.util.Optional;
 
 /**
- * The workspace's object store ({@code kiln.json "store"}): seeds moved through S3 by the engine's host, with that
- * host's credentials. Implemented once in process (shared by the local engine and the daemon's routes), once over
+ * The workspace's object store ({@code kiln.json "store"}): seeds and source archives moved through S3 by the engine's
+ * host, with that host's credentials. Implemented once in process (shared by the local engine and the daemon's routes), once over
  * {@code /api/v1}.
  *
  * <p>Thread-safety: thread-safe; every method may block on disk or the network (the store is asked). A push or pull
@@ -37,4 +37,19 @@ public interface Store {
 
     /** Pulls the store's runtime seed of server {@code server} onto the engine's host (checked, atomic swap). */
     Action<Transfer> pullServer(String server, String idempotencyKey);
+
+    /**
+     * Builds the deterministic archive of {@code members} (all when empty) of {@code directory}, relative to the
+     * workspace and refused as {@link Archives#archive} refuses it, on the engine's host, and pushes it to the store under
+     * {@code archives/<its sha256>} with that host's credentials. A key already stored is left as it is
+     * ({@code already_stored}); the transfer's manifest names the SHA-256 to pull it by.
+     */
+    Action<Transfer> pushArchive(String directory, java.util.List<String> members, String idempotencyKey);
+
+    /**
+     * Pulls the archive {@code sha256} from the store onto the engine's host, checked against that SHA-256, into
+     * {@code archivesDir()/<sha256>.tar.gz} of the workspace's layout there (atomically: the file it replaces, or the
+     * checked one).
+     */
+    Action<Transfer> pullArchive(String sha256, String idempotencyKey);
 }

@@ -73,7 +73,7 @@ public final class WorkspaceActions implements AutoCloseable {
         this.probes = new LocalProbes(this, layout, settings, events, clock);
         this.seeds = new LocalSeeds(this, layout, seeds, probes, clock);
         this.archives = new LocalArchives(layout, archives);
-        this.store = new LocalStore(this, layout, this.seeds, probes, events, clock);
+        this.store = new LocalStore(this, layout, this.seeds, probes, this.archives, events, clock);
     }
 
     public WorkspaceLayout layout() {

@@ -746,6 +746,16 @@ public final class ReplayEngine implements Engine, Projection {
         public Action<dev.kiln.core.store.Transfer> pullServer(String server, String idempotencyKey) {
             throw new EngineException(EngineException.Kind.REJECTED, location() + " does not pull server seeds");
         }
+
+        @Override
+        public Action<dev.kiln.core.store.Transfer> pushArchive(String directory, List<String> members, String idempotencyKey) {
+            throw refused("A push of an archive to the store");
+        }
+
+        @Override
+        public Action<dev.kiln.core.store.Transfer> pullArchive(String sha256, String idempotencyKey) {
+            throw refused("A pull of an archive from the store");
+        }
     }
 
     private EngineException refused(String what) {

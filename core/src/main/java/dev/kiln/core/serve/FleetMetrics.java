@@ -214,10 +214,12 @@ final class FleetMetrics {
         GaugeWithCallback.builder().name("kiln_archive_cache_bytes").help("Bytes of the archives the cache holds")
                 .callback(cb -> cb.call(source.archiveStats().bytesHeld())).register(registry);
 
-        storeCounter("kiln_store_pushes_total", "Seed pushes that wrote an object to the store", source, s -> s.pushes());
-        storeCounter("kiln_store_pushes_skipped_total", "Seed pushes that found the key already stored", source,
-                s -> s.pushesSkipped());
-        storeCounter("kiln_store_pulls_total", "Seed pulls that installed the store's object", source, s -> s.pulls());
+        storeCounter("kiln_store_pushes_total", "Pushes (seeds, server seeds, archives) that wrote an object to the store",
+                source, s -> s.pushes());
+        storeCounter("kiln_store_pushes_skipped_total", "Pushes (seeds, server seeds, archives) that found the key already stored",
+                source, s -> s.pushesSkipped());
+        storeCounter("kiln_store_pulls_total", "Pulls (seeds, server seeds, archives) that installed the store's object",
+                source, s -> s.pulls());
         storeCounter("kiln_store_sent_bytes_total", "Object bytes uploaded to the store", source, s -> s.bytesSent());
         storeCounter("kiln_store_received_bytes_total", "Object bytes downloaded from the store", source,
                 s -> s.bytesReceived());

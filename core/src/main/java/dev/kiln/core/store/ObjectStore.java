@@ -318,11 +318,11 @@ public final class ObjectStore implements AutoCloseable {
     }
 
     /**
-     * {@code kiln warm --pull}: takes the store's seed when it has one for the target's lockfile; otherwise warms and
-     * pushes what it warmed. A store that cannot be asked does not stop the warm: it runs as without a store, and the
-     * result says why.
+     * The store-first warm of one target in this process: takes the store's seed when it has one for the target's
+     * lockfile; otherwise warms and pushes what it warmed. A store that cannot be asked does not stop the warm: it runs
+     * as without a store, and the result says why. ({@code kiln warm --pull} chains these steps through the engine.)
      */
-    public StoreWarm warm(SeedCaches seeds, String target, Cancellation cancel) {
+    StoreWarm warm(SeedCaches seeds, String target, Cancellation cancel) {
         WarmPlan plan;
         try {
             plan = seeds.plan(target);

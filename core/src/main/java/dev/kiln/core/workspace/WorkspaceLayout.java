@@ -47,6 +47,14 @@ public record WorkspaceLayout(Path root) {
         return root.resolve("targets");
     }
 
+    /**
+     * Source archives pulled from the object store onto this host ({@code kiln archive pull}), one
+     * {@code <sha256>.tar.gz} each: Kiln's output, never watched.
+     */
+    public Path archivesDir() {
+        return observerDir().resolve("archives");
+    }
+
     public Path serversFile() {
         return root.resolve("servers.json");
     }

@@ -76,6 +76,9 @@ abstract class EngineContractTest {
 
     abstract void shut() throws Exception;
 
+    /** Gives the engine's host the store's credentials (its AWS chain), before the first store request. */
+    abstract void storeEnvironment(Map<String, String> environment);
+
     @BeforeEach
     void workspace() throws Exception {
         ws = dir.resolve("ws");
@@ -368,6 +371,57 @@ abstract class EngineContractTest {
         assertThat(engine.archives().entries()).isEmpty();
         assertThatThrownBy(() -> engine.archives().archive("../..", List.of())).isInstanceOf(EngineException.class)
                 .extracting(e -> ((EngineException) e).kind()).isEqualTo(EngineException.Kind.REJECTED);
+    }
+
+    /**
+     * Issue 28: a source archive through a real SeaweedFS, moved on the engine's host: built and pushed under its
+     * SHA-256 (a retry of the key is the same action, a second push finds it stored), pulled back into the workspace's
+     * archives directory with the same bytes, counted and published as store events; bad requests are refused.
+     */
+    @Test
+    void archive_pushedThenPulledThroughTheStore_sameSha256_countedAndPublished() throws Exception {
+        try (dev.kiln.core.store.SeaweedFs fs = dev.kiln.core.store.SeaweedFs.start(dir)) {
+            dev.kiln.core.store.StoreConfig cfg = fs.config("contract-" + getClass().getSimpleName());
+            Files.writeString(ws.resolve("kiln.json"), "{\"store\": {\"url\": \"" + cfg.url() + "\", \"endpoint\": \""
+                    + cfg.endpoint().orElseThrow() + "\", \"region\": \"us-east-1\"}}\n");
+            storeEnvironment(dev.kiln.core.store.SeaweedFs.env());
+            String sha = engine.archives().archive("servers", List.of()).sha256();
+
+            Action<dev.kiln.core.store.Transfer> push = engine.store().pushArchive("servers", List.of(), "archive-push-1");
+            dev.kiln.core.store.Transfer pushed = push.result().get(120, TimeUnit.SECONDS);
+            assertThat(pushed.outcome()).isEqualTo(dev.kiln.core.store.Transfer.Outcome.PUSHED);
+            assertThat(pushed.key()).isEqualTo(dev.kiln.core.store.StoreKey.archive(sha));
+            assertThat(pushed.manifest().sha256()).isEqualTo(sha);
+            assertThat(engine.store().pushArchive("servers", List.of(), "archive-push-1").id()).as("the same key: the same action")
+                    .isEqualTo(push.id());
+            assertThat(engine.store().pushArchive("servers", List.of(), "archive-push-2").result().get(120, TimeUnit.SECONDS).outcome())
+                    .isEqualTo(dev.kiln.core.store.Transfer.Outcome.ALREADY_STORED);
+
+            dev.kiln.core.store.Transfer pulled = engine.store().pullArchive(sha, "archive-pull-1").result().get(120, TimeUnit.SECONDS);
+            assertThat(pulled.outcome()).isEqualTo(dev.kiln.core.store.Transfer.Outcome.PULLED);
+            Path landed = engine.layout().archivesDir().resolve(sha + ".tar.gz");
+            assertThat(java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(Files.readAllBytes(landed)))).as("the pulled file's SHA-256").isEqualTo(sha);
+            assertThat(pulled.bytes()).isEqualTo(Files.size(landed)).isEqualTo(pushed.manifest().bytes());
+
+            Await.await("a done store event of the push and of the pull", () -> events.stream()
+                    .filter(e -> e instanceof dev.kiln.core.store.StoreEvent se && se.key().equals(pushed.key())
+                            && se.phase() == dev.kiln.core.store.StoreEvent.Phase.DONE)
+                    .map(e -> ((dev.kiln.core.store.StoreEvent) e).operation()).distinct().count() == 2);
+            dev.kiln.core.store.StoreStats stats = engine.store().status().orElseThrow().stats();
+            assertThat(stats.pushes()).isEqualTo(1);
+            assertThat(stats.pushesSkipped()).isEqualTo(1);
+            assertThat(stats.pulls()).isEqualTo(1);
+            assertThat(stats.bytesReceived()).isEqualTo(pushed.manifest().bytes());
+
+            assertThatThrownBy(() -> engine.store().pullArchive("not-a-sha", "archive-pull-2")).isInstanceOf(EngineException.class)
+                    .hasMessageContaining("SHA-256").extracting(e -> ((EngineException) e).kind())
+                    .isEqualTo(EngineException.Kind.REJECTED);
+            Action<dev.kiln.core.store.Transfer> outside = engine.store().pushArchive("../..", List.of(), "archive-push-3");
+            assertThatThrownBy(() -> outside.result().get(60, TimeUnit.SECONDS)).cause().isInstanceOf(EngineException.class)
+                    .hasMessageContaining("outside the workspace").extracting(e -> ((EngineException) e).kind())
+                    .isEqualTo(EngineException.Kind.REJECTED);
+        }
     }
 
     /** Issue 25, item 16: a key names one request; given to another one it is refused, not answered with the first. */

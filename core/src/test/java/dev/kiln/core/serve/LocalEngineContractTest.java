@@ -8,9 +8,17 @@ import java.time.Clock;
 
 /** The engine contract in this process: {@code Kiln.engine()}. */
 class LocalEngineContractTest extends EngineContractTest {
+    private Kiln kiln;
+
     @Override
     Engine open(Path ws) {
-        return Kiln.open(ws, new EventBus(), Clock.systemUTC()).engine();
+        kiln = Kiln.open(ws, new EventBus(), Clock.systemUTC());
+        return kiln.engine();
+    }
+
+    @Override
+    void storeEnvironment(java.util.Map<String, String> environment) {
+        kiln.storeEnvironment(environment);
     }
 
     @Override

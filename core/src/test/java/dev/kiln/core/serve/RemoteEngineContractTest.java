@@ -77,6 +77,11 @@ class RemoteEngineContractTest extends EngineContractTest {
         actions.close();
     }
 
+    @Override
+    void storeEnvironment(java.util.Map<String, String> environment) {
+        actions.storeEnvironment(environment); // the daemon's host's credentials: the client has none
+    }
+
     private RemoteEngine remote() {
         return (RemoteEngine) engine;
     }

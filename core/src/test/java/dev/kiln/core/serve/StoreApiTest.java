@@ -42,7 +42,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Push, pull and the store's state through the engine over the API: two daemons ("hosts") on one real SeaweedFS,
  * each using the credentials of its own host, driven by remote engines. The answers match the API's golden files,
  * {@code /metrics} counts the transfers, and no answer carries a credential. A server's runtime seed takes the same
- * routes ({@code {"server": NAME}}).
+ * routes ({@code {"server": NAME}}); a source archive its own ({@code store/archives/push|pull}).
  */
 @ProcessTest
 @DaemonTest
@@ -160,10 +160,35 @@ class StoreApiTest {
         assertThat(gt.outcome()).isEqualTo(Transfer.Outcome.PUSHED);
         assertThat(gt.duration()).isEqualTo(Duration.ofMillis(1432));
 
+        // A source archive through the same store (POST store/archives/push on a, store/archives/pull on b): built on
+        // host a, landed on host b with the same SHA-256, the action document in the shape of its golden.
+        java.nio.file.Files.createDirectories(tmp.resolve("a/src/pkg"));
+        java.nio.file.Files.writeString(tmp.resolve("a/src/pkg/mod.py"), "VALUE = 28\n");
+        java.nio.file.Files.writeString(tmp.resolve("a/src/README"), "travels\n");
+        Action<Transfer> archivePush = hostA.store().pushArchive("src", List.of(), "archive-push-1");
+        Transfer archived = archivePush.result().get(120, TimeUnit.SECONDS);
+        assertThat(archived.outcome()).isEqualTo(Transfer.Outcome.PUSHED);
+        String sha = archived.manifest().sha256();
+        Transfer archivePulled = hostB.store().pullArchive(sha, "archive-pull-1").result().get(120, TimeUnit.SECONDS);
+        assertThat(archivePulled.outcome()).isEqualTo(Transfer.Outcome.PULLED);
+        Path landed = WorkspaceLayout.of(tmp.resolve("b")).archivesDir().resolve(sha + ".tar.gz");
+        assertThat(java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+                .digest(java.nio.file.Files.readAllBytes(landed)))).isEqualTo(sha);
+        Http.Response archiveAction = Http.call("GET", hostA.apiUrl().map(java.net.URI::create).orElseThrow()
+                .resolve(Wire.withId(Wire.ACTION, archivePush.id())));
+        assertShape(JSON.readTree(archiveAction.body()), "store_archives_push_action.json");
+        assertThat(archiveAction.body()).doesNotContain(SeaweedFs.SECRET_KEY).doesNotContain(SeaweedFs.ACCESS_KEY);
+        Transfer ga = Wire.read(golden("store_archives_push_action.json").path("result"), StoreWire.TransferWire.class).toCore();
+        assertThat(ga.key()).isEqualTo(dev.kiln.core.store.StoreKey.archive(ga.manifest().sha256()));
+
         String metrics = Http.call("GET", hostB.apiUrl().map(java.net.URI::create).orElseThrow().resolve("metrics")).body();
-        assertThat(metrics).contains("kiln_store_pulls_total 2.0").contains("kiln_store_received_bytes_total "
-                + (double) (pushed.manifest().bytes() + serverPulled.bytes())).contains("kiln_store_failures_total 0.0")
-                .doesNotContain(SeaweedFs.SECRET_KEY);
+        assertThat(metrics).contains("kiln_store_pulls_total 3.0").contains("kiln_store_received_bytes_total "
+                + (double) (pushed.manifest().bytes() + serverPulled.bytes() + archivePulled.bytes()))
+                .contains("kiln_store_failures_total 0.0").doesNotContain(SeaweedFs.SECRET_KEY);
+        String metricsA = Http.call("GET", hostA.apiUrl().map(java.net.URI::create).orElseThrow().resolve("metrics")).body();
+        assertThat(metricsA).as("host a's pushes: the seed, the server seed, the archive").contains("kiln_store_pushes_total 3.0")
+                .contains("kiln_store_sent_bytes_total " + (double) (pushed.manifest().bytes() + serverPushed.bytes()
+                        + archived.bytes()));
         FileTrees.delete(tmp.resolve("a/observer"));
     }
 

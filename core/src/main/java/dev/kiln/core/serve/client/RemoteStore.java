@@ -13,7 +13,7 @@ import java.util.concurrent.CompletableFuture;
 /**
  * The {@link Store} of a daemon: {@code store…}; the daemon's host pushes and pulls, with its own credentials. A
  * server's runtime seed moves through the same routes as a target's, with {@code {"server": NAME}} instead of
- * {@code {"target": …}}.
+ * {@code {"target": …}}; a source archive takes {@code store/archives/push|pull}.
  *
  * <p>Concurrency: stateless; the engine's client is thread-safe.
  */
@@ -54,6 +54,19 @@ final class RemoteStore implements Store {
     @Override
     public Action<Transfer> pullServer(String server, String idempotencyKey) {
         return move(Wire.STORE_PULL, "server", server, idempotencyKey);
+    }
+
+    @Override
+    public Action<Transfer> pushArchive(String directory, java.util.List<String> members, String idempotencyKey) {
+        com.fasterxml.jackson.databind.node.ObjectNode body = Wire.JSON.createObjectNode().put("directory", directory);
+        members.forEach(body.putArray("members")::add);
+        return transfer(engine.startAction(Wire.STORE_ARCHIVES_PUSH, body, idempotencyKey, StoreWire.TransferWire.class));
+    }
+
+    @Override
+    public Action<Transfer> pullArchive(String sha256, String idempotencyKey) {
+        return transfer(engine.startAction(Wire.STORE_ARCHIVES_PULL, Wire.JSON.createObjectNode().put("sha256", sha256),
+                idempotencyKey, StoreWire.TransferWire.class));
     }
 
     private Action<Transfer> move(String route, String field, String name, String idempotencyKey) {

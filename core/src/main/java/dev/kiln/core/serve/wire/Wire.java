@@ -135,6 +135,11 @@ public final class Wire {
 
     // The store client's counters alone (StoreWire.Stats), without asking the store anything: issue #26's worked example.
     public static final String STORE_STATS = V1 + "store/stats";
+
+    // Source archives through the store (issue #28): the daemon builds and pushes {@code {"directory", "members"}}, or
+    // pulls {@code {"sha256"}} into its workspace's observer/archives/, on its own host; 202 {@code {"id"}}.
+    public static final String STORE_ARCHIVES_PUSH = V1 + "store/archives/push";
+    public static final String STORE_ARCHIVES_PULL = V1 + "store/archives/pull";
     /** {@code POST /api/heal?dry_run=true} previews. */
 
     public static final String DRY_RUN = "dry_run";
