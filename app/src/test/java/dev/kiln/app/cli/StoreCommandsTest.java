@@ -29,6 +29,7 @@ import java.security.MessageDigest;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -103,11 +104,17 @@ class StoreCommandsTest {
 
     /** {@code kiln ARGS} in a child JVM whose environment holds the store's credentials (a workspace DIR: this host). */
     private static Ran child(String... args) throws Exception {
+        return child(Map.of(), args);
+    }
+
+    /** {@code kiln ARGS} in a child JVM as {@link #child(String...)}, its environment changed by {@code env}. */
+    private static Ran child(Map<String, String> env, String... args) throws Exception {
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"), "dev.kiln.app.Main"));
         cmd.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(cmd);
         pb.environment().putAll(CREDS);
+        pb.environment().putAll(env);
         Path out = Files.createTempFile("kiln-child-", ".out");
         Path err = Files.createTempFile("kiln-child-", ".err");
         Process p = pb.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
@@ -121,6 +128,20 @@ class StoreCommandsTest {
             Files.deleteIfExists(out);
             Files.deleteIfExists(err);
         }
+    }
+
+    /** Every HTTPS proxy variable uv reads, pointed at a loopback port nothing listens on. */
+    private static Map<String, String> noIndex() throws Exception {
+        int dead;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            dead = s.getLocalPort();
+        }
+        String proxy = "http://127.0.0.1:" + dead;
+        Map<String, String> env = new HashMap<>();
+        for (String k : List.of("HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy")) {
+            env.put(k, proxy);
+        }
+        return env;
     }
 
     private static String sha256(Path f) throws Exception {
@@ -146,8 +167,9 @@ class StoreCommandsTest {
 
     /**
      * The store lacks the seed: the daemon warms it with uv and pushes it. The store has it: a second daemon pulls it
-     * and warms nothing, and a workspace directory (a child kiln with credentials) does the same. Asked again, the
-     * first host's seed already is the store's copy.
+     * and warms nothing, and a workspace directory (a child kiln with credentials) does the same with the package index
+     * unreachable (issue #28's proof that the second host downloads nothing from it; a control warm shows the index
+     * really is cut). Asked again, the first host's seed already is the store's copy.
      */
     @Test
     void warmPull_throughDaemons_warmsAndPushesWhatTheStoreLacks_pullsWhatItHas_andForADirectory() throws Exception {
@@ -180,11 +202,21 @@ class StoreCommandsTest {
         assertThat(SeedCaches.of(b).seededHash("demo")).hasValue(hash);
         assertThat(tree(SeedCaches.of(b).seedDir("demo"))).isEqualTo(tree(SeedCaches.of(a).seedDir("demo")));
 
-        Ran dir = child("warm", c.toString(), "demo", "--pull", "--json");
+        // The package index unreachable for this host: uv's HTTPS goes to a closed loopback port (the store is plain
+        // HTTP on loopback, which the AWS client reaches without a proxy); the control below shows a warm then fails.
+        Map<String, String> noIndex = noIndex();
+        Ran dir = child(noIndex, "warm", c.toString(), "demo", "--pull", "--json");
         assertThat(dir.code()).as(dir.out() + dir.err()).isZero();
         assertThat(json.readTree(dir.out()).get("result").asText()).as(dir.out()).isEqualTo("pulled");
         assertThat(SeedCaches.of(c).history()).as("the directory's host ran no warm").isEmpty();
         assertThat(tree(SeedCaches.of(c).seedDir("demo"))).isEqualTo(tree(SeedCaches.of(a).seedDir("demo")));
+
+        Path control = host("control", weed.endpoint().toString());
+        Ran cut = child(noIndex, "warm", control.toString(), "demo", "--json");
+        assertThat(cut.code()).as("with the index unreachable a warm fails: " + cut.out() + cut.err()).isNotZero();
+        assertThat(json.readTree(cut.out()).get("outcome").asText()).as(cut.out()).isEqualTo("failed");
+        assertThat(cut.out()).as("uv could not download").contains("Failed to");
+        assertThat(SeedCaches.of(control).seededHash("demo")).isEmpty();
 
         Ran again = kiln("warm", url(hostA), "--all", "--pull", "--token-file", token(hostA));
         assertThat(again.code()).as(again.out() + again.err()).isZero();

@@ -3,8 +3,6 @@ package dev.kiln.core.store;
 import dev.kiln.core.seed.Cancellation;
 import dev.kiln.core.seed.SeedCaches;
 import dev.kiln.core.seed.ServerSeeds;
-import dev.kiln.core.seed.WarmPlan;
-import dev.kiln.core.seed.WarmResult;
 import dev.kiln.core.telemetry.EventSink;
 import dev.kiln.core.telemetry.Ticker;
 import dev.kiln.core.workspace.AtomicWrite;
@@ -315,42 +313,6 @@ public final class ObjectStore implements AutoCloseable {
             place = m.isPresent() ? SeedPresence.Place.STORE : SeedPresence.Place.NONE;
         }
         return new SeedPresence(target, hash, place, m);
-    }
-
-    /**
-     * The store-first warm of one target in this process: takes the store's seed when it has one for the target's
-     * lockfile; otherwise warms and pushes what it warmed. A store that cannot be asked does not stop the warm: it runs
-     * as without a store, and the result says why. ({@code kiln warm --pull} chains these steps through the engine.)
-     */
-    StoreWarm warm(SeedCaches seeds, String target, Cancellation cancel) {
-        WarmPlan plan;
-        try {
-            plan = seeds.plan(target);
-        } catch (WorkspaceException e) {
-            return new StoreWarm(target, Optional.empty(), Optional.of(seeds.warm(target, cancel)), Optional.empty(),
-                    Optional.empty());
-        }
-        Optional<String> problem = Optional.empty();
-        if (plan.warmNeeded()) {
-            try {
-                if (manifest(StoreKey.seed(target, plan.hash())).isPresent()) {
-                    return new StoreWarm(target, Optional.of(pullSeed(seeds, target, cancel)), Optional.empty(),
-                            Optional.empty(), Optional.empty());
-                }
-            } catch (StoreException e) {
-                problem = Optional.of(String.valueOf(e.getMessage()));
-            }
-        }
-        WarmResult w = seeds.warm(target, cancel);
-        Optional<Transfer> pushed = Optional.empty();
-        if (w.outcome().isSuccess() && problem.isEmpty()) {
-            try {
-                pushed = Optional.of(pushSeed(seeds, target));
-            } catch (StoreException e) {
-                problem = Optional.of(String.valueOf(e.getMessage()));
-            }
-        }
-        return new StoreWarm(target, Optional.empty(), Optional.of(w), pushed, problem);
     }
 
     // ---- server seeds (runtime seeds of servers launched through npx/uvx) ----

@@ -7,6 +7,7 @@ import dev.kiln.core.seed.Cancellation;
 import dev.kiln.core.seed.SeedCaches;
 import dev.kiln.core.seed.SeedFixtures;
 import dev.kiln.core.seed.ServerSeeds;
+import dev.kiln.core.seed.WarmResult;
 import dev.kiln.core.telemetry.EventBus;
 import dev.kiln.testkit.ProcessTest;
 import java.io.IOException;
@@ -414,12 +415,12 @@ class ObjectStoreSeaweedTest {
 
     /**
      * Two workspaces ("hosts") share one bucket. The first warms for real (uv against the package index) and pushes;
-     * its uv never sees the AWS variables of its caller. The second's {@code warm --pull} takes the store's copy with
-     * the index unreachable (every proxy points at a closed loopback port, which the control warm shows fails): uv is
-     * never started there, and a job installs offline from the pulled seed.
+     * its uv never sees the AWS variables of its caller. The second finds the seed in the store and pulls it with the
+     * index unreachable (every proxy points at a closed loopback port, which the control warm shows fails): uv is never
+     * started there, and a job installs offline from the pulled seed.
      */
     @Test
-    void secondHost_warmPull_downloadsNothingFromTheIndex_andTheSeedWorks() throws Exception {
+    void secondHost_pull_downloadsNothingFromTheIndex_andTheSeedWorks() throws Exception {
         StoreConfig cfg = freshBucket();
         int dead;
         try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
@@ -442,15 +443,14 @@ class ObjectStoreSeaweedTest {
         Path uvLogB = tmp.resolve("b-uv.log");
         SeedCaches b = hostWith(tmp.resolve("b"), cfg, SeedFixtures.uvWrapper(tmp.resolve("bin-b"), uvLogB, null), offline);
         try (ObjectStore sa = StoreFixtures.store(fs, cfg); ObjectStore sb = StoreFixtures.store(fs, cfg)) {
-            StoreWarm first = sa.warm(a, "app", Cancellation.create());
-            assertThat(first.warm()).hasValueSatisfying(w -> assertThat(w.outcome()).as(w.message() + " " + w.stderrTail()).isEqualTo(dev.kiln.core.seed.WarmOutcome.WARMED));
-            assertThat(first.pushed()).hasValueSatisfying(p -> assertThat(p.outcome()).isEqualTo(Transfer.Outcome.PUSHED));
+            WarmResult warmed = a.warm("app", Cancellation.create());
+            assertThat(warmed.outcome()).as(warmed.message() + " " + warmed.stderrTail()).isEqualTo(dev.kiln.core.seed.WarmOutcome.WARMED);
+            assertThat(sa.pushSeed(a, "app").outcome()).isEqualTo(Transfer.Outcome.PUSHED);
             assertThat(Files.readAllLines(envDump)).isNotEmpty().noneMatch(l -> l.startsWith("AWS_"));
 
-            StoreWarm second = sb.warm(b, "app", Cancellation.create());
-            assertThat(second.ok()).as(second.message()).isTrue();
-            assertThat(second.pulled()).hasValueSatisfying(p -> assertThat(p.outcome()).isEqualTo(Transfer.Outcome.PULLED));
-            assertThat(second.warm()).isEmpty();
+            // kiln warm --pull's steps on the second host (the engine chains them; StoreCommandsTest runs the command)
+            assertThat(sb.presence(b, "app").place()).isEqualTo(SeedPresence.Place.STORE);
+            assertThat(sb.pullSeed(b, "app", Cancellation.create()).outcome()).isEqualTo(Transfer.Outcome.PULLED);
             assertThat(uvLogB).as("uv never ran on the second host").doesNotExist();
             assertThat(b.seeds().get(0).current()).isTrue();
             SeedFixtures.Exit job = SeedFixtures.jobSyncOffline(tmp.resolve("b/targets/app"), b.seedDir("app"),
