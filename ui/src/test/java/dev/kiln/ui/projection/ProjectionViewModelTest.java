@@ -24,7 +24,7 @@ abstract class ProjectionViewModelTest extends EngineTestBase {
     Path tmp;
 
     @Test
-    void ticks_fromEvents_showLastAndCountReasons() {
+    void ticks_fromEvents_showLastAndCountReasons() throws InterruptedException {
         new DemoWorkspace().write(tmp, 40, 2, false);
         Engine engine = engine(tmp);
         List<KilnEvent> seen = recording(engine);
@@ -33,12 +33,7 @@ abstract class ProjectionViewModelTest extends EngineTestBase {
         vm.start(false); // on demand: one startup tick
         vm.projectNow();
         // The in-process engine publishes the manual tick before projectNow returns; a remote one relays it a moment later.
-        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
-        while (seen.stream().noneMatch(e -> e instanceof TickFinished t && t.result().reason() == WakeReason.MANUAL)
-                && System.nanoTime() < deadline) {
-            Thread.yield();
-        }
-        pump(seen, vm::accept);
+        awaitTick(seen, vm, r -> r.reason() == WakeReason.MANUAL);
 
         assertThat(vm.history().get(0).reason()).isEqualTo(WakeReason.MANUAL);
         if (engine.remote()) {
@@ -57,7 +52,7 @@ abstract class ProjectionViewModelTest extends EngineTestBase {
     }
 
     @Test
-    void age_tracksTheInjectedClock_fromTheLastTick() {
+    void age_tracksTheInjectedClock_fromTheLastTick() throws InterruptedException {
         new DemoWorkspace().write(tmp, 10, 2, false);
         dev.kiln.testkit.MutableClock clock = new dev.kiln.testkit.MutableClock(java.time.Instant.parse("2026-12-01T10:00:00Z"));
         Engine engine = engine(tmp, clock);
@@ -66,7 +61,7 @@ abstract class ProjectionViewModelTest extends EngineTestBase {
         assertThat(vm.ageProperty().get()).isEqualTo("not yet");
 
         vm.projectNow();
-        pump(seen, vm::accept);
+        awaitTick(seen, vm, r -> r.reason() == WakeReason.MANUAL); // a remote engine relays it a moment after
         assertThat(vm.ageProperty().get()).isEqualTo("just now");
         clock.advance(java.time.Duration.ofSeconds(42));
         vm.refreshClock();
