@@ -53,6 +53,9 @@ public final class KilnCommand implements Callable<Integer> {
     }
 
     private static CommandLine handlingErrors(CommandLine cl) {
+        // The commands' descriptions are written in lines of up to 120 columns; picocli's default 80 broke each of them
+        // in two, mid-sentence. Set before the tree is used, so it holds for every sub-command already added.
+        cl.setUsageHelpWidth(USAGE_WIDTH);
         cl.setExecutionExceptionHandler((ex, cmd, parsed) -> {
             if (ex instanceof WorkspaceException || ex instanceof IllegalArgumentException || ex instanceof CliException) {
                 cmd.getErr().println("kiln: " + ex.getMessage());
@@ -100,6 +103,9 @@ public final class KilnCommand implements Callable<Integer> {
         }
         return null;
     }
+
+    /** The usage help's width: the longest line a command's description is written in. */
+    static final int USAGE_WIDTH = 120;
 
     private static final String PACKAGE_VERSION_OPTION = "java-options=-Djpackage.app-version=";
 

@@ -50,9 +50,9 @@ final class SeedCommand implements Runnable {
         @Mixin
         JsonOption json;
 
-        @Option(names = "--server", description = {"TARGET names a server of servers.json launched through npx/uvx:",
-            "copy the cache form of its runtime seed (point the job's NPM_CONFIG_CACHE or UV_CACHE_DIR at SCRATCH).",
-            "A seed that no longer matches its hash, or is not the seed of the server's config, is not copied."})
+        @Option(names = "--server", description = "TARGET names a server of servers.json launched through npx/uvx:"
+            + " copy the cache form of its runtime seed (point the job's NPM_CONFIG_CACHE or UV_CACHE_DIR at SCRATCH)."
+            + " A seed that no longer matches its hash, or is not the seed of the server's config, is not copied.")
         boolean server;
 
         @Override
@@ -172,8 +172,8 @@ final class SeedCommand implements Runnable {
         @Parameters(index = "1..*", arity = "1..*", paramLabel = "TARGET", description = "Targets whose seeds to push.")
         List<String> targets;
 
-        @Option(names = "--server", description = {"TARGETs name servers of servers.json launched through npx/uvx: push",
-            "their runtime seeds (keyed package@exact-version, runtime version, registry; warm them with kiln warm --servers)."})
+        @Option(names = "--server", description = "TARGETs name servers of servers.json launched through npx/uvx: push"
+            + " their runtime seeds (keyed package@exact-version, runtime version, registry; warm them with kiln warm --servers).")
         boolean server;
 
         @Mixin
@@ -197,8 +197,8 @@ final class SeedCommand implements Runnable {
         @Parameters(index = "1..*", arity = "1..*", paramLabel = "TARGET", description = "Targets whose seeds to pull.")
         List<String> targets;
 
-        @Option(names = "--server", description = {"TARGETs name servers of servers.json launched through npx/uvx: pull",
-            "their runtime seeds for the config as it is now (the store's copy already here is kept)."})
+        @Option(names = "--server", description = "TARGETs name servers of servers.json launched through npx/uvx: pull"
+            + " their runtime seeds for the config as it is now (the store's copy already here is kept).")
         boolean server;
 
         @Mixin

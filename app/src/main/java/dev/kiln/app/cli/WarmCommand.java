@@ -56,8 +56,8 @@ final class WarmCommand implements Callable<Integer> {
     @Option(names = "--dry-run", description = "Report the hash, whether a warm is needed and the exact command; write nothing.")
     boolean dryRun;
 
-    @Option(names = "--pull", description = {"Use the workspace's object store (kiln.json \"store\") through the engine: take",
-        "the store's seed when it has one for the lockfile hash, else warm and push what was warmed."})
+    @Option(names = "--pull", description = "Use the workspace's object store (kiln.json \"store\") through the engine: take"
+        + " the store's seed when it has one for the lockfile hash, else warm and push what was warmed.")
     boolean pull;
 
     @Mixin

@@ -446,7 +446,8 @@ public final class ObjectStore implements AutoCloseable {
         bytesSent.addAndGet(m.bytes());
         if (bucket.putIfAbsent(key.manifestPath(), m.toJson())) {
             return new Transfer(key, Transfer.Outcome.PUSHED, m, m.bytes(), elapsed(begin),
-                    m.files() + " files, " + m.bytes() + " bytes, sha256 " + m.sha256().substring(0, 12));
+                    (ObjectManifest.FILE.equals(m.packing()) ? "" : m.files() + " files, ") + m.bytes() + " bytes, sha256 "
+                            + m.sha256().substring(0, 12));
         }
         // Another writer completed the key first: theirs is the key's object; ours is named by no manifest.
         ObjectManifest winner = manifest(key).orElseThrow(() -> new StoreException(config.where() + ": " + key
