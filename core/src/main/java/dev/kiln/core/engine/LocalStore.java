@@ -276,12 +276,7 @@ final class LocalStore implements Store, AutoCloseable {
     /** Into {@link WorkspaceLayout#archivesDir()}, checked against the SHA-256, atomically. */
     @Override
     public Action<Transfer> pullArchive(String sha256, String idempotencyKey) {
-        dev.kiln.core.store.StoreKey key;
-        try {
-            key = dev.kiln.core.store.StoreKey.archive(sha256);
-        } catch (IllegalArgumentException e) {
-            throw new EngineException(EngineException.Kind.REJECTED, String.valueOf(e.getMessage()));
-        }
+        dev.kiln.core.store.StoreKey key = archiveKey(sha256);
         ObjectStore s = requireStore();
         java.nio.file.Path out = layout.archivesDir().resolve(sha256 + ".tar.gz");
         return actions.start("pull_archive", sha256, "a pull of archive " + sha256, idempotencyKey,
@@ -289,6 +284,25 @@ final class LocalStore implements Store, AutoCloseable {
                     java.nio.file.Files.createDirectories(layout.archivesDir());
                     return noted(() -> s.pullFile(key, out));
                 }));
+    }
+
+    @Override
+    public Optional<dev.kiln.core.store.ObjectManifest> archive(String sha256) {
+        dev.kiln.core.store.StoreKey key = archiveKey(sha256);
+        ObjectStore s = requireStore();
+        try {
+            return noted(() -> s.manifest(key));
+        } catch (StoreException e) {
+            throw new EngineException(EngineException.Kind.FAILED, String.valueOf(e.getMessage()), e);
+        }
+    }
+
+    private static dev.kiln.core.store.StoreKey archiveKey(String sha256) {
+        try {
+            return dev.kiln.core.store.StoreKey.archive(sha256);
+        } catch (IllegalArgumentException e) {
+            throw new EngineException(EngineException.Kind.REJECTED, String.valueOf(e.getMessage()));
+        }
     }
 
     private ServerConfig seedableServer(String name) {

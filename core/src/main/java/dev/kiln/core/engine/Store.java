@@ -1,5 +1,6 @@
 package dev.kiln.core.engine;
 
+import dev.kiln.core.store.ObjectManifest;
 import dev.kiln.core.store.StoreStatus;
 import dev.kiln.core.store.Transfer;
 import java.util.Optional;
@@ -52,4 +53,13 @@ public interface Store {
      * checked one).
      */
     Action<Transfer> pullArchive(String sha256, String idempotencyKey);
+
+    /**
+     * The store's manifest of the archive {@code sha256} (its size, when and by which Kiln it was pushed), asked of the
+     * store from the engine's host; empty when the store has no complete copy of it.
+     *
+     * @throws EngineException {@code REJECTED} when {@code sha256} is not one or the workspace names no store;
+     *     {@code FAILED} when the store cannot be asked
+     */
+    Optional<ObjectManifest> archive(String sha256);
 }

@@ -756,6 +756,11 @@ public final class ReplayEngine implements Engine, Projection {
         public Action<dev.kiln.core.store.Transfer> pullArchive(String sha256, String idempotencyKey) {
             throw refused("A pull of an archive from the store");
         }
+
+        @Override
+        public Optional<dev.kiln.core.store.ObjectManifest> archive(String sha256) {
+            throw refused("Asking the store for an archive");
+        }
     }
 
     private EngineException refused(String what) {

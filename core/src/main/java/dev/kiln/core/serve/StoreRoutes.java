@@ -14,7 +14,8 @@ import dev.kiln.core.store.Transfer;
  * runtime seed), 202 with {@code Idempotency-Key}, and {@code GET store/stats} (the client's counters alone: nothing is
  * asked of the store, so a monitor may poll it), {@code GET store/servers} (each seedable server's runtime seed: here,
  * there, both, differing), and {@code POST store/archives/push} of {@code {"directory": D, "members": [..]}} and
- * {@code store/archives/pull} of {@code {"sha256": S}} (a source archive, built or written on the daemon's host).
+ * {@code store/archives/pull} of {@code {"sha256": S}} (a source archive, built or written on the daemon's host), and
+ * {@code GET store/archives?sha256=S} (the store's manifest of that archive, or none).
  *
  * <p>Concurrency: stateless; the engine's actions are safe for concurrent use.
  */
@@ -40,7 +41,11 @@ final class StoreRoutes implements Rules.Routes {
                             x.key())));
                 })
                 .post(Wire.STORE_ARCHIVES_PULL, x -> x.json(202, Wire.started(
-                        backend.actions().store().pullArchive(Exchange.field(x.body(), "sha256"), x.key()))));
+                        backend.actions().store().pullArchive(Exchange.field(x.body(), "sha256"), x.key()))))
+                .get(Wire.STORE_ARCHIVE, x -> {
+                    String sha = x.query("sha256");
+                    x.json(200, StoreWire.archive(sha, backend.actions().store().archive(sha)));
+                });
     }
 
     private Action<Transfer> move(JsonNode body, String key, boolean push) throws Exchange.BadRequest {

@@ -216,7 +216,8 @@ public final class ObjectStore implements AutoCloseable {
     public Transfer pullFile(StoreKey key, Path out) {
         return counted("pull", key, () -> {
             long begin = ticker.read();
-            ObjectManifest m = manifest(key).orElseThrow(() -> new StoreException(config.where() + " has no " + key));
+            ObjectManifest m = manifest(key).orElseThrow(() -> new StoreException(config.where() + " has no " + key
+                    + " (never completely pushed); push it from a host that has it (kiln archive push)"));
             String name = config.where() + " " + key.objectPath(m.sha256());
             byte[] bytes = bucket.read(key.objectPath(m.sha256()), in -> {
                 var md = TreePack.sha256();

@@ -1,6 +1,7 @@
 package dev.kiln.core.serve;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -180,6 +181,23 @@ class StoreApiTest {
         assertThat(archiveAction.body()).doesNotContain(SeaweedFs.SECRET_KEY).doesNotContain(SeaweedFs.ACCESS_KEY);
         Transfer ga = Wire.read(golden("store_archives_push_action.json").path("result"), StoreWire.TransferWire.class).toCore();
         assertThat(ga.key()).isEqualTo(dev.kiln.core.store.StoreKey.archive(ga.manifest().sha256()));
+
+        // GET store/archives?sha256=S (issue #26's worked example with facets): the store's manifest of one archive, as
+        // host b's credentials see it; none for an archive never pushed; a malformed SHA-256 refused before the store.
+        assertThat(hostB.store().archive(sha)).hasValueSatisfying(m -> {
+            assertThat(m.sha256()).isEqualTo(sha);
+            assertThat(m.bytes()).isEqualTo(archived.manifest().bytes());
+            assertThat(m.packing()).isEqualTo("file");
+        });
+        assertThat(hostB.store().archive("0".repeat(64))).isEmpty();
+        assertThatThrownBy(() -> hostB.store().archive("not-a-sha")).isInstanceOf(dev.kiln.core.engine.EngineException.class)
+                .hasMessageContaining("not-a-sha");
+        Http.Response archiveRead = Http.call("GET", hostB.apiUrl().map(java.net.URI::create).orElseThrow()
+                .resolve(Wire.STORE_ARCHIVE + "?sha256=" + sha));
+        assertShape(JSON.readTree(archiveRead.body()), "store_archives.json");
+        assertThat(archiveRead.body()).doesNotContain(SeaweedFs.SECRET_KEY).doesNotContain(SeaweedFs.ACCESS_KEY);
+        assertThat(Wire.read(golden("store_archives.json"), StoreWire.Archive.class).toCore())
+                .hasValueSatisfying(m -> assertThat(m.key()).isEqualTo(dev.kiln.core.store.StoreKey.archive(m.sha256())));
 
         String metrics = Http.call("GET", hostB.apiUrl().map(java.net.URI::create).orElseThrow().resolve("metrics")).body();
         assertThat(metrics).contains("kiln_store_pulls_total 3.0").contains("kiln_store_received_bytes_total "

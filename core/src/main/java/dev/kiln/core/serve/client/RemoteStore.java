@@ -69,6 +69,12 @@ final class RemoteStore implements Store {
                 idempotencyKey, StoreWire.TransferWire.class));
     }
 
+    @Override
+    public Optional<dev.kiln.core.store.ObjectManifest> archive(String sha256) {
+        return engine.value("GET", Wire.STORE_ARCHIVE, "sha256=" + RemoteEngine.enc(sha256), null, null, RemoteEngine.READ,
+                StoreWire.Archive.class).toCore();
+    }
+
     private Action<Transfer> move(String route, String field, String name, String idempotencyKey) {
         return transfer(engine.startAction(route, Wire.JSON.createObjectNode().put(field, name), idempotencyKey,
                 StoreWire.TransferWire.class));

@@ -90,6 +90,18 @@ public final class StoreWire {
         }
     }
 
+    /** Whether the store holds the archive {@code sha256}: its manifest, or null. */
+    public record Archive(@JsonProperty("sha256") String sha256, @JsonProperty("object") @Nullable Manifest object) {
+
+        static Archive of(String sha256, Optional<ObjectManifest> m) {
+            return new Archive(sha256, m.map(Manifest::of).orElse(null));
+        }
+
+        public Optional<ObjectManifest> toCore() {
+            return Optional.ofNullable(object).map(Manifest::toCore);
+        }
+    }
+
     /** The result of a push or pull action. */
     public record TransferWire(@JsonProperty("key") String key, @JsonProperty("outcome") String outcome,
             @JsonProperty("object") Manifest object, @JsonProperty("bytes_moved") long bytesMoved,
@@ -104,6 +116,11 @@ public final class StoreWire {
             return new Transfer(new StoreKey(key), Transfer.Outcome.valueOf(outcome.toUpperCase(Locale.ROOT)),
                     object.toCore(), bytesMoved, Duration.ofMillis(durationMs), message);
         }
+    }
+
+    /** The answer of {@code GET store/archives?sha256=S}. */
+    public static JsonNode archive(String sha256, Optional<ObjectManifest> m) {
+        return Wire.JSON.valueToTree(Archive.of(sha256, m));
     }
 
     public static JsonNode status(Optional<StoreStatus> s) {

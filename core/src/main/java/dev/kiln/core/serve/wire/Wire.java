@@ -140,6 +140,8 @@ public final class Wire {
     // pulls {@code {"sha256"}} into its workspace's observer/archives/, on its own host; 202 {@code {"id"}}.
     public static final String STORE_ARCHIVES_PUSH = V1 + "store/archives/push";
     public static final String STORE_ARCHIVES_PULL = V1 + "store/archives/pull";
+    /** {@code GET …?sha256=S}: {@code {"sha256", "object"}}, the store's manifest of that archive (null: none). */
+    public static final String STORE_ARCHIVE = V1 + "store/archives";
     /** {@code POST /api/heal?dry_run=true} previews. */
 
     public static final String DRY_RUN = "dry_run";
