@@ -11,8 +11,8 @@ import java.util.Optional;
  *     and named in {@code problem})
  * @param stats pushes, pulls, bytes and failures of this host's client
  * @param problem why the store (or some target or server) could not be asked, when it could not
- * @param servers per seedable server, where its runtime seed is ({@code Engine.serverStoreStatus}; empty in the
- *     targets' answer, {@code Engine.storeStatus}, which does not hash the server seeds)
+ * @param servers per seedable server, where its runtime seed is ({@code Store.serverStatus}; empty in the
+ *     targets' answer, {@code Store.status}, which does not hash the server seeds)
  */
 public record StoreStatus(String store, List<SeedPresence> seeds, StoreStats stats, Optional<String> problem,
         List<ServerSeedPresence> servers) {
