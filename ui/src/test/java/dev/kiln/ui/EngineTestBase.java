@@ -53,7 +53,11 @@ public abstract class EngineTestBase {
     /** Hands what {@code seen} holds to {@code accept} and empties it, as one frame of the event pump would. */
     protected static void pump(List<KilnEvent> seen, java.util.function.Consumer<List<KilnEvent>> accept) {
         List<KilnEvent> batch = List.copyOf(seen);
-        seen.subList(0, batch.size()).clear(); // events that arrived meanwhile stay for the next frame
+        // Events that arrived meanwhile stay for the next frame. One removal at a time: a sub-list's clear() throws when
+        // the bus appends while it runs, and appends only ever go to the end, so index 0 is always the oldest.
+        for (int i = 0; i < batch.size(); i++) {
+            seen.remove(0);
+        }
         accept.accept(batch);
     }
 
