@@ -31,6 +31,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
@@ -92,6 +93,8 @@ class ServeHandOverTest {
         reader = new Thread(() -> {
             while (reading) {
                 ServeLock.holder(layout); // what the follower, ServeClient.of and status do, on threads of their own
+                // Thousands of opens a second still, without a core spun away from the daemons starting beside it.
+                LockSupport.parkNanos(200_000);
             }
         }, "lock-reader");
         reader.setDaemon(true);
