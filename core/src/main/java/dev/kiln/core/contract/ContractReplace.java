@@ -13,18 +13,21 @@ import java.util.Arrays;
 import java.util.Map;
 
 /**
- * Replaces a contract only if nobody changed it since it was read, as a compare-and-swap: the contract is renamed
- * aside (a {@code rename} takes atomically whatever is there at that instant) and the new version linked in with
- * {@code link(2)}, which never replaces: if a writer put a file there in between, theirs stays. Then the file
- * taken aside is compared with what was read; if it is a newer write, it is put back (unless a writer has
- * replaced heal's version since). So a writer that replaces the file by rename, as editors and tools do, never
- * loses a write; the check that ran before the fsync and the rename lost 49 of 52 (issue #19).
+ * Replaces a contract only if nobody changed it since it was read, as a compare-and-swap: the contract is first
+ * renamed aside (a {@code rename} takes atomically whatever is there at that instant), then what was taken is
+ * compared with what was read, and only then is a version linked in with {@code link(2)}, which never replaces: heal's
+ * version when what was taken is what was read, else the taken file itself, put back. If a writer put a file there
+ * in between, theirs stays either way. So the path never holds a version older than the newest write: a writer that
+ * replaces the file by rename, as editors and tools do, never loses a write, and a reader never sees one undone
+ * for a moment (linking heal's version in before the comparison showed the older version for a few microseconds
+ * when a write landed just before the rename: a read-modify-write tool reading then would lose its write; it failed
+ * {@code LeafIdHealTest} once in CI). The check that ran before the fsync and the rename lost 49 of 52 (issue #19).
  *
  * <p>Concurrency: the writers of contracts are people and their tools, which share no lock with Kiln, hence the
- * optimistic swap. The price is that the contract is absent between two back-to-back system calls (the rename
- * and the link); heal runs on request, and a reader that finds it missing finds it again on its next look. A writer that writes in place (no
- * rename) into the file during those microseconds can still lose that write; Java offers no
- * {@code renameat2(RENAME_EXCHANGE)} that would close that too.
+ * optimistic swap. The price is that the contract is absent between the rename and the link (a stat and a read of
+ * one small file); heal runs on request, and a reader that finds it missing finds it again on its next look. A
+ * writer that writes in place (no rename) into the file during those microseconds can still lose that write; Java
+ * offers no {@code renameat2(RENAME_EXCHANGE)} that would close that too.
  */
 final class ContractReplace {
     private static final String IDENTITY = "unix:dev,ino,ctime,lastModifiedTime,size";
@@ -51,8 +54,6 @@ final class ContractReplace {
             if (!unchanged(target, seen, read, maxBytes, true)) {
                 return false; // the common case of a change: nothing moved
             }
-            Object ours = identity(tmp).get("ino");
-            // Two system calls back to back: the contract is absent only between them.
             try {
                 Files.move(target, aside, StandardCopyOption.ATOMIC_MOVE);
             } catch (NoSuchFileException e) {
@@ -60,21 +61,19 @@ final class ContractReplace {
             } catch (AtomicMoveNotSupportedException e) {
                 throw new IOException("cannot replace " + target + " atomically on this file system", e);
             }
+            boolean taken;
             try {
-                Files.createLink(target, tmp);
+                // A rename updates the moved file's ctime, so compare the rest of its identity, and its bytes.
+                taken = unchanged(aside, seen, read, maxBytes, false);
+                // What was read goes in healed; a newer write taken aside goes back as it was.
+                Files.createLink(target, taken ? tmp : aside);
             } catch (FileAlreadyExistsException e) {
                 return false; // a writer made a new file there in between: the newest write is theirs
-            } catch (IOException | UnsupportedOperationException e) {
-                Files.move(aside, target, StandardCopyOption.ATOMIC_MOVE); // no hard links here: put it back
+            } catch (IOException | RuntimeException e) {
+                putBack(aside, target); // unreadable now, or no hard links here: the contract goes back as it was
                 throw new IOException("cannot replace " + target + " (" + e + "); it is as it was", e);
             }
-            // A rename updates the moved file's ctime, so compare the rest of its identity, and its bytes.
-            if (!unchanged(aside, seen, read, maxBytes, false)) {
-                // What was taken aside is a write newer than the one healed: it goes back, unless a writer has
-                // replaced ours since (then theirs is newer still).
-                if (java.util.Objects.equals(ours, identity(target).get("ino"))) {
-                    Files.move(aside, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-                }
+            if (!taken) {
                 return false;
             }
         } finally {
@@ -83,6 +82,17 @@ final class ContractReplace {
         }
         AtomicWrite.syncDirectory(dir); // the swap itself is atomic; this makes it durable
         return true;
+    }
+
+    /** Puts the file taken aside back where it was, unless a writer has made a new one there since. */
+    private static void putBack(Path aside, Path target) throws IOException {
+        try {
+            Files.createLink(target, aside);
+        } catch (FileAlreadyExistsException e) {
+            // theirs is newer
+        } catch (IOException | UnsupportedOperationException e) {
+            Files.move(aside, target); // no hard links: a rename that refuses to replace (up to its own check)
+        }
     }
 
     private static boolean unchanged(Path p, Map<String, Object> seen, byte[] read, long maxBytes, boolean withCtime)
