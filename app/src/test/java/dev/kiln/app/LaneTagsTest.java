@@ -10,6 +10,7 @@ import com.tngtech.archunit.core.domain.JavaCodeUnit;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import dev.kiln.testkit.DaemonTest;
 import dev.kiln.testkit.FxTest;
+import dev.kiln.testkit.AloneTest;
 import dev.kiln.testkit.KernelTest;
 import dev.kiln.testkit.ProcessTest;
 import java.io.IOException;
@@ -51,7 +52,7 @@ import org.junit.jupiter.api.Test;
 class LaneTagsTest {
     private static final List<String> MODULES = List.of("testkit", "core", "ui", "app");
     private static final List<Class<? extends Annotation>> SLOW = List.of(ProcessTest.class, DaemonTest.class, FxTest.class,
-            KernelTest.class);
+            KernelTest.class, AloneTest.class);
     private static final String OPEN_WATCHDOG = "ContractStore.readBounded reaches OpenWatchdog's signal (sh kill), "
             + "sent only to an open still blocked after 500 ms: a FIFO swapped in, which these tests never make";
     /** Quick-lane classes whose only path to a slow part is one the test never takes, each with why. */

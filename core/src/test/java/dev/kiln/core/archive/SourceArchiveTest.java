@@ -3,6 +3,7 @@ package dev.kiln.core.archive;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.kiln.testkit.AloneTest;
 import dev.kiln.testkit.KernelTest;
 import dev.kiln.testkit.ProcessTest;
 import java.io.ByteArrayInputStream;
@@ -23,7 +24,7 @@ import java.util.zip.GZIPInputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-@ProcessTest @KernelTest
+@ProcessTest @KernelTest @AloneTest
 class SourceArchiveTest {
     private static final List<String> MEMBERS = List.of("pyproject.toml", "README.md", "LICENSE", "pkg");
 

@@ -3,6 +3,7 @@ package dev.kiln.core.startup;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.kiln.testkit.AloneTest;
 import dev.kiln.testkit.KernelTest;
 import dev.kiln.testkit.ProcessTest;
 import java.nio.file.Files;
@@ -26,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  * exists while servers run in it, is gone after a run, after a cancel and after a killed Kiln, and really holds —
  * the CPU time per wall second of a saturated group matches its share (a ratio, not a wall-clock assertion).
  */
-@ProcessTest @KernelTest
+@ProcessTest @KernelTest @AloneTest
 class CpuQuotaTest {
     @TempDir
     Path dir;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.kiln.testkit.AloneTest;
 import dev.kiln.testkit.KernelTest;
 import dev.kiln.testkit.ProcessTest;
 import java.nio.file.Files;
@@ -24,7 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * renderers agree with it, an environment that cannot be precompiled is said so and its cells marked, and a cancelled
  * sweep keeps what it measured, marked partial.
  */
-@ProcessTest @KernelTest
+@ProcessTest @KernelTest @AloneTest
 class SweepTest {
     @TempDir
     Path dir;
