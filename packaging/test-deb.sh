@@ -50,9 +50,29 @@ cleanup() {
     userdel kiln 2>/dev/null || true; groupdel kiln 2>/dev/null || true
   fi
   if [ "$made_home" = 1 ]; then rm -rf /var/lib/kiln; fi
+  [ -z "${weed_pid:-}" ] || { kill -KILL "$weed_pid" 2>/dev/null; wait "$weed_pid" 2>/dev/null; } || true
   rm -rf "$work"
 }
 trap cleanup EXIT
+
+# The store of the object-store check below starts now, in the background: SeaweedFS takes about 10 s before it takes a
+# conditional write (its filer holds its announce to the master for an empty-membership check, then the lock ring
+# settles), and that wait overlaps the builds instead of the test.
+weed_pid=""
+store_dir="$work/seaweedfs"
+mkdir -p "$store_dir/data"
+s3_key=KILNDEBTESTACCESSKEY s3_secret="kiln-deb-test-secret-$$"
+printf '{"identities": [{"name": "kiln", "credentials": [{"accessKey": "%s", "secretKey": "%s"}], "actions": ["Admin", "Read", "Write", "List", "Tagging"]}]}\n' \
+  "$s3_key" "$s3_secret" >"$store_dir/s3.json"
+read -r p0 p1 p2 p3 p4 p5 p6 p7 < <(python3 -c 'import socket
+s = [socket.socket() for _ in range(8)]
+[x.bind(("127.0.0.1", 0)) for x in s]
+print(*[x.getsockname()[1] for x in s]); [x.close() for x in s]')
+"$weed" server -dir="$store_dir/data" -ip=127.0.0.1 -ip.bind=127.0.0.1 -master.port="$p0" -master.port.grpc="$p1" \
+  -volume.port="$p2" -volume.port.grpc="$p3" -filer -filer.port="$p4" -filer.port.grpc="$p5" -s3 -s3.port="$p6" \
+  -s3.port.grpc="$p7" -s3.port.iceberg=0 -s3.port.lance=0 -s3.config="$store_dir/s3.json" -master.telemetry=false \
+  -master.telemetry.url=http://127.0.0.1:1/ -master.volumeSizeLimitMB=64 -volume.max=0 >"$store_dir/weed.log" 2>&1 &
+weed_pid=$!
 
 check "icons: every committed rendition matches its SVG (icons/render.sh --check)" icons/render.sh --check
 
@@ -181,20 +201,6 @@ check "the console's log has no access error or failed watch" sh -c "! grep -E '
 # gave it) pushes a small seed to a real SeaweedFS on loopback and a second workspace pulls it; credentials only from
 # the AWS variables (an identity file makes the store check the signatures).
 say "object store: the installed kiln pushes a seed to a real SeaweedFS, a second workspace pulls it"
-store_dir="$work/seaweedfs"
-mkdir -p "$store_dir/data"
-s3_key=KILNDEBTESTACCESSKEY s3_secret="kiln-deb-test-secret-$$"
-printf '{"identities": [{"name": "kiln", "credentials": [{"accessKey": "%s", "secretKey": "%s"}], "actions": ["Admin", "Read", "Write", "List", "Tagging"]}]}\n' \
-  "$s3_key" "$s3_secret" >"$store_dir/s3.json"
-read -r p0 p1 p2 p3 p4 p5 p6 p7 < <(python3 -c 'import socket
-s = [socket.socket() for _ in range(8)]
-[x.bind(("127.0.0.1", 0)) for x in s]
-print(*[x.getsockname()[1] for x in s]); [x.close() for x in s]')
-"$weed" server -dir="$store_dir/data" -ip=127.0.0.1 -ip.bind=127.0.0.1 -master.port="$p0" -master.port.grpc="$p1" \
-  -volume.port="$p2" -volume.port.grpc="$p3" -filer -filer.port="$p4" -filer.port.grpc="$p5" -s3 -s3.port="$p6" \
-  -s3.port.grpc="$p7" -s3.port.iceberg=0 -s3.port.lance=0 -s3.config="$store_dir/s3.json" -master.telemetry=false \
-  -master.telemetry.url=http://127.0.0.1:1/ -master.volumeSizeLimitMB=64 -volume.max=0 >"$store_dir/weed.log" 2>&1 &
-weed_pid=$!
 s3="http://127.0.0.1:$p6"
 sig=(--aws-sigv4 "aws:amz:us-east-1:s3" --user "$s3_key:$s3_secret")
 # Ready once a real write lands (the gateway answers before the filer and a volume are up).
