@@ -11,10 +11,10 @@ import org.junit.jupiter.api.Tag;
 /**
  * The test leans on the kernel itself: FIFOs, inotify and its limits, cgroups, tmpfs mounts, {@code /proc}.
  *
- * <p>One of the four slow families that {@code mvn -Pquick verify} leaves out (the JUnit tag {@value #TAG}); the
- * default build runs them all. A class may carry several; subclasses inherit it. {@code LaneTagsTest} fails when a
- * test class does this without the tag. On one method of a class of another slow family, it sends just that method
- * to the kernel lane (which runs alone), and the rest of the class stays where it is.
+ * <p>One of the slow families that {@code mvn -Pquick verify} leaves out (the JUnit tag {@value #TAG}); the default
+ * build runs them in its parallel slow lanes. A class may carry several; subclasses inherit it. {@code LaneTagsTest}
+ * fails when a test class does this without the tag. A kernel class that measures what the machine gives it (CPU
+ * shares) carries {@link AloneTest} as well.
  */
 @Documented
 @Inherited
