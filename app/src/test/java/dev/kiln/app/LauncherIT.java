@@ -14,12 +14,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/**
- * Runs the real {@code ./kiln} launcher after {@code package}: it must start from the build, headless, with no display.
- * Its tests run two at a time (each in its own directory, the build only read): they mostly wait on a child JVM.
- */
+/** Runs the real {@code ./kiln} launcher after {@code package}: it must start from the build, headless, with no display. */
 @ProcessTest @DaemonTest
-@org.junit.jupiter.api.parallel.Execution(org.junit.jupiter.api.parallel.ExecutionMode.CONCURRENT)
 class LauncherIT {
     private static final Path ROOT = Path.of(System.getProperty("kiln.project.root", "..")).toAbsolutePath().normalize();
 
