@@ -380,7 +380,7 @@ abstract class EngineContractTest {
      */
     @Test
     void archive_pushedThenPulledThroughTheStore_sameSha256_countedAndPublished() throws Exception {
-        try (dev.kiln.core.store.SeaweedFs fs = dev.kiln.core.store.SeaweedFs.start(dir)) {
+        try (dev.kiln.core.store.SeaweedFs fs = dev.kiln.core.store.SeaweedFs.shared()) {
             dev.kiln.core.store.StoreConfig cfg = fs.config("contract-" + getClass().getSimpleName());
             Files.writeString(ws.resolve("kiln.json"), "{\"store\": {\"url\": \"" + cfg.url() + "\", \"endpoint\": \""
                     + cfg.endpoint().orElseThrow() + "\", \"region\": \"us-east-1\"}}\n");

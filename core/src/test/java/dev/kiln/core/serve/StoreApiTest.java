@@ -78,7 +78,7 @@ class StoreApiTest {
 
     @Test
     void pushAndPull_throughTwoDaemons_statusFollows_goldensMatch_metricsCount() throws Exception {
-        SeaweedFs fs = SeaweedFs.start(tmp);
+        SeaweedFs fs = SeaweedFs.shared();
         open.add(fs);
         StoreConfig cfg = fs.config("api");
         SeedCaches a = StoreFixtures.workspace(tmp.resolve("a"), "app", cfg);

@@ -54,7 +54,7 @@ class KilledTransferTest {
     @Test
     void pushKilledHalfway_leavesNoManifest_soAPullRefusesAndTheOtherHostKeepsItsSeed_pullKilledHalfway_keepsTheLocalSeed()
             throws Exception {
-        try (SeaweedFs fs = SeaweedFs.start(tmp)) {
+        try (SeaweedFs fs = SeaweedFs.shared()) {
             StoreConfig cfg = fs.config("killed");
             SeedCaches a = StoreFixtures.workspace(tmp.resolve("a"), "app", cfg);
             SeedCaches b = StoreFixtures.workspace(tmp.resolve("b"), "app", cfg);

@@ -26,41 +26,33 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Seeds through a real SeaweedFS on loopback (one per class, signed requests checked against its identity file):
+ * Seeds through a real SeaweedFS on loopback (the test JVM's, signed requests checked against its identity file):
  * round trip, the store's state per target, two hosts pushing one key at once, a push that never completed, a
  * corrupted volume, multipart, refused credentials.
  */
 @ProcessTest
+// Two at a time: each test has its own prefix and directories, and corruptedVolume waits about 13 s on SeaweedFS
+// retrying a needle whose CRC fails before it answers 500.
+@org.junit.jupiter.api.parallel.Execution(org.junit.jupiter.api.parallel.ExecutionMode.CONCURRENT)
 class ObjectStoreSeaweedTest {
-    private static Path base;
     private static SeaweedFs fs;
-    private static int buckets;
+    private static final java.util.concurrent.atomic.AtomicInteger buckets = new java.util.concurrent.atomic.AtomicInteger();
 
     @TempDir
     Path tmp;
 
     @BeforeAll
     static void startStore() throws Exception {
-        base = Files.createTempDirectory("kiln-store-test-");
-        fs = SeaweedFs.start(base);
-    }
-
-    @AfterAll
-    static void stopStore() throws Exception {
-        if (fs != null) {
-            fs.close();
-        }
-        dev.kiln.core.workspace.FileTrees.delete(base);
+        fs = SeaweedFs.shared();
     }
 
     private static StoreConfig freshBucket() {
-        return fs.config("t" + (++buckets));
+        return fs.config("t" + buckets.incrementAndGet());
     }
 
     @Test

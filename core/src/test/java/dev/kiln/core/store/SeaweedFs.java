@@ -22,15 +22,47 @@ public final class SeaweedFs implements AutoCloseable {
     public static final String BUCKET = "kiln-test";
 
     private final WeedServer server;
+    private final boolean shared;
 
-    private SeaweedFs(WeedServer server) {
+    /** The test JVM's store, once started; guarded by {@code SeaweedFs.class}. */
+    private static SeaweedFs jvmStore;
+
+    private SeaweedFs(WeedServer server, boolean shared) {
         this.server = server;
+        this.shared = shared;
+    }
+
+    /**
+     * The store this test JVM shares between its classes, started by the first that asks and stopped when the JVM
+     * exits; {@link #close} leaves it running. A start costs about 10 s before SeaweedFS takes a conditional write (its
+     * filer's membership check, then the lock ring), which every store class paid again in CI; classes tell their
+     * objects apart by prefix ({@link #config}), and one whose test needs the store itself gone starts its own.
+     */
+    public static synchronized SeaweedFs shared() throws Exception {
+        if (jvmStore == null || !jvmStore.server.isAlive()) {
+            Path dir = Files.createTempDirectory("kiln-seaweedfs-");
+            SeaweedFs s = new SeaweedFs(open(dir), true);
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                try {
+                    s.server.close();
+                    dev.kiln.core.workspace.FileTrees.delete(dir);
+                } catch (InterruptedException | java.io.IOException | RuntimeException e) {
+                    // the JVM is exiting: nothing more to do
+                }
+            }, "kiln-test-store-stop"));
+            jvmStore = s;
+        }
+        return jvmStore;
     }
 
     /** Starts a store in a fresh directory under {@code parent}; returns once it serves S3 (bucket create and a write). */
     public static SeaweedFs start(Path parent) throws Exception {
-        return new SeaweedFs(WeedServer.start(parent.resolve("seaweedfs"), ACCESS_KEY, SECRET_KEY, 256,
-                endpoint -> probeWrite(config(endpoint, BUCKET))));
+        return new SeaweedFs(open(parent), false);
+    }
+
+    private static WeedServer open(Path parent) throws Exception {
+        return WeedServer.start(parent.resolve("seaweedfs"), ACCESS_KEY, SECRET_KEY, 256,
+                endpoint -> probeWrite(config(endpoint, BUCKET)));
     }
 
     private static void probeWrite(StoreConfig config) throws Exception {
@@ -70,8 +102,11 @@ public final class SeaweedFs implements AutoCloseable {
         return server.dataDir();
     }
 
+    /** Stops a store of its own; the shared one runs on until the JVM exits. */
     @Override
     public void close() throws InterruptedException {
-        server.close();
+        if (!shared) {
+            server.close();
+        }
     }
 }
