@@ -2,15 +2,17 @@ package dev.kiln.app.bench;
 
 import dev.kiln.app.common.CliException;
 import dev.kiln.app.common.Json;
-import dev.kiln.core.demo.DemoWorkspace;
 import dev.kiln.core.fleet.DaemonEntry;
 import dev.kiln.core.fleet.DaemonList;
 import dev.kiln.core.fleet.FleetActions;
-import dev.kiln.core.serve.ProjectionDaemon;
 import dev.kiln.core.workspace.FileTrees;
-import dev.kiln.core.workspace.WorkspaceLayout;
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -18,6 +20,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine;
@@ -26,7 +29,8 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code kiln bench fleet}: the Fleet page and fleet-wide actions at fleet size. {@code --daemons} daemons on loopback
- * in this JVM, each on its own port over its own small demo workspace, listed in a daemon list: a probe of each one's
+ * in one child JVM ({@link FleetHosts}: stand-ins for other hosts, apart from the console's JVM), each on its own port
+ * over its own small demo workspace, listed in a daemon list: a probe of each one's
  * three demo servers on {@code --probe-daemons} daemons at once ({@code fleet_probe_ms}) against the same on one
  * ({@code single_probe_ms}), through each daemon's API as the console runs it; then the console (headless, Monocle)
  * on the Fleet page of the list while it polls them all: its poll cycles ({@code poll_cycle_ms_p95}: one health
@@ -38,7 +42,7 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "fleet", mixinStandardHelpOptions = true,
         header = "Fleet: polling 50 daemons, FX stalls meanwhile, a fleet probe against one, a restart noticed.",
-        description = {"Start --daemons kiln serve daemons in this JVM on loopback (each its own port and demo workspace),",
+        description = {"Start --daemons kiln serve daemons in one child JVM on loopback (each its own port and demo workspace),",
             "probe the three demo servers of --probe-daemons of them at once and of one alone, then show the console's",
             "Fleet page over all of them for --seconds, timing its poll cycles and the FX pulses, and stop and restart",
             "one daemon to time how soon the page sees it back. Prints one JSON object."})
@@ -56,6 +60,11 @@ public final class FleetBenchmark implements Callable<Integer> {
         "(stall_hotspots). Apart from the timed window: each sample briefly stops the whole JVM."})
     boolean hotspots;
 
+    @Option(names = "--hosts-nice", paramLabel = "N", description = {"The daemons' JVM runs at this nice value (default: ${DEFAULT-VALUE};",
+        "0: the console's own). They stand in for other hosts: a real fleet's daemons spend no CPU on the console's",
+        "machine, and here they share its cores."})
+    int hostsNice = 19;
+
     @Option(names = "--json", description = "Print compact JSON.")
     boolean json;
 
@@ -64,28 +73,14 @@ public final class FleetBenchmark implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (daemons < 2 || probeDaemons < 1 || probeDaemons >= daemons || seconds < 1) {
-            throw new CliException("--daemons must be at least 2, --probe-daemons from 1 to fewer than --daemons, --seconds positive");
+        if (daemons < 2 || probeDaemons < 1 || probeDaemons >= daemons || seconds < 1 || hostsNice < 0 || hostsNice > 19) {
+            throw new CliException("--daemons must be at least 2, --probe-daemons from 1 to fewer than --daemons, --seconds positive,"
+                    + " --hosts-nice from 0 to 19");
         }
         Path scratch = Files.createTempDirectory("kiln-bench-fleet");
-        List<ProjectionDaemon> running = new ArrayList<>();
-        try {
+        try (Hosts hosts = Hosts.start(scratch, daemons, hostsNice)) {
             long started = System.nanoTime();
-            List<DaemonEntry> entries = new ArrayList<>();
-            List<WorkspaceLayout> layouts = new ArrayList<>();
-            for (int i = 0; i < daemons; i++) {
-                Path ws = scratch.resolve(String.format("ws-%02d", i));
-                new DemoWorkspace().write(ws, 6, i, false);
-                WorkspaceLayout layout = WorkspaceLayout.of(ws);
-                ProjectionDaemon d = ProjectionDaemon.builder(layout).port(0).start();
-                running.add(d);
-                layouts.add(layout);
-                entries.add(new DaemonEntry(String.format("fleet-%02d", i), d.url(), java.util.Optional.of(d.tokenFile()),
-                        java.util.Optional.empty()));
-            }
-            for (ProjectionDaemon d : running) {
-                d.awaitFirstProjection(Duration.ofSeconds(120));
-            }
+            List<DaemonEntry> entries = hosts.entries();
             Path list = scratch.resolve("config").resolve(DaemonList.FILE);
             DaemonList.update(list, l -> DaemonList.of(entries));
 
@@ -94,17 +89,15 @@ public final class FleetBenchmark implements Callable<Integer> {
             long single = probe(actions, entries.subList(daemons - 1, daemons));
             long fleet = probe(actions, entries.subList(1, 1 + probeDaemons));
 
-            ProjectionDaemon[] restarted = {running.get(0)};
-            int port = restarted[0].port();
             Map<String, Object> figures = dev.kiln.app.bench.fx.FleetLoad.run(new dev.kiln.app.bench.fx.FleetLoad.Options(list,
-                    scratch.resolve("ws-01"), seconds, entries.get(0).name(), () -> restarted[0].close(), () -> {
-                        restarted[0] = restart(layouts.get(0), port);
-                        running.set(0, restarted[0]);
-                    }, hotspots));
+                    scratch.resolve("ws-01"), seconds, entries.get(0).name(), () -> hosts.tell("stop", 0), () -> hosts.tell("start", 0),
+                    hotspots));
 
             Map<String, Object> out = new LinkedHashMap<>();
             out.put("benchmark", "fleet");
             out.put("daemons", daemons);
+            out.put("daemons_process", "one child JVM (stand-ins for other hosts)");
+            out.put("hosts_nice", hostsNice);
             out.put("poll_cycle_ms_p95", figures.get("poll_cycle_ms_p95"));
             out.put("max_fx_stall_ms", figures.get("max_fx_stall_ms"));
             out.put("fleet_probe_ms", fleet);
@@ -140,9 +133,6 @@ public final class FleetBenchmark implements Callable<Integer> {
         } catch (IllegalStateException e) {
             throw new CliException("kiln bench fleet: " + e.getMessage());
         } finally {
-            for (ProjectionDaemon d : running) {
-                d.close();
-            }
             FileTrees.delete(scratch);
         }
     }
@@ -163,22 +153,92 @@ public final class FleetBenchmark implements Callable<Integer> {
         return ms;
     }
 
-    /** The same daemon again on its port (which may be held for a moment after its close). */
-    private static ProjectionDaemon restart(WorkspaceLayout layout, int port) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (true) {
+    /**
+     * The daemons, in one child JVM ({@link FleetHosts}) apart from the console: a real fleet's daemons run on other
+     * hosts, and in this JVM their ticks, answers and collections paused the FX thread being timed. Same Java, same
+     * module path, its own heap, at {@code --hosts-nice}: on a real fleet their CPU is not the console machine's.
+     */
+    private static final class Hosts implements AutoCloseable {
+        private final Process process;
+        private final BufferedReader said;
+        private final PrintWriter tell;
+        private final List<DaemonEntry> entries = new ArrayList<>();
+        private final Path log;
+
+        private Hosts(Process process, Path log) {
+            this.process = process;
+            this.log = log;
+            this.said = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+            this.tell = new PrintWriter(new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8), true);
+        }
+
+        static Hosts start(Path scratch, int daemons, int nice) throws IOException {
+            String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+            String modulePath = System.getProperty("jdk.module.path");
+            List<String> cmd = new ArrayList<>();
+            if (nice > 0) {
+                cmd.addAll(List.of("nice", "-n", Integer.toString(nice)));
+            }
+            cmd.addAll(List.of(java, "-Xmx768m"));
+            if (modulePath != null && !modulePath.isEmpty()) {
+                cmd.addAll(List.of("--module-path", modulePath, "-m", "dev.kiln.app/" + FleetHosts.class.getName()));
+            } else {
+                cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), FleetHosts.class.getName()));
+            }
+            cmd.addAll(List.of(scratch.toString(), Integer.toString(daemons)));
+            Path log = scratch.resolve("hosts.log");
+            Hosts h = new Hosts(new ProcessBuilder(cmd).redirectError(log.toFile()).start(), log);
             try {
-                return ProjectionDaemon.builder(layout).port(port).start();
+                for (String line; !(line = h.next()).equals("ready"); ) {
+                    String[] w = line.split(" ");
+                    if (!w[0].equals("daemon") || w.length != 4) {
+                        throw new IllegalStateException("the fleet's hosts said: " + line);
+                    }
+                    h.entries.add(new DaemonEntry(String.format("fleet-%02d", Integer.parseInt(w[1])), URI.create(w[2]),
+                            Optional.of(Path.of(w[3])), Optional.empty()));
+                }
+            } catch (RuntimeException | IOException e) {
+                h.close();
+                throw e;
+            }
+            return h;
+        }
+
+        List<DaemonEntry> entries() {
+            return List.copyOf(entries);
+        }
+
+        /** Stops or starts daemon {@code i} and returns once it has. */
+        void tell(String what, int i) {
+            tell.println(what + " " + i);
+            try {
+                String line = next();
+                if (!line.equals(what + "ped " + i) && !line.equals(what + "ed " + i)) {
+                    throw new IllegalStateException("the fleet's hosts, told to " + what + " daemon " + i + ", said: " + line);
+                }
             } catch (IOException e) {
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("could not restart the daemon on port " + port + ": " + e.getMessage(), e);
+                throw new IllegalStateException("the fleet's hosts: " + e.getMessage(), e);
+            }
+        }
+
+        private String next() throws IOException {
+            String line = said.readLine();
+            if (line == null) {
+                throw new IOException("the fleet's hosts (a child JVM) ended; see " + log);
+            }
+            return line;
+        }
+
+        @Override
+        public void close() {
+            tell.close(); // end of input: the hosts stop their daemons and exit
+            try {
+                if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                    process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
                 }
-                try {
-                    Thread.sleep(20);
-                } catch (InterruptedException ie) {
-                    Thread.currentThread().interrupt();
-                    throw new IllegalStateException(ie);
-                }
+            } catch (InterruptedException e) {
+                process.destroyForcibly();
+                Thread.currentThread().interrupt();
             }
         }
     }

@@ -411,6 +411,32 @@ class FleetViewModelTest {
     }
 
     @Test
+    void aCycle_gathersTheDaemonsDueSoonAfterIt_andFartherOnesWait() {
+        answers.put("eval-1", healthy(1, Duration.ZERO));
+        answers.put("eval-2", healthy(1, Duration.ZERO));
+        answers.put("tick-1", healthy(1, Duration.ZERO));
+        answers.put("soon", healthy(1, Duration.ZERO));
+        answers.put("later", healthy(1, Duration.ZERO));
+        FleetViewModel vm = model(file);
+        vm.load(); // the three of the list, asked now: due again at POLL
+        advance(FleetViewModel.GATHER.dividedBy(2));
+        assertThat(vm.save(null, DaemonEntry.of("soon", "http://127.0.0.1:7106", "", ""))).isEmpty(); // due at POLL + GATHER/2
+        advance(FleetViewModel.GATHER);
+        assertThat(vm.save(null, DaemonEntry.of("later", "http://127.0.0.1:7107", "", ""))).isEmpty(); // POLL + 1.5 GATHER
+        int soon = asked.get("soon");
+        int later = asked.get("later");
+        int first = asked.get("eval-1");
+
+        advance(FleetViewModel.POLL.minus(FleetViewModel.GATHER.multipliedBy(3).dividedBy(2)));
+        assertThat(asked.get("eval-1")).as("the first group's cycle").isEqualTo(first + 1);
+        assertThat(asked.get("soon")).as("due within GATHER of that cycle: asked in it, a little early").isEqualTo(soon + 1);
+        assertThat(asked.get("later")).as("due later than that: it waits for its own time").isEqualTo(later);
+        advance(FleetViewModel.GATHER.multipliedBy(3).dividedBy(2));
+        assertThat(asked.get("later")).isEqualTo(later + 1);
+        assertThat(asked.get("soon")).as("not asked again before its next poll").isEqualTo(soon + 1);
+    }
+
+    @Test
     void addEditRemove_writeTheList_andPollWhatItSays() throws IOException {
         answers.put("new-1", healthy(3, Duration.ZERO));
         FleetViewModel vm = model(file);
