@@ -36,9 +36,16 @@ import org.jspecify.annotations.Nullable;
  * its pin); both are thread-safe.
  */
 public final class ServeClient {
-    /** Local daemons without a pin speak plain HTTP (ServeLock.Holder), so this client needs no certificate store. */
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5))
-            .sslContext(PinnedTls.plainHttpOnly()).build();
+    /**
+     * Local daemons without a pin speak plain HTTP (ServeLock.Holder), so this client needs no certificate store. Made
+     * on first use, not with the class: {@code kiln project} asks {@link #of} whether a daemon owns the workspace, and
+     * when none does it never speaks HTTP, yet building the client set up the JDK's TLS (its providers and curve
+     * tables) and a selector thread first.
+     */
+    private static final class Local {
+        static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5))
+                .sslContext(PinnedTls.plainHttpOnly()).build();
+    }
     private static final Duration READ_TIMEOUT = Duration.ofSeconds(10);
 
     private final @Nullable WorkspaceLayout layout;
@@ -108,7 +115,7 @@ public final class ServeClient {
     static HttpClient httpFor(ServeLock.Holder h) {
         String pin = h.tlsSha256();
         if (pin == null) {
-            return HTTP;
+            return Local.HTTP;
         }
         return PINNED.computeIfAbsent(PinnedTls.normalize(pin), p -> HttpClient.newBuilder()
                 .connectTimeout(Duration.ofSeconds(5)).sslContext(PinnedTls.context(p)).build());
