@@ -180,8 +180,13 @@ public final class FleetBenchmark implements Callable<Integer> {
                 cmd.addAll(List.of("nice", "-n", Integer.toString(nice)));
             }
             cmd.addAll(List.of(java, "-Xmx768m"));
-            if (modulePath != null && !modulePath.isEmpty()) {
-                cmd.addAll(List.of("--module-path", modulePath, "-m", "dev.kiln.app/" + FleetHosts.class.getName()));
+            Module app = FleetHosts.class.getModule();
+            if (app.isNamed()) {
+                // ./kiln runs on a module path; the installed image has the modules linked into its runtime
+                if (modulePath != null && !modulePath.isEmpty()) {
+                    cmd.addAll(List.of("--module-path", modulePath));
+                }
+                cmd.addAll(List.of("-m", app.getName() + "/" + FleetHosts.class.getName()));
             } else {
                 cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), FleetHosts.class.getName()));
             }
