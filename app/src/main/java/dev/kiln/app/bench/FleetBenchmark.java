@@ -218,7 +218,7 @@ public final class FleetBenchmark implements Callable<Integer> {
             tell.println(what + " " + i);
             try {
                 String line = next();
-                if (!line.equals(what + "ped " + i) && !line.equals(what + "ed " + i)) {
+                if (!line.equals((what.equals("stop") ? "stopped " : "started ") + i)) {
                     throw new IllegalStateException("the fleet's hosts, told to " + what + " daemon " + i + ", said: " + line);
                 }
             } catch (IOException e) {
